@@ -1,0 +1,153 @@
+-- Statements of the loader and of `check`: the consistency conditions of TPC-C
+-- clause 3.3.2, row counts, schema probes.  Each condition query returns nothing
+-- when it holds, else one row: a text naming the first offender.
+
+-- name: cond1
+SELECT 'w_id=' || w.w_id || ': w_ytd=' || w.w_ytd || ' but sum(d_ytd)=' || coalesce(d.s::text, 'none')
+FROM warehouse w
+LEFT JOIN (SELECT d_w_id, sum(d_ytd) AS s FROM district GROUP BY d_w_id) d ON d.d_w_id = w.w_id
+WHERE w.w_ytd IS DISTINCT FROM d.s
+ORDER BY w.w_id LIMIT 1;
+
+-- name: cond2
+SELECT 'w_id=' || d.d_w_id || ' d_id=' || d.d_id || ': d_next_o_id-1=' || (d.d_next_o_id - 1)
+       || ' max(o_id)=' || coalesce(o.m::text, 'none') || ' max(no_o_id)=' || coalesce(n.m::text, 'none')
+FROM district d
+LEFT JOIN (SELECT o_w_id, o_d_id, max(o_id) AS m FROM orders GROUP BY o_w_id, o_d_id) o
+       ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id
+LEFT JOIN (SELECT no_w_id, no_d_id, max(no_o_id) AS m FROM new_order GROUP BY no_w_id, no_d_id) n
+       ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id
+WHERE o.m IS DISTINCT FROM d.d_next_o_id - 1 OR (n.m IS NOT NULL AND n.m <> d.d_next_o_id - 1)
+ORDER BY d.d_w_id, d.d_id LIMIT 1;
+
+-- name: cond3
+SELECT 'w_id=' || no_w_id || ' d_id=' || no_d_id || ': max(no_o_id)-min(no_o_id)+1=' || (mx - mn + 1)
+       || ' but count(new_order)=' || c
+FROM (SELECT no_w_id, no_d_id, max(no_o_id) AS mx, min(no_o_id) AS mn, count(*) AS c
+      FROM new_order GROUP BY no_w_id, no_d_id) x
+WHERE mx - mn + 1 <> c
+ORDER BY no_w_id, no_d_id LIMIT 1;
+
+-- name: cond4
+SELECT 'w_id=' || coalesce(o.o_w_id, l.ol_w_id) || ' d_id=' || coalesce(o.o_d_id, l.ol_d_id)
+       || ': sum(o_ol_cnt)=' || coalesce(o.s::text, 'none') || ' but count(order_line)=' || coalesce(l.c::text, 'none')
+FROM (SELECT o_w_id, o_d_id, sum(o_ol_cnt) AS s FROM orders GROUP BY o_w_id, o_d_id) o
+FULL JOIN (SELECT ol_w_id, ol_d_id, count(*) AS c FROM order_line GROUP BY ol_w_id, ol_d_id) l
+       ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id
+WHERE o.s IS DISTINCT FROM l.c
+ORDER BY 1 LIMIT 1;
+
+-- name: cond5
+SELECT 'w_id=' || o.o_w_id || ' d_id=' || o.o_d_id || ' o_id=' || o.o_id || ': o_carrier_id '
+       || CASE WHEN o.o_carrier_id IS NULL THEN 'is NULL but no new_order row' ELSE 'is set but a new_order row exists' END
+FROM orders o
+LEFT JOIN new_order n ON n.no_w_id = o.o_w_id AND n.no_d_id = o.o_d_id AND n.no_o_id = o.o_id
+WHERE (o.o_carrier_id IS NULL) <> (n.no_o_id IS NOT NULL)
+ORDER BY o.o_w_id, o.o_d_id, o.o_id LIMIT 1;
+
+-- name: cond6
+SELECT 'w_id=' || o.o_w_id || ' d_id=' || o.o_d_id || ' o_id=' || o.o_id || ': o_ol_cnt=' || o.o_ol_cnt
+       || ' but ' || coalesce(l.c, 0) || ' order lines'
+FROM orders o
+LEFT JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, count(*) AS c FROM order_line
+           GROUP BY ol_w_id, ol_d_id, ol_o_id) l
+       ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
+WHERE o.o_ol_cnt IS DISTINCT FROM l.c
+ORDER BY o.o_w_id, o.o_d_id, o.o_id LIMIT 1;
+
+-- name: cond7
+SELECT 'w_id=' || l.ol_w_id || ' d_id=' || l.ol_d_id || ' o_id=' || l.ol_o_id || ' ol_number=' || l.ol_number
+       || ': ol_delivery_d ' || CASE WHEN l.ol_delivery_d IS NULL THEN 'is NULL' ELSE 'is set' END
+       || ' but o_carrier_id ' || CASE WHEN o.o_carrier_id IS NULL THEN 'is NULL' ELSE 'is set' END
+FROM order_line l
+JOIN orders o ON o.o_w_id = l.ol_w_id AND o.o_d_id = l.ol_d_id AND o.o_id = l.ol_o_id
+WHERE (l.ol_delivery_d IS NULL) <> (o.o_carrier_id IS NULL)
+ORDER BY l.ol_w_id, l.ol_d_id, l.ol_o_id LIMIT 1;
+
+-- name: cond8
+SELECT 'w_id=' || w.w_id || ': w_ytd=' || w.w_ytd || ' but sum(h_amount)=' || coalesce(h.s::text, 'none')
+FROM warehouse w
+LEFT JOIN (SELECT h_w_id, sum(h_amount) AS s FROM history GROUP BY h_w_id) h ON h.h_w_id = w.w_id
+WHERE w.w_ytd IS DISTINCT FROM h.s
+ORDER BY w.w_id LIMIT 1;
+
+-- name: cond9
+SELECT 'w_id=' || d.d_w_id || ' d_id=' || d.d_id || ': d_ytd=' || d.d_ytd || ' but sum(h_amount)=' || coalesce(h.s::text, 'none')
+FROM district d
+LEFT JOIN (SELECT h_w_id, h_d_id, sum(h_amount) AS s FROM history GROUP BY h_w_id, h_d_id) h
+       ON h.h_w_id = d.d_w_id AND h.h_d_id = d.d_id
+WHERE d.d_ytd IS DISTINCT FROM h.s
+ORDER BY d.d_w_id, d.d_id LIMIT 1;
+
+-- name: cond10
+-- MATERIALIZED CTEs keep the planner from nested loops chosen for the LIMIT.
+WITH ol AS MATERIALIZED (
+    SELECT o.o_w_id AS w, o.o_d_id AS d, o.o_c_id AS cid, sum(l.ol_amount) AS s
+    FROM orders o JOIN order_line l
+      ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
+    WHERE l.ol_delivery_d IS NOT NULL GROUP BY o.o_w_id, o.o_d_id, o.o_c_id),
+h AS MATERIALIZED (
+    SELECT h_c_w_id AS w, h_c_d_id AS d, h_c_id AS cid, sum(h_amount) AS s
+    FROM history GROUP BY h_c_w_id, h_c_d_id, h_c_id),
+bad AS MATERIALIZED (
+    SELECT c.c_w_id, c.c_d_id, c.c_id, c.c_balance, coalesce(ol.s, 0) - coalesce(h.s, 0) AS want
+    FROM customer c
+    LEFT JOIN ol ON ol.w = c.c_w_id AND ol.d = c.c_d_id AND ol.cid = c.c_id
+    LEFT JOIN h ON h.w = c.c_w_id AND h.d = c.c_d_id AND h.cid = c.c_id
+    WHERE c.c_balance <> coalesce(ol.s, 0) - coalesce(h.s, 0))
+SELECT 'w_id=' || c_w_id || ' d_id=' || c_d_id || ' c_id=' || c_id || ': c_balance=' || c_balance
+       || ' but delivered ol_amount - h_amount=' || want
+FROM bad ORDER BY c_w_id, c_d_id, c_id LIMIT 1;
+
+-- name: cond11
+SELECT 'w_id=' || d.d_w_id || ' d_id=' || d.d_id || ': count(orders)-count(new_order)='
+       || (coalesce(o.c, 0) - coalesce(n.c, 0)) || ' but must be 2100'
+FROM district d
+LEFT JOIN (SELECT o_w_id, o_d_id, count(*) AS c FROM orders GROUP BY o_w_id, o_d_id) o
+       ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id
+LEFT JOIN (SELECT no_w_id, no_d_id, count(*) AS c FROM new_order GROUP BY no_w_id, no_d_id) n
+       ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id
+WHERE coalesce(o.c, 0) - coalesce(n.c, 0) <> 2100
+ORDER BY d.d_w_id, d.d_id LIMIT 1;
+
+-- name: cond12
+-- MATERIALIZED CTEs keep the planner from nested loops chosen for the LIMIT.
+WITH ol AS MATERIALIZED (
+    SELECT o.o_w_id AS w, o.o_d_id AS d, o.o_c_id AS cid, sum(l.ol_amount) AS s
+    FROM orders o JOIN order_line l
+      ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
+    WHERE l.ol_delivery_d IS NOT NULL GROUP BY o.o_w_id, o.o_d_id, o.o_c_id),
+bad AS MATERIALIZED (
+    SELECT c.c_w_id, c.c_d_id, c.c_id, c.c_balance + c.c_ytd_payment AS got, coalesce(ol.s, 0) AS want
+    FROM customer c
+    LEFT JOIN ol ON ol.w = c.c_w_id AND ol.d = c.c_d_id AND ol.cid = c.c_id
+    WHERE c.c_balance + c.c_ytd_payment <> coalesce(ol.s, 0))
+SELECT 'w_id=' || c_w_id || ' d_id=' || c_d_id || ' c_id=' || c_id || ': c_balance+c_ytd_payment='
+       || got || ' but delivered ol_amount=' || want
+FROM bad ORDER BY c_w_id, c_d_id, c_id LIMIT 1;
+
+-- name: counts
+SELECT (SELECT count(*) FROM warehouse), (SELECT count(*) FROM district),
+       (SELECT count(*) FROM customer), (SELECT count(*) FROM history),
+       (SELECT count(*) FROM new_order), (SELECT count(*) FROM orders),
+       (SELECT count(*) FROM order_line), (SELECT count(*) FROM item),
+       (SELECT count(*) FROM stock), (SELECT coalesce(sum(o_ol_cnt), 0) FROM orders);
+
+-- name: fresh
+-- 1 while no transaction has changed the data since the load.
+SELECT CASE WHEN coalesce(sum(d_next_o_id), 0) = 3001 * count(*)
+             AND (SELECT count(*) FROM history) = 3000 * count(*)
+             AND (SELECT count(*) FROM new_order) = 900 * count(*) THEN 1 ELSE 0 END
+FROM district;
+
+-- name: schema_tables
+SELECT count(*) FROM information_schema.tables
+WHERE table_schema = current_schema()
+  AND table_name IN ('warehouse', 'district', 'customer', 'history', 'new_order', 'orders',
+                     'order_line', 'item', 'stock');
+
+-- name: meta_insert
+INSERT INTO tpcc_meta (warehouses, seed, c_last, c_id, ol_i_id) VALUES ($1, $2, $3, $4, $5);
+
+-- name: meta_get
+SELECT warehouses, seed, c_last, c_id, ol_i_id FROM tpcc_meta LIMIT 1;

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install what tpccbench needs to build, test or demo, from Debian's packages.
+# As root: apt-get installs what is missing.  Otherwise: print the exact
+# apt-get line and exit 2.
+#   scripts/deps.sh build|test|demo
+set -eu
+what=${1:-build}
+pkgs="gcc make libpq-dev libyaml-dev libjansson-dev"
+case "$what" in
+    build) ;;
+    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps" ;;
+    demo) pkgs="$pkgs postgresql postgresql-client" ;;
+    *) echo "deps.sh: unknown target '$what' (build, test or demo)" >&2; exit 2 ;;
+esac
+missing=""
+for p in $pkgs; do
+    status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+    case "$status" in
+        *"install ok installed"*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+    echo "tpccbench: missing packages:$missing" >&2
+    echo "install them as root with:" >&2
+    echo "  apt-get install -y$missing" >&2
+    exit 2
+fi
+echo "installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq $missing >&2

@@ -1,0 +1,82 @@
+/*
+ * cmd.h - what every subcommand shares: option parsing onto struct config,
+ * opening the database (starting the private PostgreSQL when managed), and
+ * the entry points main() dispatches to.
+ *
+ * Only cmd_*() functions and main() print errors and choose exit codes.
+ */
+#ifndef TPCC_CMD_H
+#define TPCC_CMD_H
+
+#include <limits.h>
+#include <stdio.h>
+
+#include "core/config.h"
+#include "core/err.h"
+#include "db/db.h"
+#include "db/managed.h"
+
+/* An option of a subcommand.  cfg_key set: the value goes through cfg_set;
+ * else the option is a flag or value the command reads itself. */
+struct cmd_opt {
+    const char *name;    /* long name without "--" */
+    char short_name;     /* 0 = none */
+    int has_arg;         /* 1: takes a value */
+    const char *cfg_key; /* "run.duration", or NULL */
+    const char *help;    /* one line for --help */
+};
+
+/* What the parser found that is not config. */
+#define CMD_MAX_POS 16
+#define CMD_MAX_EXTRA 16
+struct cmd_args {
+    const char *config_path;            /* -c FILE, NULL = built-in defaults */
+    const char *pos[CMD_MAX_POS];       /* positional arguments */
+    int npos;
+    const char *extra_name[CMD_MAX_EXTRA]; /* options without cfg_key, in order */
+    const char *extra_val[CMD_MAX_EXTRA];  /* their values ("" for flags) */
+    int nextra;
+    int help;                            /* -h/--help was given */
+};
+
+/* Parse argv (after the subcommand) against opts (plus -c/--config and
+ * -h/--help), load the config and apply overrides, then validate.
+ * Errors are E_USAGE with a message naming the option. */
+int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts,
+              struct config *cfg, struct cmd_args *a, struct err *e);
+/* Value of an extra option, or NULL. */
+const char *cmd_extra(const struct cmd_args *a, const char *name);
+
+/* Print usage of cmd with its options. */
+void cmd_usage(FILE *out, const char *cmd, const char *synopsis, const char *about,
+               const struct cmd_opt *opts);
+
+/* An open database: driver, connection arguments, managed server. */
+struct session {
+    const struct config *cfg;
+    const struct db_ops *ops;
+    struct db_connect_args args;
+    char conninfo[1024];
+    char password[256];    /* from the environment; never printed or recorded */
+    struct managed_pg mpg;
+    int managed;           /* 1: mpg is in use */
+};
+
+/* Start the managed server if configured and prepare connection arguments. */
+int session_open(struct session *s, const struct config *cfg, struct err *e);
+/* Stop the managed server (unless keep_server). */
+void session_close(struct session *s);
+
+/* Print "tpccbench CMD: message" to stderr and return the exit code. */
+int cmd_fail(const char *cmd, const struct err *e);
+
+/* Common options shared by the database commands. */
+extern const struct cmd_opt cmd_db_opts[];
+
+int cmd_load(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_not_yet(int argc, char **argv);
+
+#endif

@@ -1,0 +1,156 @@
+/*
+ * load.c - `tpccbench load`: create the schema, load it, record how long it took.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/load.h"
+#include "core/signals.h"
+#include "results/record.h"
+#include "tpcc/loader.h"
+
+static const struct cmd_opt load_opts[] = {
+    { "jobs", 'j', 1, "load.jobs", "parallel loader connections (default 2)" },
+    { "seed", 0, 1, "load.seed", "data seed: the same seed gives the same rows (default 1)" },
+    { "drop", 0, 0, "load.drop", "drop an existing TPC-C schema first" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static json_t *load_stats_json(const struct load_opts *o, const struct load_stats *st)
+{
+    json_t *phases = json_pack("{s:f, s:f, s:f, s:f}", "schema", st->schema_s, "copy", st->copy_s,
+                               "index", st->index_s, "analyze", st->analyze_s);
+    json_t *rows = json_object(), *tables = json_object();
+    int64_t total_rows = 0;
+
+    for (int t = 0; t < T_NTABLES; t++) {
+        json_object_set_new(rows, tpcc_table_name(t), json_integer(st->rows[t]));
+        json_object_set_new(tables, tpcc_table_name(t),
+                            json_pack("{s:I, s:f}", "rows", (json_int_t)st->rows[t],
+                                      "busy_seconds", st->table_s[t]));
+        total_rows += st->rows[t];
+    }
+    return json_pack("{s:f, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:i, s:i, s:I, s:{s:i, s:i, s:i}}",
+                     "seconds", st->total_s, "phase_reached", st->phase, "phases", phases, "rows",
+                     rows, "tables", tables, "total_rows", (json_int_t)total_rows, "bytes",
+                     (json_int_t)st->bytes, "mb_per_s",
+                     st->copy_s > 0 ? (double)st->bytes / 1e6 / st->copy_s : 0.0, "jobs", o->jobs,
+                     "warehouses", o->warehouses, "seed", (json_int_t)o->seed, "nurand_c_load",
+                     "c_last", st->c_load.c_last, "c_id", st->c_load.c_id, "ol_i_id",
+                     st->c_load.ol_i_id);
+}
+
+static void load_print_summary(FILE *out, const struct load_opts *o, const struct load_stats *st)
+{
+    fprintf(out, "\nload: %d warehouse%s, %d job%s, seed %llu: %.2f s total\n", o->warehouses,
+            o->warehouses == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s",
+            (unsigned long long)o->seed, st->total_s);
+    fprintf(out, "  %-10s %10s\n", "phase", "seconds");
+    fprintf(out, "  %-10s %10.2f\n", "schema", st->schema_s);
+    fprintf(out, "  %-10s %10.2f   %.1f MB/s\n", "copy", st->copy_s,
+            st->copy_s > 0 ? (double)st->bytes / 1e6 / st->copy_s : 0.0);
+    fprintf(out, "  %-10s %10.2f\n", "index", st->index_s);
+    fprintf(out, "  %-10s %10.2f\n", "analyze", st->analyze_s);
+    fprintf(out, "  %-10s %10s %10s\n", "table", "rows", "busy s");
+    for (int t = 0; t < T_NTABLES; t++)
+        fprintf(out, "  %-10s %10lld %10.2f\n", tpcc_table_name(t), (long long)st->rows[t],
+                st->table_s[t]);
+}
+
+/* Load with the session's database; fills the record's "load" and "status". */
+int load_with_session(struct session *s, json_t *rec, const char *dir, struct err *e)
+{
+    const struct config *cfg = s->cfg;
+    struct load_opts o = {
+        .ops = s->ops,
+        .args = &s->args,
+        .dialect = "postgresql",
+        .warehouses = cfg->schema.warehouses,
+        .jobs = cfg->load.jobs,
+        .drop = cfg->load.drop,
+        .seed = (uint64_t)cfg->load.seed,
+        .progress = stderr,
+    };
+    struct load_stats st;
+    int rc;
+
+    rc = load_run(&o, &st, e);
+    json_object_set_new(rec, "load", load_stats_json(&o, &st));
+    if (rc == 0) {
+        load_print_summary(stdout, &o, &st);
+        return 0;
+    }
+    if (rc == E_INTR || sig_stop_requested()) {
+        json_object_set_new(rec, "status", json_string("interrupted"));
+        err_set(e, E_INTR, "interrupted during the %s phase: the database holds a partial load; "
+                           "run 'tpccbench load --drop' to start again",
+                st.phase);
+    } else {
+        json_object_set_new(rec, "status", json_string("failed"));
+    }
+    json_object_set_new(rec, "error", json_string(e->msg));
+    (void)dir;
+    return e->code;
+}
+
+json_t *record_begin(const struct config *cfg, const char *kind)
+{
+    return json_pack("{s:o, s:s, s:s, s:s, s:s, s:o, s:o}", "tool", record_tool(), "kind", kind,
+                     "status", "running", "label", cfg->results.label, "change",
+                     cfg->results.change, "config", record_config(cfg), "environment",
+                     record_environment());
+}
+
+int cmd_load(int argc, char **argv)
+{
+    struct config cfg;
+    struct cmd_args a;
+    struct session s;
+    struct err e;
+    char dir[4096];
+    json_t *rec = NULL;
+    int rc;
+
+    err_clear(&e);
+    if (cmd_parse("load", argc - 1, argv + 1, load_opts, &cfg, &a, &e) < 0)
+        return cmd_fail("load", &e);
+    if (a.help) {
+        cmd_usage(stdout, "load", "[-c FILE] [--warehouses N] [--jobs N] [--seed N] [--drop]",
+                  "Create the nine TPC-C tables, generate every row per TPC-C clause 4.3, stream\n"
+                  "it in with parallel bulk loads, then build keys and indexes and ANALYZE.\n"
+                  "Writes RESULTS/<time>-<label>/run.json with the load time per phase.",
+                  load_opts);
+        return 0;
+    }
+    if (a.npos)
+        return err_set(&e, E_USAGE, "unexpected argument '%s'", a.pos[0]), cmd_fail("load", &e);
+    sig_install();
+    if ((rc = record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e)) < 0)
+        return cmd_fail("load", &e);
+    rec = record_begin(&cfg, "load");
+    record_write_json(dir, "run.json", rec, &e);
+    if ((rc = session_open(&s, &cfg, &e)) < 0) {
+        json_object_set_new(rec, "status", json_string("failed"));
+        json_object_set_new(rec, "error", json_string(e.msg));
+        record_write_json(dir, "run.json", rec, &e);
+        json_decref(rec);
+        session_close(&s);
+        return cmd_fail("load", &e);
+    }
+    rc = load_with_session(&s, rec, dir, &e);
+    if (rc == 0)
+        json_object_set_new(rec, "status", json_string("complete"));
+    session_close(&s);
+    {
+        struct err we;
+        if (record_write_json(dir, "run.json", rec, &we) < 0)
+            fprintf(stderr, "tpccbench load: %s\n", we.msg);
+    }
+    json_decref(rec);
+    if (rc < 0) {
+        fprintf(stderr, "record: %s/run.json\n", dir);
+        return cmd_fail("load", &e);
+    }
+    printf("record: %s/run.json\n", dir);
+    return 0;
+}

@@ -1,0 +1,16 @@
+/*
+ * load.h - the load command's pieces that bench reuses.
+ */
+#ifndef TPCC_CMD_LOAD_H
+#define TPCC_CMD_LOAD_H
+
+#include <jansson.h>
+
+#include "cmd/cmd.h"
+
+/* A new run record with status "running" (tool, label, config, environment). */
+json_t *record_begin(const struct config *cfg, const char *kind);
+/* Load through session s, filling rec's "load" (and "status"/"error" on failure). */
+int load_with_session(struct session *s, json_t *rec, const char *dir, struct err *e);
+
+#endif

@@ -1,0 +1,1084 @@
+/*
+ * config.c - the built-in defaults, the YAML config file and command-line
+ * overrides, all mapped onto struct config through one table of keys.
+ *
+ * Loading is two steps.  First libyaml's event parser builds a small tree of
+ * nodes that remembers the line and column of every key and value; aliases
+ * are refused (so no alias expansion and no "billion laughs"), and depth and
+ * node count are bounded.  Then the tree is walked against key_table[]: each
+ * row names a dotted key, its type, where it lives in struct config and its
+ * range, so the YAML file, cfg_set() and cfg_validate() share one set of
+ * rules and one wording of messages.  A load that fails leaves the config as
+ * it was.  Nothing here prints or exits.  Secrets are not kept here: only
+ * the name of the environment variable that holds the password; a
+ * "password" key is refused without echoing its value.
+ */
+#include "core/config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <yaml.h>
+
+/* Bounds on what a config file may make us build. */
+#define CFG_MAX_DEPTH     32
+#define CFG_MAX_NODES     10000
+#define CFG_MAX_FILE_SIZE (1024 * 1024)
+
+/* Longest part of a user-supplied value or key quoted back in a message. */
+#define QUOTE_MAX 64
+
+#define US_PER_S   INT64_C(1000000)
+#define US_PER_DAY (INT64_C(24) * 3600 * US_PER_S)
+
+static int is_digit(char ch)
+{
+    return ch >= '0' && ch <= '9';
+}
+
+/* ---- the table of keys ---- */
+
+enum key_type {
+    K_STR,        /* char[CFG_STR] */
+    K_BOOL,       /* int, 0 or 1 */
+    K_INT,        /* int in [min, max] */
+    K_I64,        /* int64_t in [min, max] */
+    K_DUR,        /* int64_t microseconds in [min, max] */
+    K_CHOICE_STR, /* char[CFG_STR], one of choices[].store */
+    K_CHOICE_INT, /* int, one of choices[].value */
+    K_MIX         /* int[TX_NTYPES]: a mapping of run.mix.* that sums to 100 */
+};
+
+/* One accepted spelling of an enumerated value. */
+struct choice {
+    const char *word;  /* what the user writes (compared case-insensitively) */
+    const char *store; /* K_CHOICE_STR: what is stored */
+    int value;         /* K_CHOICE_INT: what is stored */
+    int alias;         /* 1: accepted but not listed in messages */
+};
+
+struct key {
+    const char *name; /* dotted, as in YAML nesting: "run.duration" */
+    enum key_type type;
+    size_t off;                   /* offsetof(struct config, ...) */
+    int64_t min, max;             /* K_INT, K_I64, K_DUR */
+    const struct choice *choices; /* K_CHOICE_*: terminated by a NULL word */
+    int has_flag;                 /* 1: setting the key also sets the int at flag_off */
+    size_t flag_off;
+};
+
+/* clang-format off */
+static const struct choice driver_choices[] = {
+    { "postgres",        "postgres",        0, 0 },
+    { "odbc",            "odbc",            0, 0 },
+    { "null",            "null",            0, 0 },
+    { NULL,              NULL,              0, 0 },
+};
+
+static const struct choice delivery_choices[] = {
+    { "deferred",        NULL,              0, 0 },
+    { "inline",          NULL,              1, 0 },
+    { NULL,              NULL,              0, 0 },
+};
+
+/* The underscored spellings are accepted because YAML users reach for them. */
+static const struct choice isolation_choices[] = {
+    { "read committed",  "read committed",  0, 0 },
+    { "repeatable read", "repeatable read", 0, 0 },
+    { "serializable",    "serializable",    0, 0 },
+    { "read_committed",  "read committed",  0, 1 },
+    { "repeatable_read", "repeatable read", 0, 1 },
+    { NULL,              NULL,              0, 0 },
+};
+
+#define OFF(f) offsetof(struct config, f)
+#define KEY(name, type, f, lo, hi, ch) { name, type, OFF(f), lo, hi, ch, 0, 0 }
+#define S (CFG_STR - 1)
+
+/*
+ * Every key the config accepts.  Sections ("run") and the keys allowed in a
+ * section come from the dotted names, in this order, so one row is all it
+ * takes to add a key to the file, to cfg_set() and to the messages.
+ */
+static const struct key key_table[] = {
+    KEY("database.driver",       K_CHOICE_STR, database.driver,       0, 0,     driver_choices),
+    KEY("database.managed",      K_BOOL,       database.managed,      0, 1,     NULL),
+    KEY("database.conninfo",     K_STR,        database.conninfo,     0, S,     NULL),
+    KEY("database.dsn",          K_STR,        database.dsn,          0, S,     NULL),
+    KEY("database.password_env", K_STR,        database.password_env, 0, S,     NULL),
+    KEY("database.datadir",      K_STR,        database.datadir,      0, S,     NULL),
+    KEY("database.keep_server",  K_BOOL,       database.keep_server,  0, 1,     NULL),
+    KEY("database.port",         K_INT,        database.port,         0, 65535, NULL),
+    KEY("schema.warehouses",     K_INT,        schema.warehouses,     1, 100000, NULL),
+    KEY("schema.dialect",        K_STR,        schema.dialect,        0, S,     NULL),
+    KEY("load.jobs",             K_INT,        load.jobs,             1, 256,   NULL),
+    /* Setting the load seed also records that it was chosen, not defaulted. */
+    { "load.seed", K_I64, OFF(load.seed), 0, INT64_C(1) << 62, NULL, 1, OFF(load.seed_set) },
+    KEY("load.drop",             K_BOOL,       load.drop,             0, 1,     NULL),
+    KEY("run.virtual_users",     K_INT,        run.virtual_users,     1, 10000, NULL),
+    KEY("run.rampup",            K_DUR,        run.rampup_us,         0, US_PER_DAY, NULL),
+    KEY("run.warmup",            K_DUR,        run.warmup_us,         0, US_PER_DAY, NULL),
+    KEY("run.duration",          K_DUR,        run.duration_us,       1, US_PER_DAY, NULL),
+    KEY("run.mix",               K_MIX,        run.mix,               0, 100,   NULL),
+    KEY("run.mix.new_order",     K_INT,        run.mix[TX_NEW_ORDER],    0, 100, NULL),
+    KEY("run.mix.payment",       K_INT,        run.mix[TX_PAYMENT],      0, 100, NULL),
+    KEY("run.mix.order_status",  K_INT,        run.mix[TX_ORDER_STATUS], 0, 100, NULL),
+    KEY("run.mix.delivery",      K_INT,        run.mix[TX_DELIVERY],     0, 100, NULL),
+    KEY("run.mix.stock_level",   K_INT,        run.mix[TX_STOCK_LEVEL],  0, 100, NULL),
+    KEY("run.think_time",        K_BOOL,       run.think_time,        0, 1,     NULL),
+    KEY("run.max_retries",       K_INT,        run.max_retries,       0, 1000,  NULL),
+    KEY("run.delivery_workers",  K_INT,        run.delivery_workers,  1, 64,    NULL),
+    KEY("run.delivery",          K_CHOICE_INT, run.delivery_inline,   0, 1,     delivery_choices),
+    KEY("run.delivery_queue",    K_INT,        run.delivery_queue,    1, 100000, NULL),
+    KEY("run.isolation",         K_CHOICE_STR, run.isolation,         0, 0,     isolation_choices),
+    KEY("run.seed",              K_I64,        run.seed,              0, INT64_MAX, NULL),
+    KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
+    KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
+    KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
+};
+
+#undef S
+#undef KEY
+/* clang-format on */
+
+#define NKEYS (sizeof(key_table) / sizeof(key_table[0]))
+
+static const char *const tx_names[TX_NTYPES] = {
+    "new_order", "payment", "order_status", "delivery", "stock_level",
+};
+
+const char *tx_name(enum tx_type t)
+{
+    if ((int)t < 0 || t >= TX_NTYPES)
+        return "unknown";
+    return tx_names[t];
+}
+
+/* Row whose name is exactly the first len bytes of name, or NULL. */
+static const struct key *key_find(const char *name, size_t len)
+{
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (strlen(key_table[i].name) == len && memcmp(key_table[i].name, name, len) == 0)
+            return &key_table[i];
+    }
+    return NULL;
+}
+
+/* Whether section ("" for the top level) has keys under it in the table. */
+static int is_section(const char *section)
+{
+    size_t n = strlen(section);
+
+    for (size_t i = 0; i < NKEYS; i++) {
+        if (strncmp(key_table[i].name, section, n) == 0 && key_table[i].name[n] == '.')
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * Write the names allowed directly under section ("" = top level) into buf,
+ * comma-separated, in table order: "virtual_users, rampup, ...".
+ */
+static const char *section_keys(const char *section, char *buf, size_t size)
+{
+    size_t n = strlen(section), used = 0;
+
+    buf[0] = '\0';
+    for (size_t i = 0; i < NKEYS; i++) {
+        const char *name = key_table[i].name, *part, *end;
+        size_t plen;
+        int seen = 0;
+
+        if (n) {
+            if (strncmp(name, section, n) != 0 || name[n] != '.')
+                continue;
+            part = name + n + 1;
+        } else {
+            part = name;
+        }
+        end = strchr(part, '.');
+        plen = end ? (size_t)(end - part) : strlen(part);
+        /* Skip a part already listed (run.mix and run.mix.new_order give "mix" once). */
+        for (size_t j = 0; j < i && !seen; j++) {
+            const char *other = key_table[j].name, *opart;
+            if (n && (strncmp(other, section, n) != 0 || other[n] != '.'))
+                continue;
+            opart = n ? other + n + 1 : other;
+            seen = strncmp(opart, part, plen) == 0 && (opart[plen] == '.' || !opart[plen]);
+        }
+        if (seen)
+            continue;
+        if (used + plen + 3 > size)
+            break;
+        used +=
+            (size_t)snprintf(buf + used, size - used, "%s%.*s", used ? ", " : "", (int)plen, part);
+    }
+    return buf;
+}
+
+/* ---- quoting and describing ---- */
+
+/*
+ * Write s (len bytes, may hold any byte) into buf as a double-quoted string
+ * with control characters escaped, cut after QUOTE_MAX bytes with "...".
+ * Input is valid UTF-8 (libyaml checks it), so a cut backs off to a
+ * character boundary.
+ */
+static const char *quote(const char *s, size_t len, char *buf, size_t size)
+{
+    size_t o = 0, shown = len > QUOTE_MAX ? QUOTE_MAX : len;
+
+    /* Do not cut a multi-byte character in two (at most 3 continuation bytes). */
+    for (int back = 0; back < 3 && shown < len && shown > 0; back++) {
+        if (((unsigned char)s[shown] & 0xC0) != 0x80)
+            break;
+        shown--;
+    }
+    buf[o++] = '"';
+    for (size_t i = 0; i < shown && o + 8 < size; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '"' || ch == '\\') {
+            buf[o++] = '\\';
+            buf[o++] = (char)ch;
+        } else if (ch == '\n') {
+            buf[o++] = '\\';
+            buf[o++] = 'n';
+        } else if (ch == '\t') {
+            buf[o++] = '\\';
+            buf[o++] = 't';
+        } else if (ch < 0x20 || ch == 0x7F) {
+            o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
+        } else {
+            buf[o++] = (char)ch;
+        }
+    }
+    if (shown < len && o + 4 < size) {
+        memcpy(buf + o, "...", 3);
+        o += 3;
+    }
+    buf[o++] = '"';
+    buf[o] = '\0';
+    return buf;
+}
+
+/* Same as quote() but without the surrounding quotes, for keys in 'a.b'. */
+static const char *quote_bare(const char *s, size_t len, char *buf, size_t size)
+{
+    size_t n;
+
+    quote(s, len, buf, size);
+    n = strlen(buf);
+    memmove(buf, buf + 1, n - 2);
+    buf[n - 2] = '\0';
+    return buf;
+}
+
+/* "24h", "90s", "1500ms", "1us": the largest unit that divides exactly. */
+static const char *fmt_duration(int64_t us, char *buf, size_t size)
+{
+    static const struct {
+        const char *unit;
+        int64_t us;
+    } units[] = {
+        { "h", 3600 * US_PER_S },
+        { "m", 60 * US_PER_S },
+        { "s", US_PER_S },
+        { "ms", 1000 },
+    };
+
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (us != 0 && us % units[i].us == 0) {
+            snprintf(buf, size, "%lld%s", (long long)(us / units[i].us), units[i].unit);
+            return buf;
+        }
+    }
+    snprintf(buf, size, "%lldus", (long long)us);
+    return buf;
+}
+
+/* "postgres, odbc, null": the listed spellings of a choice key. */
+static const char *choice_list(const struct choice *ch, char *buf, size_t size)
+{
+    size_t used = 0;
+
+    buf[0] = '\0';
+    for (; ch->word; ch++) {
+        if (ch->alias || used >= size)
+            continue;
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", ch->word);
+    }
+    return buf;
+}
+
+/*
+ * What a key must be, as the middle of "'k' must be <what> (got ...)".
+ * Sections and K_MIX list their keys.
+ */
+static const char *describe(const struct key *k, const char *section, char *buf, size_t size)
+{
+    char list[256];
+
+    if (!k) {
+        snprintf(buf, size, "a mapping with the keys %s",
+                 section_keys(section, list, sizeof(list)));
+        return buf;
+    }
+    switch (k->type) {
+    case K_STR:
+        snprintf(buf, size, "a string");
+        break;
+    case K_BOOL:
+        snprintf(buf, size, "true or false");
+        break;
+    case K_INT:
+    case K_I64:
+        snprintf(buf, size, "an integer from %lld to %lld", (long long)k->min, (long long)k->max);
+        break;
+    case K_DUR:
+        snprintf(buf, size, "a duration such as 500ms, 30s, 5m or 1h");
+        break;
+    case K_CHOICE_STR:
+    case K_CHOICE_INT:
+        snprintf(buf, size, "one of %s", choice_list(k->choices, list, sizeof(list)));
+        break;
+    case K_MIX:
+        snprintf(buf, size, "a mapping with the keys %s",
+                 section_keys(k->name, list, sizeof(list)));
+        break;
+    }
+    return buf;
+}
+
+/* ---- setting one value ---- */
+
+static void *field(struct config *c, const struct key *k)
+{
+    return (char *)c + k->off;
+}
+
+static int mix_sum(const int *mix)
+{
+    int sum = 0;
+
+    for (int i = 0; i < TX_NTYPES; i++)
+        sum += mix[i];
+    return sum;
+}
+
+/*
+ * "45,43,4,4,4": the whole mix in enum tx_type order, for cfg_set("run.mix").
+ * Returns 0, or -1 when the text is not five integers from 0 to 100.
+ */
+static int parse_mix_list(const char *s, int *mix)
+{
+    char part[32];
+
+    for (int i = 0; i < TX_NTYPES; i++) {
+        const char *end = strchr(s, ',');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        int64_t v;
+
+        if ((end == NULL) != (i == TX_NTYPES - 1) || n >= sizeof(part))
+            return -1;
+        memcpy(part, s, n);
+        part[n] = '\0';
+        if (parse_int64(part, 0, 100, &v) != 0)
+            return -1;
+        mix[i] = (int)v;
+        s = end ? end + 1 : s + n;
+    }
+    return 0;
+}
+
+/*
+ * Check the scalar text (len bytes) against key k and store it into c.
+ * where is the message prefix: "file:line:col" or a command-line origin.
+ */
+static int set_value(struct config *c, const struct key *k, const char *text, size_t len,
+                     const char *where, struct err *e)
+{
+    char got[QUOTE_MAX * 4 + 8], what[320], a[32], b[32];
+    int64_t v;
+
+    quote(text, len, got, sizeof(got));
+    if (memchr(text, '\0', len))
+        return err_set(e, E_USAGE, "%s: '%s' must not contain a NUL character (got %s)", where,
+                       k->name, got);
+
+    switch (k->type) {
+    case K_STR:
+        if (len > (size_t)k->max)
+            return err_set(e, E_USAGE, "%s: '%s' must be at most %lld bytes long (got %zu)", where,
+                           k->name, (long long)k->max, len);
+        memcpy(field(c, k), text, len);
+        ((char *)field(c, k))[len] = '\0';
+        break;
+
+    case K_BOOL:
+        if (!strcasecmp(text, "true") || !strcasecmp(text, "yes") || !strcasecmp(text, "on"))
+            *(int *)field(c, k) = 1;
+        else if (!strcasecmp(text, "false") || !strcasecmp(text, "no") || !strcasecmp(text, "off"))
+            *(int *)field(c, k) = 0;
+        else
+            return err_set(e, E_USAGE, "%s: '%s' must be true or false (got %s)", where, k->name,
+                           got);
+        break;
+
+    case K_INT:
+    case K_I64:
+        if (parse_int64(text, k->min, k->max, &v) != 0)
+            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
+                           describe(k, NULL, what, sizeof(what)), got);
+        if (k->type == K_INT)
+            *(int *)field(c, k) = (int)v;
+        else
+            *(int64_t *)field(c, k) = v;
+        break;
+
+    case K_DUR:
+        if (parse_duration_us(text, &v) != 0)
+            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
+                           describe(k, NULL, what, sizeof(what)), got);
+        if (v < k->min || v > k->max) {
+            if (k->min <= 0)
+                return err_set(e, E_USAGE, "%s: '%s' must be a duration of at most %s (got %s)",
+                               where, k->name, fmt_duration(k->max, b, sizeof(b)), got);
+            if (k->min == 1)
+                return err_set(e, E_USAGE,
+                               "%s: '%s' must be a duration above 0 and at most %s (got %s)", where,
+                               k->name, fmt_duration(k->max, b, sizeof(b)), got);
+            return err_set(e, E_USAGE, "%s: '%s' must be a duration from %s to %s (got %s)", where,
+                           k->name, fmt_duration(k->min, a, sizeof(a)),
+                           fmt_duration(k->max, b, sizeof(b)), got);
+        }
+        *(int64_t *)field(c, k) = v;
+        break;
+
+    case K_CHOICE_STR:
+    case K_CHOICE_INT: {
+        const struct choice *ch = k->choices;
+        while (ch->word && strcasecmp(ch->word, text) != 0)
+            ch++;
+        if (!ch->word)
+            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
+                           describe(k, NULL, what, sizeof(what)), got);
+        if (k->type == K_CHOICE_STR)
+            snprintf(field(c, k), CFG_STR, "%s", ch->store);
+        else
+            *(int *)field(c, k) = ch->value;
+        break;
+    }
+
+    case K_MIX: {
+        /* Only from cfg_set(): a YAML mix is a mapping, handled by the walker. */
+        int mix[TX_NTYPES];
+        if (parse_mix_list(text, mix) != 0)
+            return err_set(e, E_USAGE,
+                           "%s: '%s' must be five integers from 0 to 100 separated by commas, for "
+                           "new_order, payment, order_status, delivery, stock_level (got %s)",
+                           where, k->name, got);
+        if (mix_sum(mix) != 100)
+            return err_set(e, E_USAGE, "%s: '%s' must sum to 100 (got %d)", where, k->name,
+                           mix_sum(mix));
+        memcpy(field(c, k), mix, sizeof(mix));
+        break;
+    }
+    }
+    if (k->has_flag)
+        *(int *)((char *)c + k->flag_off) = 1;
+    return 0;
+}
+
+/* The message every "password" key gets, wherever it appears. */
+static int password_error(const char *where, const char *name, struct err *e)
+{
+    return err_set(e, E_USAGE,
+                   "%s: '%s' is not allowed: passwords come only from the environment variable "
+                   "named by database.password_env",
+                   where, name);
+}
+
+/* ---- the node tree ---- */
+
+enum node_kind { N_SCALAR, N_MAP, N_SEQ };
+
+struct node {
+    enum node_kind kind;
+    int plain;                 /* scalar written without quotes */
+    int line, col;             /* 1-based position of the node's first character */
+    char *text;                /* scalar: the value, NUL-terminated (may hold NULs too) */
+    size_t len;                /* scalar: length of text in bytes */
+    struct node *first, *last; /* mapping: key, value, key, value...; sequence: items */
+    struct node *next;         /* next sibling */
+};
+
+/* State of one load: the text, the tree being built, where errors go. */
+struct loader {
+    const char *name;                  /* file name for messages */
+    const char *text;                  /* the whole input */
+    size_t len;                        /* its length in bytes */
+    struct node *root;                 /* the document's top node, NULL until seen */
+    struct node *stack[CFG_MAX_DEPTH]; /* open mappings and sequences */
+    int depth;                         /* entries used in stack */
+    int nnodes;                        /* nodes built so far */
+    int ndocs;                         /* documents seen */
+    struct config *c;                  /* the config being filled (a scratch copy) */
+    struct err *e;
+};
+
+static void node_free(struct node *n)
+{
+    while (n) {
+        struct node *next = n->next;
+        node_free(n->first);
+        free(n->text);
+        free(n);
+        n = next;
+    }
+}
+
+/* "t.yaml:3:5" for messages about node n. */
+static const char *where_node(const struct loader *ld, const struct node *n, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s:%d:%d", ld->name, n->line, n->col);
+    return buf;
+}
+
+static int oom(struct err *e)
+{
+    return err_set(e, E_FAIL, "out of memory while reading the config");
+}
+
+/* Turn one libyaml event into a node, or reject it. */
+static int on_event(struct loader *ld, const yaml_event_t *ev)
+{
+    int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
+    enum node_kind kind;
+    struct node *n;
+
+    switch (ev->type) {
+    case YAML_DOCUMENT_START_EVENT:
+        if (++ld->ndocs > 1)
+            return err_set(ld->e, E_USAGE,
+                           "%s:%d:%d: the config file must hold a single YAML document (a second "
+                           "one starts here)",
+                           ld->name, line, col);
+        return 0;
+    case YAML_ALIAS_EVENT: {
+        const char *anchor = (const char *)ev->data.alias.anchor;
+        char q[QUOTE_MAX * 4 + 8];
+        return err_set(ld->e, E_USAGE,
+                       "%s:%d:%d: YAML aliases such as '*%s' are not supported; write the value "
+                       "out in full",
+                       ld->name, line, col, quote_bare(anchor, strlen(anchor), q, sizeof(q)));
+    }
+    case YAML_SEQUENCE_END_EVENT:
+    case YAML_MAPPING_END_EVENT:
+        ld->depth--;
+        return 0;
+    case YAML_SCALAR_EVENT:
+        kind = N_SCALAR;
+        break;
+    case YAML_MAPPING_START_EVENT:
+        kind = N_MAP;
+        break;
+    case YAML_SEQUENCE_START_EVENT:
+        kind = N_SEQ;
+        break;
+    default:
+        return 0;
+    }
+
+    if (++ld->nnodes > CFG_MAX_NODES)
+        return err_set(ld->e, E_USAGE,
+                       "%s:%d:%d: the config holds more than %d keys and values; is this the "
+                       "right file?",
+                       ld->name, line, col, CFG_MAX_NODES);
+    if (kind != N_SCALAR && ld->depth == CFG_MAX_DEPTH)
+        return err_set(ld->e, E_USAGE, "%s:%d:%d: the config nests deeper than %d levels", ld->name,
+                       line, col, CFG_MAX_DEPTH);
+
+    n = calloc(1, sizeof(*n));
+    if (!n)
+        return oom(ld->e);
+    n->kind = kind;
+    n->line = line;
+    n->col = col;
+    if (kind == N_SCALAR) {
+        n->len = ev->data.scalar.length;
+        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+        n->text = malloc(n->len + 1);
+        if (!n->text) {
+            free(n);
+            return oom(ld->e);
+        }
+        memcpy(n->text, ev->data.scalar.value, n->len);
+        n->text[n->len] = '\0';
+    }
+
+    /* Hang the node on the open container, or make it the root. */
+    if (ld->depth == 0) {
+        ld->root = n;
+    } else {
+        struct node *parent = ld->stack[ld->depth - 1];
+        if (parent->last)
+            parent->last->next = n;
+        else
+            parent->first = n;
+        parent->last = n;
+    }
+    if (kind != N_SCALAR)
+        ld->stack[ld->depth++] = n;
+    return 0;
+}
+
+/*
+ * Position of a reader error: libyaml gives a byte offset only (no mark), so
+ * count lines and UTF-8 characters up to it.
+ */
+static void offset_to_mark(const char *text, size_t len, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off && i < len; i++) {
+        unsigned char ch = (unsigned char)text[i];
+        if (ch == '\n') {
+            ++*line;
+            *col = 1;
+        } else if ((ch & 0xC0) != 0x80) {
+            ++*col;
+        }
+    }
+}
+
+static int yaml_error(struct loader *ld, const yaml_parser_t *p)
+{
+    int line, col;
+
+    switch (p->error) {
+    case YAML_MEMORY_ERROR:
+        return oom(ld->e);
+    case YAML_READER_ERROR:
+        offset_to_mark(ld->text, ld->len, p->problem_offset, &line, &col);
+        if (p->problem_value >= 0)
+            return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s (0x%02x)", ld->name,
+                           line, col, p->problem, (unsigned)p->problem_value);
+        return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s", ld->name, line, col,
+                       p->problem);
+    default:
+        return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s", ld->name,
+                       (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1,
+                       p->problem ? p->problem : "unknown problem");
+    }
+}
+
+/* Parse ld->text into ld->root.  On failure the partial tree is left for the caller to free. */
+static int build_tree(struct loader *ld)
+{
+    yaml_parser_t p;
+    yaml_event_t ev;
+    int rc = 0;
+
+    if (!yaml_parser_initialize(&p))
+        return oom(ld->e);
+    yaml_parser_set_input_string(&p, (const unsigned char *)ld->text, ld->len);
+    for (;;) {
+        yaml_event_type_t type;
+
+        if (!yaml_parser_parse(&p, &ev)) {
+            rc = yaml_error(ld, &p);
+            break;
+        }
+        rc = on_event(ld, &ev);
+        type = ev.type;
+        yaml_event_delete(&ev);
+        if (rc != 0 || type == YAML_STREAM_END_EVENT)
+            break;
+    }
+    yaml_parser_delete(&p);
+    return rc;
+}
+
+/* ---- mapping the tree onto the config ---- */
+
+static int is_empty(const struct node *n)
+{
+    return n->kind == N_SCALAR && n->plain && n->len == 0;
+}
+
+/* "a mapping", "a sequence" or the quoted scalar, for "(got ...)". */
+static const char *node_got(const struct node *n, char *buf, size_t size)
+{
+    if (n->kind == N_MAP)
+        return "a mapping";
+    if (n->kind == N_SEQ)
+        return "a sequence";
+    return quote(n->text, n->len, buf, size);
+}
+
+static int walk_map(struct loader *ld, const struct node *map, const char *section);
+
+/* Value of the section or K_MIX key path: must be a mapping (or nothing at all). */
+static int walk_section(struct loader *ld, const struct key *k, const char *path,
+                        const struct node *val)
+{
+    char where[CFG_STR + 32], what[320], got[QUOTE_MAX * 4 + 8];
+    int rc, sum;
+
+    if (val->kind != N_MAP && !is_empty(val))
+        return err_set(ld->e, E_USAGE, "%s: '%s' must be %s (got %s)",
+                       where_node(ld, val, where, sizeof(where)), path,
+                       describe(k, path, what, sizeof(what)), node_got(val, got, sizeof(got)));
+    if (!k || k->type != K_MIX)
+        return val->kind == N_MAP ? walk_map(ld, val, path) : 0;
+
+    /* A mix in the file replaces the whole mix: a type it leaves out gets 0. */
+    memset(field(ld->c, k), 0, sizeof(ld->c->run.mix));
+    if (val->kind == N_MAP && (rc = walk_map(ld, val, path)) != 0)
+        return rc;
+    sum = mix_sum(field(ld->c, k));
+    if (sum != 100)
+        return err_set(ld->e, E_USAGE, "%s: '%s' must sum to 100 (got %d)",
+                       where_node(ld, val, where, sizeof(where)), path, sum);
+    return 0;
+}
+
+/* Whether the key text is a bare name ([A-Za-z0-9_]+), the only kind the table holds. */
+static int is_name(const char *s, size_t len)
+{
+    if (len == 0 || len > 64)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = s[i];
+        if (!(ch == '_' || is_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')))
+            return 0;
+    }
+    return 1;
+}
+
+static int unknown_key(const char *where, const char *path, const char *section, struct err *e)
+{
+    char list[256];
+
+    return err_set(e, E_USAGE, "%s: unknown key '%s' (allowed here: %s)", where, path,
+                   section_keys(section, list, sizeof(list)));
+}
+
+/* Apply every key: value of map, whose dotted name is section ("" = top). */
+static int walk_map(struct loader *ld, const struct node *map, const char *section)
+{
+    char where[CFG_STR + 32], path[320], what[320], got[QUOTE_MAX * 4 + 8];
+
+    for (const struct node *key = map->first; key; key = key->next->next) {
+        const struct node *val = key->next, *prev;
+        const struct key *k;
+        char q[QUOTE_MAX * 4 + 8];
+        int rc;
+
+        where_node(ld, key, where, sizeof(where));
+        if (key->kind != N_SCALAR)
+            return err_set(ld->e, E_USAGE,
+                           "%s: keys must be plain names such as 'duration' (got %s)", where,
+                           node_got(key, got, sizeof(got)));
+        quote_bare(key->text, key->len, q, sizeof(q));
+        snprintf(path, sizeof(path), "%s%s%s", section, *section ? "." : "", q);
+
+        if (!strcasecmp(q, "password"))
+            return password_error(where, path, ld->e);
+
+        /* Match the key by its own name only: "mix.payment" under run is not a key. */
+        if (!is_name(key->text, key->len))
+            return unknown_key(where, path, section, ld->e);
+        k = key_find(path, strlen(path));
+        if (!k && !is_section(path))
+            return unknown_key(where, path, section, ld->e);
+
+        for (prev = map->first; prev != key; prev = prev->next->next) {
+            if (prev->kind == N_SCALAR && prev->len == key->len &&
+                memcmp(prev->text, key->text, key->len) == 0)
+                return err_set(ld->e, E_USAGE, "%s: duplicate key '%s' (first at line %d:%d)",
+                               where, path, prev->line, prev->col);
+        }
+
+        where_node(ld, val, where, sizeof(where));
+        if (!k || k->type == K_MIX)
+            rc = walk_section(ld, k, path, val);
+        else if (val->kind != N_SCALAR)
+            rc = err_set(ld->e, E_USAGE, "%s: '%s' must be %s (got %s)", where, path,
+                         describe(k, NULL, what, sizeof(what)), node_got(val, got, sizeof(got)));
+        else
+            rc = set_value(ld->c, k, val->text, val->len, where, ld->e);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+int cfg_load_string(struct config *c, const char *name, const char *text, size_t len, struct err *e)
+{
+    struct config scratch = *c;
+    struct loader ld;
+    char where[CFG_STR + 32], got[QUOTE_MAX * 4 + 8], list[256];
+    int rc;
+
+    memset(&ld, 0, sizeof(ld));
+    ld.name = name;
+    ld.text = text ? text : ""; /* libyaml asserts on a NULL input */
+    ld.len = len;
+    ld.c = &scratch;
+    ld.e = e;
+
+    rc = build_tree(&ld);
+    if (rc == 0 && (!ld.root || is_empty(ld.root)))
+        rc = err_set(e, E_USAGE, "%s: the config file is empty (expected a mapping with %s)", name,
+                     section_keys("", list, sizeof(list)));
+    if (rc == 0 && ld.root->kind != N_MAP)
+        rc = err_set(e, E_USAGE, "%s: the config file must be a mapping with %s (got %s)",
+                     where_node(&ld, ld.root, where, sizeof(where)),
+                     section_keys("", list, sizeof(list)), node_got(ld.root, got, sizeof(got)));
+    if (rc == 0)
+        rc = walk_map(&ld, ld.root, "");
+    node_free(ld.root);
+    if (rc != 0)
+        return rc;
+
+    snprintf(scratch.path, sizeof(scratch.path), "%s", name);
+    *c = scratch;
+    return 0;
+}
+
+int cfg_load(struct config *c, const char *path, struct err *e)
+{
+    char msg[128], *buf;
+    size_t len = 0;
+    FILE *f;
+    int rc;
+
+    f = fopen(path, "rb");
+    if (!f)
+        return err_set(e, E_USAGE, "%s: cannot open config file: %s", path,
+                       err_errno(errno, msg, sizeof(msg)));
+    buf = malloc(CFG_MAX_FILE_SIZE + 1);
+    if (!buf) {
+        fclose(f);
+        return oom(e);
+    }
+    len = fread(buf, 1, CFG_MAX_FILE_SIZE + 1, f);
+    if (ferror(f)) {
+        int saved = errno;
+        free(buf);
+        fclose(f);
+        return err_set(e, E_USAGE, "%s: cannot read config file: %s", path,
+                       err_errno(saved, msg, sizeof(msg)));
+    }
+    fclose(f);
+    if (len > CFG_MAX_FILE_SIZE) {
+        free(buf);
+        return err_set(e, E_USAGE,
+                       "%s: the config file is larger than %d bytes; is this the "
+                       "right file?",
+                       path, CFG_MAX_FILE_SIZE);
+    }
+    rc = cfg_load_string(c, path, buf, len, e);
+    free(buf);
+    return rc;
+}
+
+/* ---- command-line overrides and cross-checks ---- */
+
+int cfg_set(struct config *c, const char *key, const char *value, const char *origin, struct err *e)
+{
+    char q[QUOTE_MAX * 4 + 8], list[256], section[128];
+    const struct key *k;
+    const char *dot, *last;
+
+    quote_bare(key, strlen(key), q, sizeof(q));
+    last = strrchr(key, '.');
+    if (!strcasecmp(last ? last + 1 : key, "password"))
+        return password_error(origin, q, e);
+
+    k = key_find(key, strlen(key));
+    if (!k) {
+        if (*key && is_section(key))
+            return err_set(e, E_USAGE, "%s: '%s' is a section, not a key (keys in it: %s)", origin,
+                           q, section_keys(key, list, sizeof(list)));
+        /* List the keys of the deepest known section the name starts with. */
+        section[0] = '\0';
+        for (dot = strchr(key, '.'); dot; dot = strchr(dot + 1, '.')) {
+            size_t n = (size_t)(dot - key);
+            if (n >= sizeof(section))
+                break;
+            memcpy(section, key, n);
+            section[n] = '\0';
+            if (!is_section(section)) {
+                /* Back off to the parent, which is known. */
+                char *p = strrchr(section, '.');
+                if (p)
+                    *p = '\0';
+                else
+                    section[0] = '\0';
+                break;
+            }
+        }
+        return err_set(e, E_USAGE, "%s: unknown key '%s' (allowed here: %s)", origin, q,
+                       section_keys(section, list, sizeof(list)));
+    }
+    if (!value)
+        return err_set(e, E_USAGE, "%s: '%s' needs a value", origin, q);
+    return set_value(c, k, value, strlen(value), origin, e);
+}
+
+int cfg_validate(const struct config *c, struct err *e)
+{
+    const char *sep = c->path[0] ? ": " : "";
+    char a[32], b[32], got[32];
+    int sum;
+
+    /* Ranges again: a caller may have filled fields directly. */
+    for (size_t i = 0; i < NKEYS; i++) {
+        const struct key *k = &key_table[i];
+        const char *p = (const char *)c + k->off;
+        int64_t v;
+
+        switch (k->type) {
+        case K_INT:
+        case K_I64:
+        case K_DUR:
+            v = k->type == K_INT ? *(const int *)(const void *)p
+                                 : *(const int64_t *)(const void *)p;
+            if (v < k->min || v > k->max) {
+                if (k->type == K_DUR)
+                    return err_set(e, E_USAGE, "%s%s'%s' must be a duration from %s to %s (got %s)",
+                                   c->path, sep, k->name, fmt_duration(k->min, a, sizeof(a)),
+                                   fmt_duration(k->max, b, sizeof(b)),
+                                   fmt_duration(v, got, sizeof(got)));
+                return err_set(e, E_USAGE,
+                               "%s%s'%s' must be an integer from %lld to %lld (got %lld)", c->path,
+                               sep, k->name, (long long)k->min, (long long)k->max, (long long)v);
+            }
+            break;
+        case K_STR:
+        case K_CHOICE_STR:
+            if (!memchr(p, '\0', CFG_STR))
+                return err_set(e, E_USAGE, "%s%s'%s' is not terminated", c->path, sep, k->name);
+            break;
+        default:
+            break;
+        }
+    }
+
+    sum = mix_sum(c->run.mix);
+    if (sum != 100)
+        return err_set(e, E_USAGE, "%s%s'run.mix' must sum to 100 (got %d)", c->path, sep, sum);
+    if (!strcmp(c->database.driver, "odbc") && !c->database.dsn[0])
+        return err_set(e, E_USAGE, "%s%s'database.dsn' must be set when 'database.driver' is odbc",
+                       c->path, sep);
+    if (c->database.managed && strcmp(c->database.driver, "postgres") != 0)
+        return err_set(e, E_USAGE,
+                       "%s%s'database.managed' needs 'database.driver' postgres (got %s); set "
+                       "managed: false to use another driver",
+                       c->path, sep, c->database.driver);
+    return 0;
+}
+
+void cfg_defaults(struct config *c)
+{
+    static const int mix[TX_NTYPES] = { 45, 43, 4, 4, 4 };
+
+    memset(c, 0, sizeof(*c));
+    snprintf(c->database.driver, CFG_STR, "%s", "postgres");
+    c->database.managed = 1;
+    c->schema.warehouses = 1;
+    c->load.jobs = 2;
+    c->load.seed = 1;
+    c->run.virtual_users = 4;
+    c->run.warmup_us = 5 * US_PER_S;
+    c->run.duration_us = 60 * US_PER_S;
+    memcpy(c->run.mix, mix, sizeof(mix));
+    c->run.max_retries = 10;
+    c->run.delivery_workers = 1;
+    c->run.delivery_queue = 64;
+    snprintf(c->run.isolation, CFG_STR, "%s", "read committed");
+    snprintf(c->results.dir, CFG_STR, "%s", "results");
+    snprintf(c->results.label, CFG_STR, "%s", "run");
+}
+
+/* ---- small parsers ---- */
+
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+    const char *p;
+    char *end;
+    long long v;
+
+    if (!s)
+        return -1;
+    /* strtoll alone would take spaces, '+' and (with base 0) hex: check the form first. */
+    p = s[0] == '-' ? s + 1 : s;
+    if (!*p)
+        return -1;
+    for (; *p; p++) {
+        if (!is_digit(*p))
+            return -1;
+    }
+    errno = 0;
+    v = strtoll(s, &end, 10);
+    if (errno == ERANGE || *end != '\0' || end == s)
+        return -1;
+    if (v < min || v > max)
+        return -1;
+    *out = (int64_t)v;
+    return 0;
+}
+
+int parse_duration_us(const char *s, int64_t *out_us)
+{
+    static const struct {
+        const char *unit;
+        int64_t us;
+    } units[] = {
+        { "", US_PER_S }, { "s", US_PER_S },      { "ms", 1000 },
+        { "us", 1 },      { "m", 60 * US_PER_S }, { "h", 3600 * US_PER_S },
+    };
+    int64_t whole = 0, frac = 0, frac_div = 1, unit = 0, v;
+
+    if (!s || !is_digit(*s))
+        return -1;
+    for (; is_digit(*s); s++) {
+        if (whole > (INT64_MAX - (*s - '0')) / 10)
+            return -1;
+        whole = whole * 10 + (*s - '0');
+    }
+    if (*s == '.') {
+        s++;
+        if (!is_digit(*s))
+            return -1;
+        /* Nine digits are finer than a microsecond for every unit; the rest is cut. */
+        for (; is_digit(*s); s++) {
+            if (frac_div < INT64_C(1000000000)) {
+                frac = frac * 10 + (*s - '0');
+                frac_div *= 10;
+            }
+        }
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (!strcmp(s, units[i].unit)) {
+            unit = units[i].us;
+            break;
+        }
+    }
+    if (!unit || whole > INT64_MAX / unit)
+        return -1;
+    v = whole * unit;
+    /* frac < 1e9 and unit <= 3.6e9, so frac * unit fits in int64_t. */
+    frac = frac * unit / frac_div;
+    if (v > INT64_MAX - frac)
+        return -1;
+    *out_us = v + frac;
+    return 0;
+}

@@ -1,0 +1,107 @@
+/*
+ * config.h - the one struct a run is configured by, and how it is filled.
+ *
+ * cfg_load() parses a YAML file (libyaml) into struct config: defaults first,
+ * then the file, then cfg_set() for each command-line override, then
+ * cfg_validate().  After that the struct is read-only and shared by all
+ * threads.  Secrets never live here: only the *name* of the environment
+ * variable holding the password (database.password_env).
+ */
+#ifndef TPCC_CONFIG_H
+#define TPCC_CONFIG_H
+
+#include <stdint.h>
+
+#include "core/err.h"
+
+/* Transaction types, in the order the spec lists them. */
+enum tx_type {
+    TX_NEW_ORDER = 0,
+    TX_PAYMENT,
+    TX_ORDER_STATUS,
+    TX_DELIVERY,
+    TX_STOCK_LEVEL,
+    TX_NTYPES
+};
+
+/* Length of every string field in struct config, including the NUL. */
+#define CFG_STR 256
+
+struct config {
+    char path[CFG_STR]; /* file it came from, "" for built-in defaults */
+
+    struct {
+        char driver[CFG_STR];       /* "postgres" | "odbc" | "null" */
+        int managed;                /* 1: start a private PostgreSQL */
+        char conninfo[CFG_STR];     /* libpq conninfo (no password) */
+        char dsn[CFG_STR];          /* ODBC DSN or connection string */
+        char password_env[CFG_STR]; /* name of the env variable with the password */
+        char datadir[CFG_STR];      /* managed: cluster directory ("" = under results dir) */
+        int keep_server;            /* managed: leave the server running at exit */
+        int port;                   /* managed: TCP port, 0 = Unix socket only */
+    } database;
+
+    struct {
+        int warehouses; /* >= 1 */
+        char dialect[CFG_STR]; /* "" = detect */
+    } schema;
+
+    struct {
+        int jobs;     /* parallel loader connections, >= 1 */
+        int64_t seed; /* data generator seed */
+        int seed_set; /* 1 when seed came from file or command line */
+        int drop;     /* drop an existing schema first */
+    } load;
+
+    struct {
+        int virtual_users;      /* >= 1 */
+        int64_t rampup_us;      /* VUs start staggered over this */
+        int64_t warmup_us;      /* not measured */
+        int64_t duration_us;    /* measured window, > 0 */
+        int mix[TX_NTYPES];     /* percent per enum tx_type, sums to 100 */
+        int think_time;         /* 1: TPC-C keying + think times */
+        int max_retries;        /* retries of a retryable failure, >= 0 */
+        int delivery_workers;   /* deferred delivery threads, >= 1 */
+        int delivery_inline;    /* 1: run delivery inline (a labelled deviation) */
+        int delivery_queue;     /* bound of the deferred delivery queue */
+        char isolation[CFG_STR]; /* "read committed" | "repeatable read" | "serializable" */
+        int64_t seed;           /* run-time RNG seed, 0 = from the clock */
+    } run;
+
+    struct {
+        char dir[CFG_STR];    /* results root */
+        char label[CFG_STR];  /* run label */
+        char change[CFG_STR]; /* change note */
+    } results;
+};
+
+/* Fill c with the built-in defaults (managed PostgreSQL, 1 warehouse, ...). */
+void cfg_defaults(struct config *c);
+
+/* Parse the YAML file at path into c (which must hold defaults already).
+ * Errors: E_USAGE with "file:line:column: ..." naming the key. */
+int cfg_load(struct config *c, const char *path, struct err *e);
+
+/* Parse YAML text (for tests); name is used in messages in place of a file. */
+int cfg_load_string(struct config *c, const char *name, const char *text, size_t len,
+                    struct err *e);
+
+/* Set one dotted key ("run.duration") from a string, as a command-line
+ * override; origin names it in messages ("--duration"). */
+int cfg_set(struct config *c, const char *key, const char *value, const char *origin,
+            struct err *e);
+
+/* Cross-field checks after all sources are merged (mix sums to 100, ...). */
+int cfg_validate(const struct config *c, struct err *e);
+
+/* Parse "500ms", "30s", "5m", "1h" (and a bare number of seconds) into
+ * microseconds.  Returns 0 or -1. */
+int parse_duration_us(const char *s, int64_t *out_us);
+
+/* Parse a strictly decimal integer in [min, max].  Returns 0 or -1. */
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Names of transaction types as used in config and records ("new_order", ...). */
+const char *tx_name(enum tx_type t);
+
+#endif

@@ -1,0 +1,239 @@
+/*
+ * db.c - the one path from the core into a driver.
+ *
+ * Every db_*() wrapper here counts round trips, prepares dialect statements
+ * on first use per connection, and applies injected faults, so the drivers
+ * stay small and the core never calls a driver directly.
+ */
+#include "db/db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/dialect.h"
+
+/* The registered drivers, in one explicit array. */
+static const struct db_ops *const drivers[] = { &db_pg_ops, &db_null_ops, NULL };
+
+const struct db_ops *db_find(const char *name)
+{
+    for (int i = 0; drivers[i]; i++)
+        if (strcmp(drivers[i]->name, name) == 0)
+            return drivers[i];
+    return NULL;
+}
+
+const char *db_driver_names(void)
+{
+    return "postgres, null (odbc: not yet)";
+}
+
+/* An armed fault for op: consume one and fill e. */
+static int fault_hit(struct db_conn *c, unsigned op, struct err *e)
+{
+    if (!(c->fault_ops & op) || c->fault_n <= 0)
+        return 0;
+    c->fault_n--;
+    err_set(e, c->fault_code, "injected fault (%s)", err_class_name(c->fault_code));
+    snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", c->fault_sqlstate);
+    return 1;
+}
+
+void db_fault(struct db_conn *c, unsigned ops, int n, int code, const char *sqlstate)
+{
+    c->fault_ops = ops;
+    c->fault_n = n;
+    c->fault_code = code;
+    snprintf(c->fault_sqlstate, sizeof(c->fault_sqlstate), "%s", sqlstate ? sqlstate : "");
+}
+
+int db_connect(const struct db_ops *ops, const struct dialect *d,
+               const struct db_connect_args *a, struct db_conn **out, struct err *e)
+{
+    struct db_conn *c = calloc(1, sizeof(*c));
+    int rc;
+
+    *out = NULL;
+    if (!c)
+        return err_set(e, E_FAIL, "out of memory");
+    c->ops = ops;
+    c->dialect = d;
+    if (ops->priv_size && !(c->priv = calloc(1, ops->priv_size))) {
+        free(c);
+        return err_set(e, E_FAIL, "out of memory");
+    }
+    err_clear(e);
+    rc = ops->connect(c, a, e);
+    c->n_roundtrips++;
+    if (rc < 0) {
+        ops->close(c);
+        free(c->priv);
+        free(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+void db_close(struct db_conn *c)
+{
+    if (!c)
+        return;
+    c->ops->close(c);
+    free(c->priv);
+    free(c);
+}
+
+int db_exec_sql(struct db_conn *c, const char *sql, struct err *e)
+{
+    c->n_roundtrips++;
+    return c->ops->exec_sql(c, sql, e);
+}
+
+int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
+{
+    int rc;
+
+    if (fault_hit(c, DB_OP_EXEC, e))
+        return e->code;
+    if (!c->prepared[id]) {
+        c->n_roundtrips++;
+        rc = c->ops->prepare(c, id, c->dialect->sql[id], np, e);
+        if (rc < 0)
+            return rc;
+        c->prepared[id] = 1;
+    }
+    c->n_roundtrips++;
+    return c->ops->exec(c, id, p, np, e);
+}
+
+int db_query(struct db_conn *c, const char *sql, const struct db_param *p, int np,
+             struct err *e)
+{
+    c->n_roundtrips++;
+    return c->ops->query(c, sql, p, np, e);
+}
+
+int db_next(struct db_conn *c)
+{
+    return c->ops->next(c);
+}
+
+int db_col_isnull(struct db_conn *c, int col)
+{
+    return c->ops->col_isnull(c, col);
+}
+
+int64_t db_col_int(struct db_conn *c, int col)
+{
+    return c->ops->col_int(c, col);
+}
+
+int64_t db_col_num(struct db_conn *c, int col, int scale)
+{
+    return c->ops->col_num(c, col, scale);
+}
+
+const char *db_col_text(struct db_conn *c, int col, int *len)
+{
+    return c->ops->col_text(c, col, len);
+}
+
+int64_t db_affected(struct db_conn *c)
+{
+    return c->ops->affected(c);
+}
+
+int db_begin(struct db_conn *c, struct err *e)
+{
+    if (fault_hit(c, DB_OP_BEGIN, e))
+        return e->code;
+    c->n_roundtrips++;
+    return c->ops->begin(c, e);
+}
+
+int db_commit(struct db_conn *c, struct err *e)
+{
+    if (fault_hit(c, DB_OP_COMMIT, e))
+        return e->code;
+    c->n_roundtrips++;
+    return c->ops->commit(c, e);
+}
+
+int db_rollback(struct db_conn *c, struct err *e)
+{
+    c->n_roundtrips++;
+    return c->ops->rollback(c, e);
+}
+
+int db_bulk_begin(struct db_conn *c, const char *table, const char *columns, struct err *e)
+{
+    c->n_roundtrips++;
+    return c->ops->bulk_begin(c, table, columns, e);
+}
+
+int db_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e)
+{
+    return c->ops->bulk_put(c, buf, len, e);
+}
+
+int db_bulk_end(struct db_conn *c, int abort, struct err *e)
+{
+    c->n_roundtrips++;
+    return c->ops->bulk_end(c, abort, e);
+}
+
+int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e)
+{
+    int rc = db_query(c, sql, NULL, 0, e);
+
+    if (rc < 0)
+        return rc;
+    if (db_next(c) != 1 || db_col_isnull(c, 0))
+        return err_set(e, E_FAIL, "query returned no value: %.80s", sql);
+    *out = db_col_int(c, 0);
+    return 0;
+}
+
+int64_t db_parse_scaled(const char *s, int len, int scale)
+{
+    const char *end = s + (len < 0 ? (int)strlen(s) : len);
+    int neg = 0, frac = -1;
+    int64_t v = 0;
+    int round = 0;
+
+    if (s < end && (*s == '-' || *s == '+'))
+        neg = *s++ == '-';
+    for (; s < end; s++) {
+        if (*s == '.') {
+            frac = 0;
+            continue;
+        }
+        if (*s < '0' || *s > '9')
+            break;
+        if (frac >= 0 && frac == scale) {
+            round = *s >= '5';
+            break;
+        }
+        v = v * 10 + (*s - '0');
+        if (frac >= 0)
+            frac++;
+    }
+    for (int k = frac < 0 ? 0 : frac; k < scale; k++)
+        v *= 10;
+    v += round;
+    return neg ? -v : v;
+}
+
+int db_format_scaled(char *buf, size_t cap, int64_t v, int scale)
+{
+    static const int64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+    uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+    int64_t p = pow10[scale];
+
+    if (scale == 0)
+        return snprintf(buf, cap, "%s%llu", v < 0 ? "-" : "", (unsigned long long)a);
+    return snprintf(buf, cap, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(a / p),
+                    scale, (unsigned long long)(a % p));
+}

@@ -1,0 +1,171 @@
+/*
+ * db.h - the driver interface: one table of functions per database backend
+ * (like fio's I/O engines), and the db_*() wrappers the core calls.
+ *
+ * Transactions, the loader and the checks are written once against the
+ * wrappers below and never against libpq or ODBC.  Every call into a driver
+ * goes through one wrapper (db.c), so round-trip counting, statement
+ * preparation on first use and fault injection live in one place.
+ *
+ * Values are always bound parameters; SQL text comes from the dialect
+ * (src/db/dialect.h), never from data or config.
+ */
+#ifndef TPCC_DB_H
+#define TPCC_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+
+struct dialect;
+
+/* Parameter and column types. */
+enum db_type {
+    DB_NULL = 0,
+    DB_INT,  /* i */
+    DB_NUM,  /* i scaled by 10^scale: 12345 with scale 2 is 123.45 */
+    DB_TEXT, /* s, len bytes (len < 0: NUL-terminated) */
+};
+
+struct db_param {
+    int type;      /* enum db_type */
+    int scale;     /* DB_NUM: digits after the decimal point */
+    int64_t i;     /* DB_INT, DB_NUM */
+    const char *s; /* DB_TEXT; not kept after the call returns */
+    int len;       /* DB_TEXT length, -1 for strlen */
+};
+
+/* Convenience initialisers for parameter arrays. */
+#define DBP_INT(v) ((struct db_param){ .type = DB_INT, .i = (v) })
+#define DBP_NUM(v, sc) ((struct db_param){ .type = DB_NUM, .i = (v), .scale = (sc) })
+#define DBP_TEXT(p) ((struct db_param){ .type = DB_TEXT, .s = (p), .len = -1 })
+#define DBP_TEXTN(p, n) ((struct db_param){ .type = DB_TEXT, .s = (p), .len = (n) })
+#define DBP_NULL() ((struct db_param){ .type = DB_NULL })
+
+/* What the core passes to connect. */
+struct db_connect_args {
+    const char *conninfo; /* postgres: libpq conninfo; may be "" */
+    const char *dsn;      /* odbc: DSN name or connection string */
+    const char *password; /* from the environment; NULL = driver's own (PGPASSWORD, .pgpass) */
+    const char *app_name; /* application_name, e.g. "tpccbench vu 3" */
+};
+
+/* Driver capabilities (struct db_ops.flags). */
+#define DB_F_BULK 0x1 /* bulk_* load rows faster than inserts */
+
+#define DB_MAX_STMTS 64
+
+/* A connection: core state plus the driver's private part.  Owned by one thread. */
+struct db_conn {
+    const struct db_ops *ops;
+    const struct dialect *dialect; /* SQL text for prepared statements */
+    void *priv;                    /* ops->priv_size bytes, zeroed at connect */
+    uint64_t n_roundtrips;         /* requests that waited for a server reply */
+    unsigned char prepared[DB_MAX_STMTS]; /* 1: statement id prepared on this connection */
+    char server_name[64];          /* DBMS name, e.g. "PostgreSQL" */
+    char server_version[64];       /* e.g. "15.18" */
+
+    /* Fault injection for tests: the next n_fail calls of the operations in
+     * fault_ops fail with fault_code/fault_sqlstate, then calls work again. */
+    unsigned fault_ops;
+    int fault_n;
+    int fault_code;
+    char fault_sqlstate[6];
+};
+
+/* Operations a fault can be injected into (struct db_conn.fault_ops). */
+#define DB_OP_EXEC 0x1
+#define DB_OP_COMMIT 0x2
+#define DB_OP_BEGIN 0x4
+#define DB_OP_CONNECT 0x8
+
+/*
+ * The function table a backend provides.  Each function returns 0 or a
+ * negative enum err_code with e filled (SQLSTATE and server message kept);
+ * the class is E_RETRY for serialization failure and deadlock, E_CONN when the
+ * connection is gone, E_FAIL otherwise (E_USAGE for connect errors caused by
+ * bad parameters: wrong password, unknown host, missing database).
+ */
+struct db_ops {
+    const char *name; /* as in config database.driver */
+    unsigned flags;   /* DB_F_* */
+    size_t priv_size; /* bytes of private state per connection */
+
+    int (*connect)(struct db_conn *c, const struct db_connect_args *a, struct err *e);
+    void (*close)(struct db_conn *c);
+
+    /* Run SQL text without parameters (DDL, SET, several statements). */
+    int (*exec_sql)(struct db_conn *c, const char *sql, struct err *e);
+    /* Prepare statement id with nparams parameters. */
+    int (*prepare)(struct db_conn *c, int id, const char *sql, int nparams, struct err *e);
+    /* Execute a prepared statement; its rows are then read with next/col_*. */
+    int (*exec)(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e);
+    /* Execute SQL text with parameters once, unprepared (checks, admin). */
+    int (*query)(struct db_conn *c, const char *sql, const struct db_param *p, int np,
+                 struct err *e);
+
+    /* Result of the last exec/query: advance to the next row (1) or end (0). */
+    int (*next)(struct db_conn *c);
+    int (*col_isnull)(struct db_conn *c, int col);
+    int64_t (*col_int)(struct db_conn *c, int col);
+    int64_t (*col_num)(struct db_conn *c, int col, int scale);
+    const char *(*col_text)(struct db_conn *c, int col, int *len);
+    int64_t (*affected)(struct db_conn *c); /* rows changed by the last exec */
+
+    int (*begin)(struct db_conn *c, struct err *e);
+    int (*commit)(struct db_conn *c, struct err *e);
+    int (*rollback)(struct db_conn *c, struct err *e);
+
+    /* Bulk load: rows as text, one per line, columns separated by a tab,
+     * \N for NULL; values contain no tab, newline or backslash. */
+    int (*bulk_begin)(struct db_conn *c, const char *table, const char *columns,
+                      struct err *e);
+    int (*bulk_put)(struct db_conn *c, const char *buf, size_t len, struct err *e);
+    /* Finish the bulk load: commit it, or throw it away when abort is 1. */
+    int (*bulk_end)(struct db_conn *c, int abort, struct err *e);
+};
+
+/* The registered drivers, in one explicit array (db.c). */
+const struct db_ops *db_find(const char *name);
+const char *db_driver_names(void); /* "postgres, odbc, null" for messages */
+
+/* Open a connection with driver ops; *out is heap-allocated, free with db_close. */
+int db_connect(const struct db_ops *ops, const struct dialect *d,
+               const struct db_connect_args *a, struct db_conn **out, struct err *e);
+void db_close(struct db_conn *c);
+
+int db_exec_sql(struct db_conn *c, const char *sql, struct err *e);
+/* Execute dialect statement id (prepared on first use on this connection). */
+int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e);
+int db_query(struct db_conn *c, const char *sql, const struct db_param *p, int np,
+             struct err *e);
+int db_next(struct db_conn *c);
+int db_col_isnull(struct db_conn *c, int col);
+int64_t db_col_int(struct db_conn *c, int col);
+int64_t db_col_num(struct db_conn *c, int col, int scale);
+const char *db_col_text(struct db_conn *c, int col, int *len);
+int64_t db_affected(struct db_conn *c);
+int db_begin(struct db_conn *c, struct err *e);
+int db_commit(struct db_conn *c, struct err *e);
+int db_rollback(struct db_conn *c, struct err *e);
+int db_bulk_begin(struct db_conn *c, const char *table, const char *columns, struct err *e);
+int db_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e);
+int db_bulk_end(struct db_conn *c, int abort, struct err *e);
+
+/* Query returning a single integer (first column of the first row). */
+int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e);
+
+/* Arm fault injection (tests): the next n calls of ops fail with code. */
+void db_fault(struct db_conn *c, unsigned ops, int n, int code, const char *sqlstate);
+
+/* Parse a numeric text ("-12.5") into an integer scaled by 10^scale, rounding
+ * half away from zero.  Shared by drivers that receive numbers as text. */
+int64_t db_parse_scaled(const char *s, int len, int scale);
+/* Format v scaled by 10^scale into buf ("-0.05"); returns length. */
+int db_format_scaled(char *buf, size_t cap, int64_t v, int scale);
+
+extern const struct db_ops db_pg_ops;
+extern const struct db_ops db_null_ops;
+
+#endif

@@ -1,0 +1,152 @@
+/*
+ * null.c - a driver that accepts everything and returns no rows.
+ *
+ * For testing the core (config, CLI, retry logic with injected faults)
+ * without a server.  It must never be used to claim a feature works against
+ * a database.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "db/db.h"
+
+static int null_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
+{
+    (void)a;
+    (void)e;
+    snprintf(c->server_name, sizeof(c->server_name), "null");
+    snprintf(c->server_version, sizeof(c->server_version), "0");
+    return 0;
+}
+
+static void null_close(struct db_conn *c)
+{
+    (void)c;
+}
+
+static int null_exec_sql(struct db_conn *c, const char *sql, struct err *e)
+{
+    (void)c;
+    (void)sql;
+    (void)e;
+    return 0;
+}
+
+static int null_prepare(struct db_conn *c, int id, const char *sql, int np, struct err *e)
+{
+    (void)c;
+    (void)id;
+    (void)sql;
+    (void)np;
+    (void)e;
+    return 0;
+}
+
+static int null_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
+{
+    (void)c;
+    (void)id;
+    (void)p;
+    (void)np;
+    (void)e;
+    return 0;
+}
+
+static int null_query(struct db_conn *c, const char *sql, const struct db_param *p, int np,
+                      struct err *e)
+{
+    (void)sql;
+    return null_exec(c, 0, p, np, e);
+}
+
+static int null_next(struct db_conn *c)
+{
+    (void)c;
+    return 0;
+}
+
+static int null_col_isnull(struct db_conn *c, int col)
+{
+    (void)c;
+    (void)col;
+    return 1;
+}
+
+static int64_t null_col_int(struct db_conn *c, int col)
+{
+    (void)c;
+    (void)col;
+    return 0;
+}
+
+static int64_t null_col_num(struct db_conn *c, int col, int scale)
+{
+    (void)scale;
+    return null_col_int(c, col);
+}
+
+static const char *null_col_text(struct db_conn *c, int col, int *len)
+{
+    (void)c;
+    (void)col;
+    if (len)
+        *len = 0;
+    return "";
+}
+
+static int64_t null_affected(struct db_conn *c)
+{
+    (void)c;
+    return 0;
+}
+
+static int null_tx(struct db_conn *c, struct err *e)
+{
+    (void)c;
+    (void)e;
+    return 0;
+}
+
+static int null_bulk_begin(struct db_conn *c, const char *t, const char *cols, struct err *e)
+{
+    (void)t;
+    (void)cols;
+    return null_tx(c, e);
+}
+
+static int null_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e)
+{
+    (void)buf;
+    (void)len;
+    return null_tx(c, e);
+}
+
+static int null_bulk_end(struct db_conn *c, int abort, struct err *e)
+{
+    (void)abort;
+    return null_tx(c, e);
+}
+
+const struct db_ops db_null_ops = {
+    .name = "null",
+    .flags = DB_F_BULK,
+    .priv_size = 0,
+    .connect = null_connect,
+    .close = null_close,
+    .exec_sql = null_exec_sql,
+    .prepare = null_prepare,
+    .exec = null_exec,
+    .query = null_query,
+    .next = null_next,
+    .col_isnull = null_col_isnull,
+    .col_int = null_col_int,
+    .col_num = null_col_num,
+    .col_text = null_col_text,
+    .affected = null_affected,
+    .begin = null_tx,
+    .commit = null_tx,
+    .rollback = null_tx,
+    .bulk_begin = null_bulk_begin,
+    .bulk_put = null_bulk_put,
+    .bulk_end = null_bulk_end,
+};

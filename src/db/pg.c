@@ -1,0 +1,390 @@
+/*
+ * pg.c - the PostgreSQL driver, on libpq.
+ *
+ * Parameters are sent as text with PQexecPrepared/PQexecParams (never spliced
+ * into SQL); the last result stays in the connection until the next call, so
+ * the core reads rows with next/col_*.  Errors are classed by SQLSTATE:
+ * 40001/40P01 retryable, class 08 and admin shutdown (57P0x) connection lost.
+ */
+#include <libpq-fe.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+
+#define PG_MAX_PARAMS 64
+#define PG_SCRATCH 8192
+
+struct pg_conn {
+    PGconn *conn;
+    PGresult *res;                  /* result of the last exec/query, or NULL */
+    int row;                        /* current row for next(), -1 before the first */
+    int nrows;
+    char stmt_name[DB_MAX_STMTS][8]; /* "s12" */
+    char scratch[PG_SCRATCH];        /* text form of numeric parameters */
+};
+
+static struct pg_conn *P(struct db_conn *c)
+{
+    return c->priv;
+}
+
+static void clear_result(struct pg_conn *p)
+{
+    if (p->res) {
+        PQclear(p->res);
+        p->res = NULL;
+    }
+    p->row = -1;
+    p->nrows = 0;
+}
+
+/* Copy the primary message without its trailing newline. */
+static void set_pg_message(struct err *e, const char *msg)
+{
+    size_t n;
+
+    snprintf(e->msg, sizeof(e->msg), "%s", msg ? msg : "unknown error");
+    n = strlen(e->msg);
+    while (n && (e->msg[n - 1] == '\n' || e->msg[n - 1] == ' '))
+        e->msg[--n] = '\0';
+}
+
+static int classify(const char *sqlstate, int conn_bad)
+{
+    if (conn_bad)
+        return E_CONN;
+    if (!sqlstate || !*sqlstate)
+        return E_FAIL;
+    if (strcmp(sqlstate, "40001") == 0 || strcmp(sqlstate, "40P01") == 0)
+        return E_RETRY;
+    if (strncmp(sqlstate, "08", 2) == 0 || strncmp(sqlstate, "57P0", 4) == 0)
+        return E_CONN;
+    return E_FAIL;
+}
+
+/* Fill e from a failed result (res may be NULL when libpq returned none). */
+static int fail(struct db_conn *c, const PGresult *res, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    const char *prim = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+    int bad = PQstatus(p->conn) == CONNECTION_BAD;
+
+    e->code = classify(state, bad);
+    snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", state ? state : (bad ? "08006" : ""));
+    set_pg_message(e, prim ? prim : PQerrorMessage(p->conn));
+    return e->code;
+}
+
+/* Keep res when it is a success, else fail. */
+static int take(struct db_conn *c, PGresult *res, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
+
+    clear_result(p);
+    if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
+        int rc = fail(c, res, e);
+        PQclear(res);
+        return rc;
+    }
+    p->res = res;
+    p->nrows = PQntuples(res);
+    return 0;
+}
+
+static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    const char *keys[5], *vals[5];
+    const char *ver;
+    int n = 0;
+
+    keys[n] = "dbname";
+    vals[n++] = a->conninfo ? a->conninfo : "";
+    if (a->password && *a->password) {
+        keys[n] = "password";
+        vals[n++] = a->password;
+    }
+    keys[n] = "fallback_application_name";
+    vals[n++] = a->app_name ? a->app_name : "tpccbench";
+    keys[n] = "connect_timeout";
+    vals[n++] = "10";
+    keys[n] = NULL;
+    vals[n] = NULL;
+    p->row = -1;
+    p->conn = PQconnectdbParams(keys, vals, 1);
+    if (!p->conn)
+        return err_set(e, E_FAIL, "out of memory connecting to PostgreSQL");
+    if (PQstatus(p->conn) != CONNECTION_OK) {
+        const char *msg = PQerrorMessage(p->conn);
+        const char *host = PQhost(p->conn), *user = PQuser(p->conn), *port = PQport(p->conn);
+        /* Authentication and unknown database are the user's to fix. */
+        int usage = strstr(msg, "password") || strstr(msg, "authentication") ||
+                    strstr(msg, "does not exist") || strstr(msg, "invalid connection option") ||
+                    strstr(msg, "missing \"=\"") || strstr(msg, "invalid URI");
+        char detail[sizeof(e->msg)];
+        size_t l;
+        snprintf(detail, sizeof(detail), "%s", msg);
+        l = strlen(detail);
+        while (l && (detail[l - 1] == '\n' || detail[l - 1] == ' '))
+            detail[--l] = '\0';
+        err_set(e, usage ? E_USAGE : E_CONN,
+                "cannot connect to PostgreSQL (host=%s port=%s user=%s): %s",
+                host && *host ? host : "(default)", port && *port ? port : "(default)",
+                user && *user ? user : "(default)", detail);
+        snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", usage ? "28000" : "08001");
+        return e->code;
+    }
+    snprintf(c->server_name, sizeof(c->server_name), "PostgreSQL");
+    ver = PQparameterStatus(p->conn, "server_version");
+    snprintf(c->server_version, sizeof(c->server_version), "%s", ver ? ver : "unknown");
+    for (int i = 0; i < DB_MAX_STMTS; i++)
+        snprintf(p->stmt_name[i], sizeof(p->stmt_name[i]), "s%d", i);
+    return 0;
+}
+
+static void pg_close(struct db_conn *c)
+{
+    struct pg_conn *p = P(c);
+
+    if (!p)
+        return;
+    clear_result(p);
+    if (p->conn)
+        PQfinish(p->conn);
+    p->conn = NULL;
+}
+
+static int pg_exec_sql(struct db_conn *c, const char *sql, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    PGresult *res;
+
+    clear_result(p);
+    res = PQexec(p->conn, sql);
+    /* A script returns the last statement's result; errors stop it. */
+    return take(c, res, e);
+}
+
+static int pg_prepare(struct db_conn *c, int id, const char *sql, int np, struct err *e)
+{
+    struct pg_conn *p = P(c);
+
+    (void)np;
+    clear_result(p);
+    return take(c, PQprepare(p->conn, p->stmt_name[id], sql, 0, NULL), e);
+}
+
+/* Turn parameters into libpq's text values; numbers go into scratch. */
+static int to_text(struct pg_conn *p, const struct db_param *prm, int np, const char **vals,
+                   int *lens, struct err *e)
+{
+    size_t used = 0;
+
+    if (np > PG_MAX_PARAMS)
+        return err_set(e, E_FAIL, "too many parameters (%d)", np);
+    for (int i = 0; i < np; i++) {
+        const struct db_param *q = &prm[i];
+        char *dst = p->scratch + used;
+        size_t room = sizeof(p->scratch) - used;
+        int n;
+
+        switch (q->type) {
+        case DB_NULL:
+            vals[i] = NULL;
+            lens[i] = 0;
+            continue;
+        case DB_TEXT:
+            vals[i] = q->s;
+            lens[i] = q->len < 0 ? (int)strlen(q->s) : q->len;
+            continue;
+        case DB_INT:
+            n = db_format_scaled(dst, room, q->i, 0);
+            break;
+        default:
+            n = db_format_scaled(dst, room, q->i, q->scale);
+            break;
+        }
+        if (n < 0 || (size_t)n + 1 > room)
+            return err_set(e, E_FAIL, "parameters too long");
+        vals[i] = dst;
+        lens[i] = n;
+        used += (size_t)n + 1;
+    }
+    return 0;
+}
+
+static int pg_exec(struct db_conn *c, int id, const struct db_param *prm, int np, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    const char *vals[PG_MAX_PARAMS];
+    int lens[PG_MAX_PARAMS];
+    int rc;
+
+    if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
+        return rc;
+    clear_result(p);
+    return take(c, PQexecPrepared(p->conn, p->stmt_name[id], np, vals, lens, NULL, 0), e);
+}
+
+static int pg_query(struct db_conn *c, const char *sql, const struct db_param *prm, int np,
+                    struct err *e)
+{
+    struct pg_conn *p = P(c);
+    const char *vals[PG_MAX_PARAMS];
+    int lens[PG_MAX_PARAMS];
+    int rc;
+
+    if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
+        return rc;
+    clear_result(p);
+    return take(c, PQexecParams(p->conn, sql, np, NULL, vals, lens, NULL, 0), e);
+}
+
+static int pg_next(struct db_conn *c)
+{
+    struct pg_conn *p = P(c);
+
+    if (!p->res || p->row + 1 >= p->nrows)
+        return 0;
+    p->row++;
+    return 1;
+}
+
+static int pg_col_isnull(struct db_conn *c, int col)
+{
+    struct pg_conn *p = P(c);
+
+    return PQgetisnull(p->res, p->row, col);
+}
+
+static int64_t pg_col_int(struct db_conn *c, int col)
+{
+    struct pg_conn *p = P(c);
+
+    return strtoll(PQgetvalue(p->res, p->row, col), NULL, 10);
+}
+
+static int64_t pg_col_num(struct db_conn *c, int col, int scale)
+{
+    struct pg_conn *p = P(c);
+
+    return db_parse_scaled(PQgetvalue(p->res, p->row, col), PQgetlength(p->res, p->row, col),
+                           scale);
+}
+
+static const char *pg_col_text(struct db_conn *c, int col, int *len)
+{
+    struct pg_conn *p = P(c);
+
+    if (len)
+        *len = PQgetlength(p->res, p->row, col);
+    return PQgetvalue(p->res, p->row, col);
+}
+
+static int64_t pg_affected(struct db_conn *c)
+{
+    struct pg_conn *p = P(c);
+
+    return p->res ? strtoll(PQcmdTuples(p->res), NULL, 10) : 0;
+}
+
+static int pg_simple(struct db_conn *c, const char *cmd, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    int rc;
+
+    clear_result(p);
+    rc = take(c, PQexec(p->conn, cmd), e);
+    /* COMMIT of an aborted transaction "succeeds" with status ROLLBACK. */
+    if (rc == 0 && cmd[0] == 'C' && strcmp(PQcmdStatus(p->res), "ROLLBACK") == 0)
+        return err_set(e, E_FAIL, "commit turned into rollback (the transaction had failed)");
+    return rc;
+}
+
+static int pg_begin(struct db_conn *c, struct err *e)
+{
+    return pg_simple(c, "BEGIN", e);
+}
+
+static int pg_commit(struct db_conn *c, struct err *e)
+{
+    return pg_simple(c, "COMMIT", e);
+}
+
+static int pg_rollback(struct db_conn *c, struct err *e)
+{
+    return pg_simple(c, "ROLLBACK", e);
+}
+
+static int pg_bulk_begin(struct db_conn *c, const char *table, const char *columns,
+                         struct err *e)
+{
+    struct pg_conn *p = P(c);
+    char sql[1024];
+    PGresult *res;
+
+    /* table and columns come from our own schema tables, never from input. */
+    snprintf(sql, sizeof(sql), "COPY %s (%s) FROM STDIN", table, columns);
+    clear_result(p);
+    res = PQexec(p->conn, sql);
+    if (PQresultStatus(res) != PGRES_COPY_IN) {
+        int rc = fail(c, res, e);
+        PQclear(res);
+        return rc ? rc : err_set(e, E_FAIL, "COPY did not start");
+    }
+    PQclear(res);
+    return 0;
+}
+
+static int pg_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e)
+{
+    struct pg_conn *p = P(c);
+
+    if (PQputCopyData(p->conn, buf, (int)len) != 1)
+        return fail(c, NULL, e);
+    return 0;
+}
+
+static int pg_bulk_end(struct db_conn *c, int abort, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    PGresult *res;
+    int rc = 0;
+
+    if (PQputCopyEnd(p->conn, abort ? "load aborted by tpccbench" : NULL) != 1)
+        return fail(c, NULL, e);
+    while ((res = PQgetResult(p->conn)) != NULL) {
+        if (PQresultStatus(res) != PGRES_COMMAND_OK && rc == 0 && !abort)
+            rc = fail(c, res, e);
+        PQclear(res);
+    }
+    return rc;
+}
+
+const struct db_ops db_pg_ops = {
+    .name = "postgres",
+    .flags = DB_F_BULK,
+    .priv_size = sizeof(struct pg_conn),
+    .connect = pg_connect,
+    .close = pg_close,
+    .exec_sql = pg_exec_sql,
+    .prepare = pg_prepare,
+    .exec = pg_exec,
+    .query = pg_query,
+    .next = pg_next,
+    .col_isnull = pg_col_isnull,
+    .col_int = pg_col_int,
+    .col_num = pg_col_num,
+    .col_text = pg_col_text,
+    .affected = pg_affected,
+    .begin = pg_begin,
+    .commit = pg_commit,
+    .rollback = pg_rollback,
+    .bulk_begin = pg_bulk_begin,
+    .bulk_put = pg_bulk_put,
+    .bulk_end = pg_bulk_end,
+};

@@ -1,0 +1,57 @@
+/*
+ * main.c - subcommand dispatch, nothing else.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+
+struct subcommand {
+    const char *name;
+    int (*fn)(int argc, char **argv); /* argv[0] is the subcommand name */
+    const char *summary;
+};
+
+static const struct subcommand subcommands[] = {
+    { "load", cmd_load, "create the schema, generate and load the data, index, analyze" },
+    { "check", cmd_check, "check the TPC-C consistency conditions" },
+    { "run", cmd_not_yet, "timed mixed workload (not yet)" },
+    { "bench", cmd_not_yet, "load + run + check: one tuning step (not yet)" },
+    { "compare", cmd_not_yet, "step table, % gains, settings diff (not yet)" },
+    { "report", cmd_not_yet, "self-contained HTML report (not yet)" },
+    { "iobench", cmd_not_yet, "disk I/O bench (not yet)" },
+    { "netbench", cmd_not_yet, "network bench (not yet)" },
+    { "proxy", cmd_not_yet, "TCP proxy adding delay (not yet)" },
+    { NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: tpccbench COMMAND [options]   (tpccbench COMMAND --help for more)\n\n"
+                 "A TPC-C derived load generator (results are not audited TPC-C results).\n\n"
+                 "commands:\n");
+    for (const struct subcommand *s = subcommands; s->name; s++)
+        fprintf(out, "  %-10s %s\n", s->name, s->summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("tpccbench %s\n", TPCC_VERSION);
+        return 0;
+    }
+    for (const struct subcommand *s = subcommands; s->name; s++)
+        if (strcmp(s->name, argv[1]) == 0)
+            return s->fn(argc - 1, argv + 1);
+    fprintf(stderr, "tpccbench: unknown command '%s' (see 'tpccbench --help')\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,415 @@
+/*
+ * loader.c - the parallel loader.
+ *
+ * Phases: schema (one connection), copy (o->jobs connections pull work units
+ * (table, warehouse) from a shared counter, biggest first, each one bulk load
+ * committed on its own), index (the same connections pull statements of
+ * indexes.sql), analyze.  Threads share only the counters below, updated with
+ * atomics once per buffer, never per row.
+ */
+#include "tpcc/loader.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/clock.h"
+#include "core/progress.h"
+#include "core/signals.h"
+#include "db/dialect.h"
+#include "db/schema_sql.h"
+#include "tpcc/admin.h"
+
+#define LOAD_BUF_BYTES (256 * 1024)
+#define MAX_STMTS 64
+
+struct unit {
+    int table;
+    int w;
+};
+
+/* State shared by the job threads of one phase. */
+struct load_shared {
+    const struct load_opts *o;
+    struct gen_ctx gen;
+    struct db_conn **conns;
+    struct unit *units;
+    int nunits;
+    const char *stmts[MAX_STMTS]; /* index or analyze statements */
+    int nstmts;
+    int next;             /* next unit/statement to take (atomic) */
+    int64_t rows_done;    /* atomic, for progress */
+    int ndone;            /* jobs finished with the phase (atomic) */
+    int abort;            /* atomic: stop taking work */
+    pthread_mutex_t lock; /* guards err and the per-table sums below */
+    struct err err;       /* the first failure */
+    double table_s[T_NTABLES];
+    int64_t rows[T_NTABLES];
+    int64_t bytes;
+};
+
+struct job {
+    struct load_shared *sh;
+    int id;
+    pthread_t thread;
+};
+
+static void fail_shared(struct load_shared *sh, const struct err *e)
+{
+    pthread_mutex_lock(&sh->lock);
+    if (sh->err.code == E_OK)
+        sh->err = *e;
+    pthread_mutex_unlock(&sh->lock);
+    __atomic_store_n(&sh->abort, 1, __ATOMIC_RELAXED);
+}
+
+struct put_arg {
+    struct load_shared *sh;
+    struct db_conn *c;
+    struct err *e;
+    int64_t rows_reported;
+    struct gen_sink *sink;
+};
+
+static int put_rows(void *arg, const char *buf, size_t len)
+{
+    struct put_arg *a = arg;
+    int rc;
+
+    if (sig_stop_requested())
+        return err_set(a->e, E_INTR, "interrupted");
+    if (__atomic_load_n(&a->sh->abort, __ATOMIC_RELAXED))
+        return err_set(a->e, E_FAIL, "stopped after another job failed");
+    if ((rc = db_bulk_put(a->c, buf, len, a->e)) < 0)
+        return rc;
+    __atomic_add_fetch(&a->sh->rows_done, a->sink->rows - a->rows_reported, __ATOMIC_RELAXED);
+    a->rows_reported = a->sink->rows;
+    return 0;
+}
+
+static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const struct unit *u,
+                     struct err *e)
+{
+    struct gen_sink sink = { .buf = buf, .cap = LOAD_BUF_BYTES };
+    struct put_arg pa = { .sh = sh, .c = c, .e = e, .sink = &sink };
+    uint64_t t0 = clock_us();
+    int rc;
+
+    sink.put = put_rows;
+    sink.arg = &pa;
+    if ((rc = db_bulk_begin(c, tpcc_table_name(u->table), tpcc_table_columns(u->table), e)) < 0)
+        return err_prefix(e, "loading %s", tpcc_table_name(u->table));
+    rc = gen_table(&sh->gen, u->table, u->w, &sink);
+    if (rc < 0) {
+        struct err ignore;
+        db_bulk_end(c, 1, &ignore);
+        if (rc != E_INTR)
+            err_prefix(e, "loading %s (warehouse %d)", tpcc_table_name(u->table), u->w);
+        return rc;
+    }
+    if ((rc = db_bulk_end(c, 0, e)) < 0)
+        return err_prefix(e, "loading %s (warehouse %d)", tpcc_table_name(u->table), u->w);
+    pthread_mutex_lock(&sh->lock);
+    sh->table_s[u->table] += (double)(clock_us() - t0) / 1e6;
+    sh->rows[u->table] += sink.rows;
+    sh->bytes += sink.bytes;
+    pthread_mutex_unlock(&sh->lock);
+    return 0;
+}
+
+static void *copy_job(void *arg)
+{
+    struct job *j = arg;
+    struct load_shared *sh = j->sh;
+    char *buf = malloc(LOAD_BUF_BYTES);
+    struct err e;
+    int i;
+
+    err_clear(&e);
+    if (!buf)
+        err_set(&e, E_FAIL, "out of memory");
+    while (buf && !__atomic_load_n(&sh->abort, __ATOMIC_RELAXED) &&
+           (i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->nunits) {
+        if (load_unit(sh, sh->conns[j->id], buf, &sh->units[i], &e) < 0)
+            break;
+    }
+    if (e.code != E_OK)
+        fail_shared(sh, &e);
+    free(buf);
+    __atomic_add_fetch(&sh->ndone, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void *stmt_job(void *arg)
+{
+    struct job *j = arg;
+    struct load_shared *sh = j->sh;
+    struct err e;
+    int i;
+
+    err_clear(&e);
+    while (!__atomic_load_n(&sh->abort, __ATOMIC_RELAXED) && !sig_stop_requested() &&
+           (i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->nstmts) {
+        if (db_exec_sql(sh->conns[j->id], sh->stmts[i], &e) < 0) {
+            err_prefix(&e, "%.60s", sh->stmts[i]);
+            fail_shared(sh, &e);
+            break;
+        }
+        __atomic_add_fetch(&sh->rows_done, 1, __ATOMIC_RELAXED);
+    }
+    __atomic_add_fetch(&sh->ndone, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* Run fn on every job connection; show progress until all are done. */
+static int run_phase(struct load_shared *sh, void *(*fn)(void *), const char *name,
+                     int64_t total, const char *unit, struct err *e)
+{
+    const struct load_opts *o = sh->o;
+    struct job *jobs = calloc((size_t)o->jobs, sizeof(*jobs));
+    struct progress pr;
+    int started = 0;
+
+    if (!jobs)
+        return err_set(e, E_FAIL, "out of memory");
+    sh->next = 0;
+    sh->ndone = 0;
+    sh->rows_done = 0;
+    if (o->progress) {
+        progress_init(&pr, o->progress);
+        progress_phase(&pr, name, total, unit);
+    }
+    for (int i = 0; i < o->jobs; i++) {
+        jobs[i].sh = sh;
+        jobs[i].id = i;
+        if (pthread_create(&jobs[i].thread, NULL, fn, &jobs[i]) != 0) {
+            struct err pe;
+            err_set(&pe, E_FAIL, "cannot start loader thread");
+            fail_shared(sh, &pe);
+            break;
+        }
+        started++;
+    }
+    while (__atomic_load_n(&sh->ndone, __ATOMIC_ACQUIRE) < started) {
+        clock_sleep_us(100000);
+        if (o->progress)
+            progress_update(&pr, __atomic_load_n(&sh->rows_done, __ATOMIC_RELAXED));
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(jobs[i].thread, NULL);
+    free(jobs);
+    if (sh->err.code == E_OK && sig_stop_requested())
+        err_set(&sh->err, E_INTR, "interrupted during %s", name);
+    if (sh->err.code != E_OK) {
+        if (o->progress && pr.tty)
+            fputc('\n', o->progress);
+        *e = sh->err;
+        return e->code;
+    }
+    if (o->progress)
+        progress_done(&pr, sh->rows_done);
+    return 0;
+}
+
+struct split_arg {
+    struct load_shared *sh;
+    char *owned[MAX_STMTS];
+};
+
+static int collect_stmt(const char *stmt, void *arg)
+{
+    struct split_arg *a = arg;
+
+    if (a->sh->nstmts >= MAX_STMTS)
+        return -1;
+    a->owned[a->sh->nstmts] = strdup(stmt);
+    if (!a->owned[a->sh->nstmts])
+        return -1;
+    a->sh->stmts[a->sh->nstmts] = a->owned[a->sh->nstmts];
+    a->sh->nstmts++;
+    return 0;
+}
+
+struct exec_arg {
+    struct db_conn *c;
+    struct err *e;
+};
+
+static int exec_one(const char *stmt, void *arg)
+{
+    struct exec_arg *a = arg;
+
+    return db_exec_sql(a->c, stmt, a->e) < 0 ? -1 : 0;
+}
+
+/* Drop (when asked) and create the tables on connection c. */
+static int create_schema(const struct load_opts *o, struct db_conn *c, struct err *e)
+{
+    struct exec_arg ea = { .c = c, .e = e };
+    struct dialect ad;
+    const char *tables = schema_sql(o->dialect, "tables");
+    const char *drop = schema_sql(o->dialect, "drop");
+    int64_t n = 0;
+    int rc;
+
+    if (!tables || !drop)
+        return err_set(e, E_USAGE, "dialect '%s' has no tables.sql/drop.sql", o->dialect);
+    if ((rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
+        return rc;
+    rc = db_query_int(c, ad.sql[A_SCHEMA_TABLES], &n, e);
+    dialect_release(&ad);
+    if (rc < 0)
+        return rc;
+    if (n > 0 && !o->drop)
+        return err_set(e, E_USAGE,
+                       "the database already holds a TPC-C schema (%lld of 9 tables): "
+                       "run 'tpccbench load --drop' to replace it",
+                       (long long)n);
+    /* One statement at a time: not every driver runs scripts. */
+    if (o->drop && sql_split(drop, exec_one, &ea) != 0)
+        return err_prefix(e, "dropping the old schema");
+    if ((rc = db_begin(c, e)) < 0)
+        return rc;
+    if (sql_split(tables, exec_one, &ea) != 0) {
+        struct err ignore;
+        db_rollback(c, &ignore);
+        return err_prefix(e, "creating the tables");
+    }
+    return db_commit(c, e);
+}
+
+static void make_units(struct load_shared *sh, int w_count)
+{
+    /* Biggest first, so the last units to finish are small ones. */
+    static const int per_wh[] = { T_STOCK, T_ORDER_LINE, T_CUSTOMER, T_HISTORY,
+                                  T_ORDERS, T_NEW_ORDER, T_DISTRICT, T_WAREHOUSE };
+    int n = 0;
+
+    sh->units[n++] = (struct unit){ T_ITEM, 0 };
+    for (int w = 1; w <= w_count; w++)
+        for (size_t k = 0; k < sizeof(per_wh) / sizeof(per_wh[0]); k++)
+            sh->units[n++] = (struct unit){ per_wh[k], w };
+    sh->nunits = n;
+}
+
+static double since_s(uint64_t t0)
+{
+    return (double)(clock_us() - t0) / 1e6;
+}
+
+int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
+{
+    struct load_shared sh;
+    struct split_arg sa;
+    struct dialect ad;
+    uint64_t t_all = clock_us(), t0;
+    int64_t expect_rows = 0;
+    int rc = 0, nconn = 0;
+    struct rng r;
+
+    memset(st, 0, sizeof(*st));
+    memset(&sh, 0, sizeof(sh));
+    memset(&sa, 0, sizeof(sa));
+    memset(&ad, 0, sizeof(ad));
+    sa.sh = &sh;
+    sh.o = o;
+    pthread_mutex_init(&sh.lock, NULL);
+    err_clear(&sh.err);
+    sh.gen.seed = o->seed;
+    rng_init_stream(&r, o->seed, 0xC0FFEE, 0, 0);
+    nurand_c_load(&r, &sh.gen.c_load);
+    st->c_load = sh.gen.c_load;
+    clock_format(sh.gen.now, sizeof(sh.gen.now), "%Y-%m-%d %H:%M:%S", (int64_t)time(NULL));
+
+    sh.conns = calloc((size_t)o->jobs, sizeof(*sh.conns));
+    sh.units = calloc((size_t)(1 + 8 * o->warehouses), sizeof(*sh.units));
+    if (!sh.conns || !sh.units) {
+        rc = err_set(e, E_FAIL, "out of memory");
+        goto out;
+    }
+    snprintf(st->phase, sizeof(st->phase), "connect");
+    for (; nconn < o->jobs; nconn++) {
+        if ((rc = db_connect(o->ops, NULL, o->args, &sh.conns[nconn], e)) < 0)
+            goto out;
+    }
+
+    snprintf(st->phase, sizeof(st->phase), "schema");
+    t0 = clock_us();
+    if ((rc = create_schema(o, sh.conns[0], e)) < 0)
+        goto out;
+    st->schema_s = since_s(t0);
+    if (o->progress)
+        fprintf(o->progress, "schema   created %s tables in %.2f s\n", o->dialect, st->schema_s);
+
+    snprintf(st->phase, sizeof(st->phase), "copy");
+    make_units(&sh, o->warehouses);
+    for (int t = 0; t < T_NTABLES; t++)
+        expect_rows += tpcc_table_rows(t, o->warehouses);
+    t0 = clock_us();
+    rc = run_phase(&sh, copy_job, "copy", expect_rows, "rows", e);
+    st->copy_s = since_s(t0);
+    memcpy(st->table_s, sh.table_s, sizeof(st->table_s));
+    memcpy(st->rows, sh.rows, sizeof(st->rows));
+    st->bytes = sh.bytes;
+    if (rc < 0)
+        goto out;
+
+    snprintf(st->phase, sizeof(st->phase), "index");
+    for (int i = 0; i < nconn; i++)
+        if ((rc = db_exec_sql(sh.conns[i], "SET maintenance_work_mem = '512MB'", e)) < 0)
+            goto out;
+    if (sql_split(schema_sql(o->dialect, "indexes"), collect_stmt, &sa) != 0) {
+        rc = err_set(e, E_FAIL, "reading indexes.sql of dialect '%s' failed", o->dialect);
+        goto out;
+    }
+    t0 = clock_us();
+    rc = run_phase(&sh, stmt_job, "index", sh.nstmts, "indexes", e);
+    st->index_s = since_s(t0);
+    if (rc < 0)
+        goto out;
+
+    snprintf(st->phase, sizeof(st->phase), "analyze");
+    for (int i = 0; i < sh.nstmts; i++)
+        free(sa.owned[i]);
+    memset(&sa.owned, 0, sizeof(sa.owned));
+    sh.nstmts = 0;
+    {
+        /* Biggest tables first. */
+        static const int order[] = { T_ORDER_LINE, T_STOCK, T_CUSTOMER, T_ORDERS, T_HISTORY,
+                                     T_ITEM, T_NEW_ORDER, T_DISTRICT, T_WAREHOUSE };
+        char sql[64];
+        for (int k = 0; k < T_NTABLES; k++) {
+            snprintf(sql, sizeof(sql), "ANALYZE %s", tpcc_table_name(order[k]));
+            collect_stmt(sql, &sa);
+        }
+    }
+    t0 = clock_us();
+    rc = run_phase(&sh, stmt_job, "analyze", sh.nstmts, "tables", e);
+    st->analyze_s = since_s(t0);
+    if (rc < 0)
+        goto out;
+
+    if ((rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
+        goto out;
+    {
+        struct db_param p[5] = { DBP_INT(o->warehouses), DBP_INT((int64_t)o->seed),
+                                 DBP_INT(st->c_load.c_last), DBP_INT(st->c_load.c_id),
+                                 DBP_INT(st->c_load.ol_i_id) };
+        rc = db_query(sh.conns[0], ad.sql[A_META_INSERT], p, 5, e);
+    }
+    if (rc < 0)
+        goto out;
+    snprintf(st->phase, sizeof(st->phase), "done");
+out:
+    st->total_s = since_s(t_all);
+    for (int i = 0; i < sh.nstmts; i++)
+        free(sa.owned[i]);
+    for (int i = 0; i < nconn; i++)
+        db_close(sh.conns[i]);
+    dialect_release(&ad);
+    free(sh.conns);
+    free(sh.units);
+    pthread_mutex_destroy(&sh.lock);
+    return rc;
+}

@@ -1,0 +1,46 @@
+/*
+ * loader.h - create the TPC-C schema and fill it: parallel bulk load, then
+ * keys and indexes, then ANALYZE.
+ *
+ * Works through the driver interface only.  Prints progress to o->progress
+ * (NULL = silent); never exits.  A stop request (Ctrl-C) aborts the bulk
+ * loads in flight and returns E_INTR with the figures so far.
+ */
+#ifndef TPCC_LOADER_H
+#define TPCC_LOADER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/err.h"
+#include "db/db.h"
+#include "tpcc/gen.h"
+#include "tpcc/random.h"
+
+struct load_opts {
+    const struct db_ops *ops;
+    const struct db_connect_args *args;
+    const char *dialect;  /* folder under schema/: "postgresql" */
+    int warehouses;
+    int jobs;
+    int drop;             /* drop an existing schema first */
+    uint64_t seed;
+    FILE *progress;       /* NULL: no output */
+};
+
+struct load_stats {
+    double total_s;                /* wall time of the whole load */
+    double schema_s;               /* drop + create tables */
+    double copy_s;                 /* wall time of the bulk load phase */
+    double index_s;                /* keys and indexes */
+    double analyze_s;
+    double table_s[T_NTABLES];     /* busy seconds per table, summed over jobs */
+    int64_t rows[T_NTABLES];       /* rows loaded per table */
+    int64_t bytes;                 /* bytes of row text sent */
+    struct nurand_c c_load;        /* NURand constants used */
+    char phase[16];                /* phase reached ("copy", ...; "done" at the end) */
+};
+
+int load_run(const struct load_opts *o, struct load_stats *st, struct err *e);
+
+#endif

@@ -1,0 +1,64 @@
+/*
+ * random.h - the random numbers and strings of TPC-C clause 2 and 4.3.
+ *
+ * One struct rng per thread (no shared state, no locks): xoshiro256**,
+ * seeded through splitmix64 so any 64-bit seed gives a good stream.  The
+ * loader derives one stream per (table, warehouse, district) from the load
+ * seed, so the same seed gives the same rows however the work is split.
+ */
+#ifndef TPCC_RANDOM_H
+#define TPCC_RANDOM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct rng {
+    uint64_t s[4]; /* xoshiro256** state, never all zero */
+};
+
+/* The NURand constant C per field (TPC-C 2.1.6), shared by all terminals. */
+struct nurand_c {
+    int c_last;  /* A = 255 */
+    int c_id;    /* A = 1023 */
+    int ol_i_id; /* A = 8191 */
+};
+
+void rng_init(struct rng *r, uint64_t seed);
+/* Seed from a base seed and up to three stream identifiers. */
+void rng_init_stream(struct rng *r, uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
+uint64_t rng_next(struct rng *r);
+/* Uniform integer in [lo, hi], both inclusive, unbiased. */
+int64_t rng_range(struct rng *r, int64_t lo, int64_t hi);
+/* Uniform double in [0, 1). */
+double rng_unit(struct rng *r);
+
+/* NURand(A, x, y) with constant c (TPC-C 2.1.6). */
+int64_t nurand(struct rng *r, int a, int64_t x, int64_t y, int c);
+
+/* Draw the load-time constants. */
+void nurand_c_load(struct rng *r, struct nurand_c *c);
+/* Draw run-time constants from the load-time ones: c_last differs by
+ * 65..119 and not by 96 or 112 (2.1.6.1); the others are drawn freely. */
+void nurand_c_run(struct rng *r, const struct nurand_c *load, struct nurand_c *run);
+/* 1 when run.c_last is a valid run-time constant for load.c_last. */
+int nurand_c_last_ok(int c_load, int c_run);
+
+/* Random a-string (alphanumeric) of uniform length in [lo, hi] into buf
+ * (not NUL-terminated); returns the length.  buf holds at least hi bytes. */
+int rand_astring(struct rng *r, char *buf, int lo, int hi);
+/* Random n-string (digits). */
+int rand_nstring(struct rng *r, char *buf, int lo, int hi);
+/* An a-string of [lo, hi] that contains "ORIGINAL" at a random position
+ * with probability 10 % (4.3.3.1, i_data and s_data). */
+int rand_data_original(struct rng *r, char *buf, int lo, int hi);
+/* Zip code: 4 random digits + "11111" (9 bytes). */
+void rand_zip(struct rng *r, char *buf);
+
+/* Customer last name from a number 0..999: three syllables; returns length.
+ * buf holds at least 16 bytes; NUL-terminated. */
+int tpcc_lastname(int num, char *buf);
+
+/* Fill perm[0..n-1] with a random permutation of 1..n. */
+void rand_permutation(struct rng *r, int *perm, int n);
+
+#endif

@@ -1,0 +1,145 @@
+# pg.sh - a throwaway PostgreSQL for integration tests.  POSIX sh; source it:
+#
+#     . "$root/tests/lib/pg.sh"
+#     trap pg_stop EXIT
+#     pg_start || exit 1
+#     pg_psql 'select 1'
+#
+# pg_start creates a cluster in a mktemp -d directory, starts it on a free TCP
+# port on 127.0.0.1 and on a Unix socket in that directory, and makes role
+# tpcc (LOGIN SUPERUSER, password $TPCC_TEST_PASSWORD) and database tpcc.
+# Unix socket: trust (superuser postgres, for setup), but the socket is 0700,
+# so only the server's user and root reach it; TCP: scram-sha-256.
+# As root the server runs as the postgres user (runuser), as PostgreSQL
+# refuses root.  It exports:
+#
+#     PG_TEST_DIR       the temporary directory (cluster in $PG_TEST_DIR/data)
+#     PGHOST_TEST_DIR   the Unix socket directory
+#     PG_TEST_PORT      the TCP port
+#     PG_TEST_BINDIR    where initdb, pg_ctl and psql are
+#     PG_TEST_CONNINFO  "host=127.0.0.1 port=PORT dbname=tpcc user=tpcc" (needs the password)
+#     TPCC_TEST_PASSWORD
+#
+# The password never appears on a command line: it reaches psql as SQL on
+# stdin (printf is a shell builtin) and pg_psql passes it as PGPASSWORD.
+# pg_stop stops the server (-m immediate) and removes the directory; it is
+# safe to call twice, so callers can use `trap pg_stop EXIT`.
+
+TPCC_TEST_PASSWORD=${TPCC_TEST_PASSWORD:-tpcc-secret-pw-123}
+export TPCC_TEST_PASSWORD
+# What this shell started (not inherited), so pg_stop never stops someone else's server.
+pg__dir=
+
+# Print the server bindir: pg_config --bindir when it holds initdb, else the
+# highest /usr/lib/postgresql/VERSION/bin.
+pg__bindir() {
+    _d=$(pg_config --bindir 2>/dev/null) || _d=
+    if [ -n "$_d" ] && [ -x "$_d/initdb" ]; then
+        echo "$_d"
+        return 0
+    fi
+    for _d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4,4n -r); do
+        if [ -x "$_d/initdb" ]; then
+            echo "$_d"
+            return 0
+        fi
+    done
+    echo "pg_start: initdb not found: install the PostgreSQL server with 'apt-get install postgresql'" >&2
+    return 1
+}
+
+# Run a command as the server's user: postgres when we are root, else ourselves.
+pg__run() {
+    if [ "$(id -u)" = 0 ]; then
+        (cd / && runuser -u postgres -- "$@")
+    else
+        "$@"
+    fi
+}
+
+# A random port in 20000..59999 (dash has no $RANDOM).
+pg__random_port() {
+    _r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
+    echo $((_r % 40000 + 20000))
+}
+
+# On failure pg_start says why on stderr and leaves nothing behind.
+pg_start() {
+    pg__start && return 0
+    pg_stop
+    return 1
+}
+
+pg__start() {
+    PG_TEST_BINDIR=$(pg__bindir) || return 1
+    PG_TEST_DIR=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-pgtest.XXXXXX") || return 1
+    pg__dir=$PG_TEST_DIR
+    chmod 755 "$PG_TEST_DIR" || return 1
+    if [ "$(id -u)" = 0 ]; then
+        chown postgres:postgres "$PG_TEST_DIR" || return 1
+    fi
+    _data=$PG_TEST_DIR/data
+    if ! pg__run "$PG_TEST_BINDIR/initdb" -D "$_data" -U postgres --auth-local=trust \
+        --auth-host=scram-sha-256 -E UTF8 --locale=C >"$PG_TEST_DIR/initdb.log" 2>&1; then
+        echo "pg_start: initdb failed:" >&2
+        tail -n 5 "$PG_TEST_DIR/initdb.log" >&2
+        return 1
+    fi
+    cat >>"$_data/postgresql.conf" <<EOF
+
+# tests/lib/pg.sh
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$PG_TEST_DIR'
+unix_socket_permissions = 0700
+shared_buffers = 128MB
+fsync = on
+max_connections = 100
+logging_collector = off
+EOF
+
+    # Try ports from a random start until one binds; any other failure is final.
+    PG_TEST_PORT=$(pg__random_port)
+    _try=0
+    while ! pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$_data" -l "$PG_TEST_DIR/server.log" \
+        -o "-p $PG_TEST_PORT" -w -t 60 start >>"$PG_TEST_DIR/pg_ctl.log" 2>&1; do
+        _try=$((_try + 1))
+        if ! grep -qE 'could not bind|could not create any TCP/IP sockets' "$PG_TEST_DIR/server.log" ||
+            [ "$_try" -ge 20 ]; then
+            echo "pg_start: pg_ctl start failed (port $PG_TEST_PORT):" >&2
+            tail -n 5 "$PG_TEST_DIR/server.log" >&2
+            return 1
+        fi
+        : >"$PG_TEST_DIR/server.log"
+        PG_TEST_PORT=$((PG_TEST_PORT >= 59999 ? 20000 : PG_TEST_PORT + 1))
+    done
+
+    # The password goes in on stdin, with single quotes doubled for the SQL literal.
+    _pw=$(printf '%s' "$TPCC_TEST_PASSWORD" | sed "s/'/''/g")
+    if ! printf "CREATE ROLE tpcc LOGIN SUPERUSER PASSWORD '%s';\nCREATE DATABASE tpcc OWNER tpcc;\n" "$_pw" |
+        "$PG_TEST_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 -h "$PG_TEST_DIR" -p "$PG_TEST_PORT" \
+            -U postgres -d postgres >"$PG_TEST_DIR/setup.log" 2>&1; then
+        echo "pg_start: creating role and database tpcc failed:" >&2
+        tail -n 5 "$PG_TEST_DIR/setup.log" >&2
+        return 1
+    fi
+    _pw=
+
+    PGHOST_TEST_DIR=$PG_TEST_DIR
+    PG_TEST_CONNINFO="host=127.0.0.1 port=$PG_TEST_PORT dbname=tpcc user=tpcc"
+    export PG_TEST_DIR PGHOST_TEST_DIR PG_TEST_PORT PG_TEST_BINDIR PG_TEST_CONNINFO
+}
+
+pg_stop() {
+    [ -n "$pg__dir" ] || return 0
+    if [ -f "$pg__dir/data/postmaster.pid" ]; then
+        pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$pg__dir/data" -m immediate -w stop >/dev/null 2>&1
+    fi
+    rm -rf "$pg__dir"
+    pg__dir=
+}
+
+# pg_psql SQL: run SQL as tpcc over TCP with the password; prints unaligned tuples.
+pg_psql() {
+    PGPASSWORD=$TPCC_TEST_PASSWORD "$PG_TEST_BINDIR/psql" -X -q -tA -v ON_ERROR_STOP=1 \
+        -d "$PG_TEST_CONNINFO" -c "$1"
+}
