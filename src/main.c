@@ -15,8 +15,8 @@ struct subcommand {
 static const struct subcommand subcommands[] = {
     { "load", cmd_load, "create the schema, generate and load the data, index, analyze" },
     { "check", cmd_check, "check the TPC-C consistency conditions" },
-    { "run", cmd_not_yet, "timed mixed workload (not yet)" },
-    { "bench", cmd_not_yet, "load + run + check: one tuning step (not yet)" },
+    { "run", cmd_run, "timed mixed workload: NOTPM, TPS, latency per run" },
+    { "bench", cmd_bench, "load + run + check: one tuning step, one record" },
     { "compare", cmd_not_yet, "step table, % gains, settings diff (not yet)" },
     { "report", cmd_not_yet, "self-contained HTML report (not yet)" },
     { "iobench", cmd_not_yet, "disk I/O bench (not yet)" },

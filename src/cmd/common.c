@@ -66,7 +66,7 @@ int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts
         }
         if (strcmp(arg, "-c") == 0 || strcmp(arg, "--config") == 0 ||
             strncmp(arg, "--config=", 9) == 0) {
-            if (arg[8] == '=')
+            if (strncmp(arg, "--config=", 9) == 0)
                 a->config_path = arg + 9;
             else if (i + 1 < argc)
                 a->config_path = argv[++i];

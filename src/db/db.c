@@ -95,6 +95,7 @@ int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct 
 {
     int rc;
 
+    c->last_op = DB_OP_EXEC;
     if (fault_hit(c, DB_OP_EXEC, e))
         return e->code;
     if (!c->prepared[id]) {
@@ -147,6 +148,7 @@ int64_t db_affected(struct db_conn *c)
 
 int db_begin(struct db_conn *c, struct err *e)
 {
+    c->last_op = DB_OP_BEGIN;
     if (fault_hit(c, DB_OP_BEGIN, e))
         return e->code;
     c->n_roundtrips++;
@@ -155,6 +157,7 @@ int db_begin(struct db_conn *c, struct err *e)
 
 int db_commit(struct db_conn *c, struct err *e)
 {
+    c->last_op = DB_OP_COMMIT;
     if (fault_hit(c, DB_OP_COMMIT, e))
         return e->code;
     c->n_roundtrips++;

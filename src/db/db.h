@@ -66,6 +66,8 @@ struct db_conn {
     char server_name[64];          /* DBMS name, e.g. "PostgreSQL" */
     char server_version[64];       /* e.g. "15.18" */
 
+    unsigned last_op; /* DB_OP_* of the last wrapper call: was a lost connection at commit? */
+
     /* Fault injection for tests: the next n_fail calls of the operations in
      * fault_ops fail with fault_code/fault_sqlstate, then calls work again. */
     unsigned fault_ops;

@@ -198,9 +198,13 @@ static int to_text(struct pg_conn *p, const struct db_param *prm, int np, const 
             lens[i] = 0;
             continue;
         case DB_TEXT:
-            vals[i] = q->s;
-            lens[i] = q->len < 0 ? (int)strlen(q->s) : q->len;
-            continue;
+            /* libpq reads text parameters up to a NUL, whatever the length says. */
+            n = q->len < 0 ? (int)strlen(q->s) : q->len;
+            if ((size_t)n + 1 > room)
+                return err_set(e, E_FAIL, "parameters too long");
+            memcpy(dst, q->s, (size_t)n);
+            dst[n] = '\0';
+            break;
         case DB_INT:
             n = db_format_scaled(dst, room, q->i, 0);
             break;

@@ -8,14 +8,26 @@
  *   managed_smoke bindir                 print the bindir managed_find_bindir() picks
  *
  * stderr gets "started=N sockdir_tmp=N" after a start, and error messages.
- * Exit codes as in tpccbench: 0 ok, 1 failure, 2 usage.
+ * Exit codes as in tpccbench: 0 ok, 1 failure, 2 usage, 130 interrupted.
+ *
+ * SIGINT and SIGTERM are handled as tpccbench must handle them: noted, and
+ * once managed_start() returns, a server it started is stopped again.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/err.h"
 #include "db/managed.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
 
 static int usage(void)
 {
@@ -30,6 +42,13 @@ int main(int argc, char **argv)
     char conninfo[8300], *end;
     long port = 0;
 
+    struct sigaction sa;
+
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
     err_clear(&e);
     if (argc == 2 && strcmp(argv[1], "bindir") == 0) {
         char bindir[4096];
@@ -48,6 +67,12 @@ int main(int argc, char **argv)
         }
         if (managed_start(&m, argv[1], (int)port, &e) < 0)
             goto fail;
+        if (interrupted) {
+            if (managed_stop(&m, &e) < 0)
+                goto fail;
+            fprintf(stderr, "managed_smoke: interrupted\n");
+            return 130;
+        }
         if (managed_conninfo(&m, conninfo, sizeof(conninfo)) < 0) {
             err_set(&e, E_FAIL, "conninfo does not fit in %zu bytes", sizeof(conninfo));
             goto fail;

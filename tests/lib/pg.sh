@@ -48,12 +48,14 @@ pg__bindir() {
     return 1
 }
 
-# Run a command as the server's user: postgres when we are root, else ourselves.
+# Run a command as the server's user (postgres when we are root, else
+# ourselves) in its own session: a Ctrl-C must not kill pg_ctl halfway through
+# a start, or the server would come up after pg_stop looked for it.
 pg__run() {
     if [ "$(id -u)" = 0 ]; then
-        (cd / && runuser -u postgres -- "$@")
+        (cd / && setsid -w runuser -u postgres -- "$@")
     else
-        "$@"
+        setsid -w "$@"
     fi
 }
 

@@ -14,8 +14,10 @@ ok() {
     n=$((n + 1))
     echo "ok $n - $1"
 }
+nfail=0
 not_ok() {
     n=$((n + 1))
+    nfail=$((nfail + 1))
     echo "not ok $n - $1"
     shift
     for _l in "$@"; do
@@ -46,13 +48,18 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0010.XXXXXX") || exit 1
 chmod 755 "$tmp"
 datadirs=
 sock3=
+spid=
 
 # Stop whatever managed server is still up (SIGQUIT = immediate shutdown;
 # this must not depend on the code under test), then remove the files.
 cleanup() {
+    # A helper still starting a server finishes, then stops what it started.
+    [ -n "$spid" ] && wait "$spid" 2>/dev/null
     for _d in $datadirs; do
         if [ -f "$_d/postmaster.pid" ]; then
             _pid=$(head -n 1 "$_d/postmaster.pid")
+            _sock=$(sed -n 5p "$_d/postmaster.pid")
+            case $_sock in /tmp/tpccbench-?*) sock3=$_sock ;; esac
             kill -QUIT "$_pid" 2>/dev/null
             _i=0
             while kill -0 "$_pid" 2>/dev/null && [ $_i -lt 50 ]; do
@@ -235,6 +242,28 @@ else
     not_ok "long datadir: stop removes the socket directory" "rc $rc, '$sock3' $(ls -ld "$sock3" 2>&1)"
 fi
 
+# --- Ctrl-C while starting -----------------------------------------------------
+
+# The helper handles SIGINT as tpccbench does: managed_start() finishes (its
+# children are in their own session and do not see the signal), then the
+# caller stops what it started.
+d4=$tmp/m4/pg
+datadirs="$datadirs $d4"
+"$smoke" "$d4" start >/dev/null 2>"$tmp/err" &
+spid=$!
+sleep 0.2
+kill -INT "$spid"
+wait "$spid"
+rc=$?
+spid=
+is "$rc" 130 "SIGINT during start: the caller exits 130 after managed_start returns"
+if [ -f "$d4/PG_VERSION" ] && [ ! -e "$d4/postmaster.pid" ]; then
+    ok "SIGINT during start: initdb completed and the server was stopped again"
+else
+    not_ok "SIGINT during start: initdb completed and the server was stopped again" \
+        "$(cat "$tmp/err")" "$(ls "$d4" 2>&1 | tr '\n' ' ')"
+fi
+
 # --- refusals ------------------------------------------------------------------
 
 mkdir "$tmp/full" && : >"$tmp/full/something"
@@ -282,3 +311,4 @@ else
 fi
 
 echo "1..$n"
+[ "$nfail" = 0 ]

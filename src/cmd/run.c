@@ -1,0 +1,204 @@
+/*
+ * run.c - `tpccbench run` (timed workload) and `tpccbench bench` (load + run
+ * + check, one record).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/check.h"
+#include "cmd/load.h"
+#include "core/signals.h"
+#include "results/record.h"
+#include "run/driver.h"
+#include "run/figures.h"
+
+static const struct cmd_opt run_opts[] = {
+    { "duration", 'd', 1, "run.duration", "measured time: 500ms, 30s, 5m, 1h (default 60s)" },
+    { "warmup", 0, 1, "run.warmup", "time before measuring, not counted (default 5s)" },
+    { "rampup", 0, 1, "run.rampup", "VUs start staggered over this time (default 0)" },
+    { "vus", 'u', 1, "run.virtual_users", "virtual users: threads, one connection each" },
+    { "isolation", 0, 1, "run.isolation", "read committed | repeatable read | serializable" },
+    { "delivery", 0, 1, "run.delivery", "deferred (TPC-C) | inline (a labelled deviation)" },
+    { "mix", 0, 1, "run.mix", "NO,P,OS,D,SL percentages summing to 100 (default 45,43,4,4,4)" },
+    { "seed", 0, 1, "run.seed", "run RNG seed (default: from the clock)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+static const struct cmd_opt bench_opts[] = {
+    { "duration", 'd', 1, "run.duration", "measured time: 500ms, 30s, 5m, 1h (default 60s)" },
+    { "warmup", 0, 1, "run.warmup", "time before measuring, not counted (default 5s)" },
+    { "rampup", 0, 1, "run.rampup", "VUs start staggered over this time (default 0)" },
+    { "vus", 'u', 1, "run.virtual_users", "virtual users: threads, one connection each" },
+    { "isolation", 0, 1, "run.isolation", "read committed | repeatable read | serializable" },
+    { "delivery", 0, 1, "run.delivery", "deferred (TPC-C) | inline (a labelled deviation)" },
+    { "mix", 0, 1, "run.mix", "NO,P,OS,D,SL percentages summing to 100 (default 45,43,4,4,4)" },
+    { "jobs", 'j', 1, "load.jobs", "parallel loader connections (default 2)" },
+    { "seed", 0, 1, "load.seed", "data seed (default 1)" },
+    { "no-load", 0, 0, NULL, "use the data already loaded (no load step)" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+/* Warn about mix shares under the spec minimums (allowed, recorded). */
+static json_t *mix_warnings(const struct config *cfg)
+{
+    static const int min_pct[TX_NTYPES] = { 0, 43, 4, 4, 4 };
+    json_t *w = json_array();
+
+    for (int t = 1; t < TX_NTYPES; t++)
+        if (cfg->run.mix[t] < min_pct[t]) {
+            char msg[160];
+            snprintf(msg, sizeof(msg), "mix: %s %d%% is under the TPC-C minimum of %d%%",
+                     tx_name((enum tx_type)t), cfg->run.mix[t], min_pct[t]);
+            fprintf(stderr, "warning: %s\n", msg);
+            json_array_append_new(w, json_string(msg));
+        }
+    if (cfg->run.mix[TX_NEW_ORDER] > 45) {
+        fprintf(stderr, "warning: mix: new_order %d%% is over the TPC-C maximum of 45%%\n",
+                cfg->run.mix[TX_NEW_ORDER]);
+        json_array_append_new(w, json_string("mix: new_order over 45%"));
+    }
+    if (cfg->run.delivery_inline) {
+        fprintf(stderr, "warning: delivery: inline is a deviation from TPC-C (deferred)\n");
+        json_array_append_new(w, json_string("delivery inline: deviation from TPC-C"));
+    }
+    return w;
+}
+
+/* Run the workload through session s; fills rec's "run" and writes series.csv. */
+static int run_with_session(struct session *s, json_t *rec, const char *dir, int *valid,
+                            struct err *e)
+{
+    struct run_opts o = {
+        .cfg = s->cfg, .ops = s->ops, .args = &s->args, .dialect = "postgresql", .dir = dir,
+        .progress = stderr,
+    };
+    struct run_result *r = calloc(1, sizeof(*r));
+    struct figures f;
+    int rc;
+
+    if (!r)
+        return err_set(e, E_FAIL, "out of memory");
+    json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
+    rc = run_run(&o, r, e);
+    figures_compute(s->cfg, r, &f);
+    json_object_set_new(rec, "run", figures_json(s->cfg, r, &f));
+    json_object_set_new(rec, "dbms", json_pack("{s:s, s:s}", "name", r->server_name,
+                                               "version", r->server_version));
+    json_object_set_new(rec, "status", json_string(r->status));
+    if (r->n_series) {
+        size_t len;
+        char *csv = figures_series_csv(r, &len);
+        struct err we;
+        if (csv && record_write_file(dir, "series.csv", csv, len, &we) < 0)
+            fprintf(stderr, "tpccbench: %s\n", we.msg);
+        free(csv);
+    }
+    if (rc == 0 || rc == E_INTR) {
+        figures_print(stdout, s->cfg, r, &f);
+        if (!f.counts_agree)
+            fprintf(stderr, "warning: the client counted %llu New-Orders, the database %lld\n",
+                    (unsigned long long)r->measured.tx[TX_NEW_ORDER].committed,
+                    (long long)r->db_new_orders);
+    }
+    if (rc < 0)
+        json_object_set_new(rec, "error", json_string(e->msg));
+    *valid = f.valid;
+    run_result_release(r);
+    free(r);
+    return rc;
+}
+
+static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct err *e)
+{
+    struct err we;
+
+    if (record_write_json(dir, "run.json", rec, &we) < 0)
+        fprintf(stderr, "tpccbench %s: %s\n", cmd, we.msg);
+    json_decref(rec);
+    printf("record: %s/run.json\n", dir);
+    if (rc < 0)
+        return cmd_fail(cmd, e);
+    if (sig_stop_requested())
+        return sig_exit_code();
+    return 0;
+}
+
+static int run_or_bench(int argc, char **argv, int bench)
+{
+    const char *cmd = bench ? "bench" : "run";
+    struct config cfg;
+    struct cmd_args a;
+    struct session s;
+    struct err e;
+    char dir[4096];
+    json_t *rec;
+    int rc, valid = 0;
+
+    err_clear(&e);
+    if (cmd_parse(cmd, argc - 1, argv + 1, bench ? bench_opts : run_opts, &cfg, &a, &e) < 0)
+        return cmd_fail(cmd, &e);
+    if (a.help) {
+        if (bench)
+            cmd_usage(stdout, "bench", "[-c FILE] --label L [--change TEXT] [--no-load] [run options]",
+                      "One tuning step: load (unless --no-load), run, then check consistency,\n"
+                      "all in one record RESULTS/<time>-<label>/run.json.  Compare steps with\n"
+                      "'tpccbench compare' (not yet).",
+                      bench_opts);
+        else
+            cmd_usage(stdout, "run", "[-c FILE] [--duration D] [--vus N] [--label L]",
+                      "Drive the five TPC-C transactions from virtual-user threads for the\n"
+                      "measured duration and record NOTPM, TPS and latency per type in\n"
+                      "RESULTS/<time>-<label>/run.json and series.csv (one row a second).\n"
+                      "Deliveries are deferred to delivery worker threads as TPC-C requires;\n"
+                      "their result lines go to delivery.log.  Figures are TPC-C derived,\n"
+                      "not audited TPC-C results.",
+                      run_opts);
+        return 0;
+    }
+    if (a.npos) {
+        err_set(&e, E_USAGE, "unexpected argument '%s'", a.pos[0]);
+        return cmd_fail(cmd, &e);
+    }
+    sig_install();
+    if (record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e) < 0)
+        return cmd_fail(cmd, &e);
+    rec = record_begin(&cfg, cmd);
+    record_write_json(dir, "run.json", rec, &e);
+    err_clear(&e);
+    if ((rc = session_open(&s, &cfg, &e)) < 0) {
+        json_object_set_new(rec, "status", json_string("failed"));
+        json_object_set_new(rec, "error", json_string(e.msg));
+        session_close(&s);
+        return finish(cmd, rec, dir, rc, &e);
+    }
+    if (bench && !cmd_extra(&a, "no-load")) {
+        cfg.load.drop = 1; /* a bench step always starts from fresh data */
+        rc = load_with_session(&s, rec, dir, &e);
+    }
+    if (rc == 0 && !sig_stop_requested())
+        rc = run_with_session(&s, rec, dir, &valid, &e);
+    if (bench && rc == 0 && !sig_stop_requested()) {
+        struct check_result cr;
+        if ((rc = check_with_session(&s, CHECK_RUN_SAFE, &cr, &e)) == 0) {
+            check_print(stdout, &cr);
+            json_object_set_new(rec, "check", check_json(&cr));
+            if (cr.n_failed) {
+                json_object_set_new(rec, "status", json_string("failed"));
+                rc = err_set(&e, E_FAIL, "consistency check failed after the run");
+            }
+        }
+    }
+    session_close(&s);
+    return finish(cmd, rec, dir, rc, &e);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    return run_or_bench(argc, argv, 0);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    return run_or_bench(argc, argv, 1);
+}

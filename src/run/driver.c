@@ -1,0 +1,898 @@
+/*
+ * driver.c - virtual users, deferred delivery workers and the monitor.
+ *
+ * Threads and what they share:
+ *  - each VU owns its connection, RNG and struct vu_stats; it publishes a
+ *    copy of its stats when the monitor asks (req/ack counters, one relaxed
+ *    load per transaction; two buffers so the monitor never reads the one
+ *    being written);
+ *  - deferred deliveries go through a bounded queue (a mutex: 4 % of the
+ *    transactions, never on the other four's path);
+ *  - phase changes go through one mutex + condition variable.
+ * The monitor (the calling thread) keeps time, takes the New-Order counts at
+ * the window edges while every VU is idle, and builds the series.
+ */
+#include "run/driver.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/signals.h"
+#include "db/dialect.h"
+#include "tpcc/admin.h"
+#include "tpcc/txn.h"
+
+enum { PH_CONNECT, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
+
+struct dl_item {
+    struct dl_input in;
+    uint64_t queued_us;      /* monotonic */
+    uint64_t queued_wall_us; /* for delivery.log */
+    int measured;            /* queued inside the measured window */
+};
+
+struct dlq {
+    pthread_mutex_t lock;
+    pthread_cond_t not_empty, not_full;
+    struct dl_item *ring;
+    int cap, head, n;
+    int closed; /* no more items will come */
+};
+
+struct shared {
+    const struct run_opts *o;
+    const struct config *cfg;
+    struct dialect d;
+    struct txn_ctx ctx;
+    int iso_stmt;
+    int phase;               /* PH_*, atomic */
+    pthread_mutex_t lock;    /* guards the counters below and phase changes */
+    pthread_cond_t cond;
+    int n_ready;             /* VUs connected (or failed) */
+    int n_failed;
+    int n_paused;
+    int go;                  /* 1: connected VUs may start */
+    struct err conn_err;     /* first connect failure */
+    uint64_t t0_us;          /* start of ramp-up */
+    struct dlq q;
+    FILE *dlog;              /* delivery.log */
+    pthread_mutex_t dlog_lock;
+};
+
+struct vu {
+    struct shared *sh;
+    int id;
+    int worker;              /* 1: a deferred delivery worker */
+    pthread_t thread;
+    int started;
+    struct db_conn *c;
+    struct rng rng;
+    int *wh;                 /* home warehouses of this VU */
+    int n_wh, wh_next;
+    int sl_d;                /* fixed Stock-Level district */
+    uint64_t connect_us;
+    struct vu_stats st;      /* owned by the thread */
+    struct vu_stats snap[2]; /* published copies */
+    unsigned req, ack;       /* snapshot request/served, atomics */
+    int in_tx;               /* atomic: inside a transaction now */
+};
+
+static int phase_get(struct shared *sh)
+{
+    return __atomic_load_n(&sh->phase, __ATOMIC_ACQUIRE);
+}
+
+static void phase_set(struct shared *sh, int ph)
+{
+    pthread_mutex_lock(&sh->lock);
+    __atomic_store_n(&sh->phase, ph, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&sh->cond);
+    pthread_mutex_unlock(&sh->lock);
+    pthread_mutex_lock(&sh->q.lock);
+    pthread_cond_broadcast(&sh->q.not_full);
+    pthread_cond_broadcast(&sh->q.not_empty);
+    pthread_mutex_unlock(&sh->q.lock);
+}
+
+/* Serve a pending snapshot request: copy stats into the buffer the monitor is not reading. */
+static void vu_publish(struct vu *v)
+{
+    unsigned req = __atomic_load_n(&v->req, __ATOMIC_RELAXED);
+
+    if (req == v->ack)
+        return;
+    memcpy(&v->snap[req & 1], &v->st, sizeof(v->st));
+    __atomic_store_n(&v->ack, req, __ATOMIC_RELEASE);
+}
+
+static int vu_connect(struct vu *v, struct err *e)
+{
+    struct shared *sh = v->sh;
+    int rc;
+
+    if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &v->c, e)) < 0)
+        return rc;
+    if ((rc = db_exec(v->c, sh->iso_stmt, NULL, 0, e)) < 0) {
+        db_close(v->c);
+        v->c = NULL;
+    }
+    return rc;
+}
+
+/* After a lost connection: reconnect with back-off until it works or the run stops. */
+static void vu_reconnect(struct vu *v)
+{
+    uint64_t backoff_us = 100000;
+    struct err e;
+
+    db_close(v->c);
+    v->c = NULL;
+    while (phase_get(v->sh) != PH_STOP) {
+        clock_sleep_us(backoff_us);
+        if (vu_connect(v, &e) == 0) {
+            v->st.reconnects++;
+            return;
+        }
+        backoff_us = backoff_us * 2 > 5000000 ? 5000000 : backoff_us * 2;
+        vu_publish(v);
+    }
+}
+
+/* Run one transaction with retries of retryable failures (same input). */
+static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *out,
+                   int *retries, struct err *e)
+{
+    int rc;
+
+    *retries = 0;
+    for (;;) {
+        if (!v->c)
+            return err_set(e, E_CONN, "not connected");
+        __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
+        rc = txn_exec(v->c, in, out, e);
+        __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+        if (rc != E_RETRY || *retries >= v->sh->cfg->run.max_retries ||
+            phase_get(v->sh) == PH_STOP)
+            return rc;
+        (*retries)++;
+    }
+}
+
+static void vu_record(struct vu *v, const struct txn_input *in, const struct txn_output *out,
+                      int rc, int retries, uint64_t lat_us, const struct err *e)
+{
+    struct vu_stats *s = &v->st;
+    struct tx_stats *t = &s->tx[in->type];
+
+    t->retries += (uint64_t)retries;
+    if (rc == 0) {
+        hist_record(&t->lat, lat_us);
+        t->in_tx_us += out->in_tx_us;
+        if (out->rolled_back)
+            t->rolled_back++;
+        else
+            t->committed++;
+        switch (in->type) {
+        case TX_NEW_ORDER:
+            s->no_orders++;
+            s->no_lines += (uint64_t)in->u.no.ol_cnt;
+            for (int i = 0; i < in->u.no.ol_cnt; i++)
+                s->no_remote_lines += in->u.no.items[i].supply_w_id != in->u.no.w_id;
+            break;
+        case TX_PAYMENT:
+            s->pay_total++;
+            s->pay_remote += in->u.pay.c_w_id != in->u.pay.w_id;
+            s->pay_by_name += (uint64_t)in->u.pay.by_name;
+            break;
+        case TX_ORDER_STATUS:
+            s->os_total++;
+            s->os_by_name += (uint64_t)in->u.os.by_name;
+            break;
+        case TX_DELIVERY:
+            s->dl_districts += 10;
+            s->dl_skipped += (uint64_t)out->n_skipped;
+            break;
+        default:
+            break;
+        }
+        return;
+    }
+    if (rc == E_RETRY)
+        t->err_retry++;
+    else if (rc == E_CONN)
+        t->err_conn++;
+    else
+        t->err_other++;
+    if (rc == E_CONN && out->commit_sent)
+        t->unknown++;
+    stats_sqlstate(s, e->sqlstate);
+}
+
+static void dlog_write(struct shared *sh, const struct dl_item *it, const struct txn_output *out,
+                       uint64_t done_wall_us)
+{
+    char line[512], qt[32], dt[32];
+    int n;
+
+    if (!sh->dlog)
+        return;
+    clock_format(qt, sizeof(qt), "%Y-%m-%dT%H:%M:%S", (int64_t)(it->queued_wall_us / 1000000));
+    clock_format(dt, sizeof(dt), "%Y-%m-%dT%H:%M:%S", (int64_t)(done_wall_us / 1000000));
+    n = snprintf(line, sizeof(line), "queued=%s.%06llu w_id=%d carrier=%d delivered=", qt,
+                 (unsigned long long)(it->queued_wall_us % 1000000), it->in.w_id,
+                 it->in.carrier_id);
+    for (int d = 0; d < 10 && n < (int)sizeof(line) - 40; d++)
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%d:%d", d ? "," : "", d + 1,
+                      out->delivered[d]);
+    snprintf(line + n, sizeof(line) - (size_t)n, " skipped=%d completed=%s.%06llu\n",
+             out->n_skipped, dt, (unsigned long long)(done_wall_us % 1000000));
+    pthread_mutex_lock(&sh->dlog_lock);
+    fputs(line, sh->dlog);
+    pthread_mutex_unlock(&sh->dlog_lock);
+}
+
+/* Queue a deferred delivery; waits (counted) while the queue is full. */
+static int dlq_push(struct vu *v, const struct dl_item *it)
+{
+    struct dlq *q = &v->sh->q;
+    uint64_t t0 = 0;
+
+    pthread_mutex_lock(&q->lock);
+    while (q->n == q->cap && phase_get(v->sh) != PH_STOP) {
+        if (!t0) {
+            t0 = clock_us();
+            v->st.dl_queue_full++;
+        }
+        pthread_cond_wait(&q->not_full, &q->lock);
+    }
+    if (q->n == q->cap) {
+        pthread_mutex_unlock(&q->lock);
+        return -1;
+    }
+    q->ring[(q->head + q->n) % q->cap] = *it;
+    q->n++;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->lock);
+    if (t0)
+        v->st.dl_queue_wait_us += clock_us() - t0;
+    return 0;
+}
+
+static int dlq_pop(struct shared *sh, struct dl_item *it)
+{
+    struct dlq *q = &sh->q;
+
+    pthread_mutex_lock(&q->lock);
+    while (q->n == 0 && !q->closed)
+        pthread_cond_wait(&q->not_empty, &q->lock);
+    if (q->n == 0) {
+        pthread_mutex_unlock(&q->lock);
+        return -1;
+    }
+    *it = q->ring[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+    pthread_cond_signal(&q->not_full);
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+}
+
+/* Wait for the start signal after connecting; 0 = go, -1 = abandon. */
+static int vu_wait_go(struct vu *v, int connected)
+{
+    struct shared *sh = v->sh;
+    int go;
+
+    pthread_mutex_lock(&sh->lock);
+    sh->n_ready++;
+    if (!connected)
+        sh->n_failed++;
+    pthread_cond_broadcast(&sh->cond);
+    while (!sh->go && phase_get(sh) != PH_STOP)
+        pthread_cond_wait(&sh->cond, &sh->lock);
+    go = sh->go && connected;
+    pthread_mutex_unlock(&sh->lock);
+    return go ? 0 : -1;
+}
+
+static void *worker_main(void *arg)
+{
+    struct vu *v = arg;
+    struct shared *sh = v->sh;
+    struct dl_item it;
+    struct txn_input in;
+    struct txn_output out;
+    struct err e;
+
+    err_clear(&e);
+    if (vu_wait_go(v, vu_connect(v, &e) == 0) < 0)
+        return NULL;
+    while (dlq_pop(sh, &it) == 0) {
+        int rc, retries;
+        memset(&out, 0, sizeof(out));
+        in.type = TX_DELIVERY;
+        in.u.dl = it.in;
+        rc = vu_exec(v, &in, &out, &retries, &e);
+        if (it.measured)
+            vu_record(v, &in, &out, rc, retries, clock_us() - it.queued_us, &e);
+        if (rc == 0)
+            dlog_write(sh, &it, &out, clock_wall_us());
+        if (rc == E_CONN)
+            vu_reconnect(v);
+    }
+    return NULL;
+}
+
+/* Keying and think times of clause 5.2.5 (think_time: true). */
+static const double keying_s[TX_NTYPES] = { 18, 3, 2, 2, 2 };
+static const double think_mean_s[TX_NTYPES] = { 12, 12, 10, 5, 5 };
+
+/* The window-edge barrier: wait here, idle, while the monitor reads the counts. */
+static void vu_pause_point(struct shared *sh)
+{
+    pthread_mutex_lock(&sh->lock);
+    sh->n_paused++;
+    pthread_cond_broadcast(&sh->cond);
+    while (phase_get(sh) == PH_PAUSE)
+        pthread_cond_wait(&sh->cond, &sh->lock);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* Sleep (keying, think time, ramp-up) but stop early and honour the barrier. */
+static void vu_sleep_interruptible(struct shared *sh, double secs)
+{
+    uint64_t end = clock_us() + (uint64_t)(secs * 1e6);
+
+    for (;;) {
+        int ph = phase_get(sh);
+        uint64_t now = clock_us();
+        if (ph == PH_STOP || now >= end)
+            return;
+        if (ph == PH_PAUSE) {
+            vu_pause_point(sh);
+            continue;
+        }
+        clock_sleep_us(end - now > 50000 ? 50000 : end - now);
+    }
+}
+
+static int pick_type(struct rng *r, const int *mix)
+{
+    int x = (int)rng_range(r, 0, 99), acc = 0;
+
+    for (int t = 0; t < TX_NTYPES; t++) {
+        acc += mix[t];
+        if (x < acc)
+            return t;
+    }
+    return TX_NEW_ORDER;
+}
+
+static void *vu_main(void *arg)
+{
+    struct vu *v = arg;
+    struct shared *sh = v->sh;
+    const struct config *cfg = sh->cfg;
+    struct txn_input in;
+    struct txn_output out;
+    struct err e;
+    uint64_t t0 = clock_us();
+    int connected;
+
+    err_clear(&e);
+    connected = vu_connect(v, &e) == 0;
+    v->connect_us = clock_us() - t0;
+    if (!connected) {
+        pthread_mutex_lock(&sh->lock);
+        if (sh->conn_err.code == E_OK)
+            sh->conn_err = e;
+        pthread_mutex_unlock(&sh->lock);
+    }
+    if (vu_wait_go(v, connected) < 0)
+        return NULL;
+    /* Ramp-up: VU i starts at rampup * i / n. */
+    if (cfg->run.rampup_us)
+        vu_sleep_interruptible(sh, (double)cfg->run.rampup_us * v->id / cfg->run.virtual_users /
+                                       1e6);
+    for (;;) {
+        int ph = phase_get(sh), rc, retries, w;
+        uint64_t start, lat;
+
+        vu_publish(v);
+        if (ph == PH_STOP)
+            break;
+        if (ph == PH_PAUSE) {
+            vu_pause_point(sh);
+            continue;
+        }
+        w = v->wh[v->wh_next];
+        v->wh_next = (v->wh_next + 1) % v->n_wh;
+        txn_gen(&v->rng, &sh->ctx, pick_type(&v->rng, cfg->run.mix), w, v->sl_d, &in);
+        if (cfg->run.think_time)
+            vu_sleep_interruptible(sh, keying_s[in.type]);
+        memset(&out, 0, sizeof(out));
+        start = clock_us();
+        if (in.type == TX_DELIVERY && !cfg->run.delivery_inline) {
+            /* Deferred: the response time ends when the request is queued. */
+            struct dl_item it = { .in = in.u.dl, .queued_us = start,
+                                  .queued_wall_us = clock_wall_us(), .measured = ph == PH_MEASURE };
+            rc = dlq_push(v, &it) == 0 ? 0 : err_set(&e, E_FAIL, "delivery queue closed");
+            retries = 0;
+            out.n_skipped = 0;
+            lat = clock_us() - start;
+            if (rc == 0) {
+                /* Deliveries are counted when queued; districts by the workers. */
+                hist_record(&v->st.tx[TX_DELIVERY].lat, lat);
+                v->st.tx[TX_DELIVERY].committed++;
+            }
+        } else {
+            rc = vu_exec(v, &in, &out, &retries, &e);
+            lat = clock_us() - start;
+            vu_record(v, &in, &out, rc, retries, lat, &e);
+        }
+        if (rc == E_CONN)
+            vu_reconnect(v);
+        if (cfg->run.think_time) {
+            double think = -log(1.0 - rng_unit(&v->rng)) * think_mean_s[in.type];
+            if (think > 10 * think_mean_s[in.type])
+                think = 10 * think_mean_s[in.type];
+            vu_sleep_interruptible(sh, think);
+        }
+    }
+    return NULL;
+}
+
+/* Merge the published snapshots of every VU into out; count VUs inside a transaction. */
+static void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx)
+{
+    stats_init(out);
+    *in_tx = 0;
+    for (int i = 0; i < n; i++) {
+        struct vu *v = &vus[i];
+        unsigned ack = __atomic_load_n(&v->ack, __ATOMIC_ACQUIRE);
+        if (ack)
+            stats_merge(out, &v->snap[ack & 1]);
+        *in_tx += __atomic_load_n(&v->in_tx, __ATOMIC_RELAXED);
+    }
+}
+
+/* Ask every VU whose last request was served for a fresh snapshot. */
+static void request_snapshots(struct vu *vus, int n)
+{
+    for (int i = 0; i < n; i++) {
+        struct vu *v = &vus[i];
+        unsigned req = v->req;
+        if (__atomic_load_n(&v->ack, __ATOMIC_ACQUIRE) == req)
+            __atomic_store_n(&v->req, req + 1, __ATOMIC_RELAXED);
+    }
+}
+
+static double cpu_now_s(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int count_new_orders(struct db_conn *c, int64_t *out, struct err *e)
+{
+    int rc = db_exec(c, S_RUN_NEW_ORDERS, NULL, 0, e);
+
+    if (rc < 0)
+        return rc;
+    if (db_next(c) != 1)
+        return err_set(e, E_FAIL, "cannot read sum(d_next_o_id)");
+    *out = db_col_int(c, 0);
+    return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Put every VU into the barrier and wait until all are idle (bounded). */
+static void pause_all(struct shared *sh, int nvu_running)
+{
+    uint64_t deadline = clock_us() + 30000000;
+
+    pthread_mutex_lock(&sh->lock);
+    sh->n_paused = 0;
+    __atomic_store_n(&sh->phase, PH_PAUSE, __ATOMIC_RELEASE);
+    while (sh->n_paused < nvu_running && clock_us() < deadline && !sig_stop_requested()) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 50000000;
+        if (ts.tv_nsec >= 1000000000) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000;
+        }
+        pthread_cond_timedwait(&sh->cond, &sh->lock, &ts);
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+struct monitor {
+    struct vu_stats prev, cur, delta;
+    int n_cap;
+    double in_tx_sum;
+    int in_tx_samples;
+};
+
+static void series_add(struct run_result *r, struct monitor *m, int second, char phase,
+                       int in_tx, double interval_s)
+{
+    struct series_row *row;
+    struct hist all;
+
+    if (r->n_series == m->n_cap) {
+        int cap = m->n_cap ? m->n_cap * 2 : 256;
+        struct series_row *ns = realloc(r->series, (size_t)cap * sizeof(*ns));
+        if (!ns)
+            return;
+        r->series = ns;
+        m->n_cap = cap;
+    }
+    stats_sub(&m->delta, &m->cur, &m->prev);
+    row = &r->series[r->n_series++];
+    memset(row, 0, sizeof(*row));
+    row->second = second;
+    row->phase = phase;
+    hist_init(&all);
+    for (int t = 0; t < TX_NTYPES; t++) {
+        row->tps[t] = (double)m->delta.tx[t].committed / interval_s;
+        hist_merge(&all, &m->delta.tx[t].lat);
+    }
+    row->no_p50_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 50) / 1000.0;
+    row->no_p90_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 90) / 1000.0;
+    row->no_p99_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 99) / 1000.0;
+    row->all_p99_ms = (double)hist_percentile(&all, 99) / 1000.0;
+    row->errors = stats_errors(&m->delta);
+    row->vus_in_tx = in_tx;
+    m->prev = m->cur;
+}
+
+static void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
+                      int total_s, int tty)
+{
+    double tps = 0;
+
+    for (int t = 0; t < TX_NTYPES; t++)
+        tps += row->tps[t];
+    fprintf(o->progress, "%s[%4ds/%ds %-7s] TPS %7.1f  NOTPM %8.0f  NO p90 %7.2f ms  errors %llu%s",
+            tty ? "\r" : "", elapsed_s, total_s,
+            row->phase == 'm' ? "measure" : row->phase == 's' ? "stop" : "warmup", tps,
+            row->tps[TX_NEW_ORDER] * 60, row->no_p90_ms, (unsigned long long)row->errors,
+            tty ? "   " : "\n");
+    fflush(o->progress);
+}
+
+int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
+{
+    const struct config *cfg = o->cfg;
+    struct shared sh;
+    struct vu *vus = NULL, *workers = NULL;
+    struct db_conn *mc = NULL;
+    struct dialect ad;
+    struct monitor *m = NULL;
+    struct vu_stats *base = NULL;
+    int nvu = cfg->run.virtual_users, nw = cfg->run.delivery_inline ? 0 : cfg->run.delivery_workers;
+    int rc = 0, tty = o->progress && isatty(fileno(o->progress));
+    int64_t no_start = 0, no_end = 0;
+    uint64_t t_meas = 0, t_end = 0, t_connect0;
+    double cpu0 = 0;
+    struct rng seed_rng;
+    uint64_t *conn_us = NULL;
+
+    memset(r, 0, sizeof(*r));
+    memset(&sh, 0, sizeof(sh));
+    memset(&ad, 0, sizeof(ad));
+    snprintf(r->status, sizeof(r->status), "failed");
+    sh.o = o;
+    sh.cfg = cfg;
+    pthread_mutex_init(&sh.lock, NULL);
+    pthread_cond_init(&sh.cond, NULL);
+    pthread_mutex_init(&sh.q.lock, NULL);
+    pthread_cond_init(&sh.q.not_empty, NULL);
+    pthread_cond_init(&sh.q.not_full, NULL);
+    pthread_mutex_init(&sh.dlog_lock, NULL);
+    err_clear(&sh.conn_err);
+    sh.iso_stmt = txn_isolation_stmt(cfg->run.isolation);
+    r->virtual_users = nvu;
+
+    if ((rc = txn_dialect_load(&sh.d, o->dialect, e)) < 0 ||
+        (rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
+        goto out;
+    /* The monitor's own connection: load facts, RTT probe, New-Order counts. */
+    if ((rc = db_connect(o->ops, &sh.d, o->args, &mc, e)) < 0)
+        goto out;
+    snprintf(r->server_name, sizeof(r->server_name), "%s", mc->server_name);
+    snprintf(r->server_version, sizeof(r->server_version), "%s", mc->server_version);
+    if ((rc = db_query(mc, ad.sql[A_META_GET], NULL, 0, e)) < 0) {
+        err_prefix(e, "reading tpcc_meta (run 'tpccbench load' first)");
+        goto out;
+    }
+    if (db_next(mc) != 1) {
+        rc = err_set(e, E_USAGE, "the database is not loaded (tpcc_meta is empty): "
+                                 "run 'tpccbench load' first");
+        goto out;
+    }
+    r->warehouses = (int)db_col_int(mc, 0);
+    r->c_load.c_last = (int)db_col_int(mc, 2);
+    r->c_load.c_id = (int)db_col_int(mc, 3);
+    r->c_load.ol_i_id = (int)db_col_int(mc, 4);
+    r->seed = cfg->run.seed ? (uint64_t)cfg->run.seed : clock_wall_us();
+    rng_init_stream(&seed_rng, r->seed, 0xC0, 0, 0);
+    nurand_c_run(&seed_rng, &r->c_load, &r->c_run);
+    sh.ctx.warehouses = r->warehouses;
+    sh.ctx.c_run = r->c_run;
+    if (cfg->schema.warehouses != r->warehouses && o->progress)
+        fprintf(o->progress, "note: the database holds %d warehouses; running on those "
+                             "(config says %d)\n", r->warehouses, cfg->schema.warehouses);
+
+    /* RTT probe: median of 100 trivial queries. */
+    {
+        uint64_t s[100];
+        for (int i = 0; i < 100; i++) {
+            uint64_t t = clock_us();
+            if ((rc = db_exec(mc, S_RUN_PING, NULL, 0, e)) < 0)
+                goto out;
+            s[i] = clock_us() - t;
+        }
+        qsort(s, 100, sizeof(s[0]), cmp_u64);
+        r->rtt_median_us = (double)(s[49] + s[50]) / 2.0;
+    }
+
+    if (o->dir) {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/delivery.log", o->dir);
+        sh.dlog = fopen(path, "w");
+    }
+    sh.q.cap = cfg->run.delivery_queue;
+    sh.q.ring = calloc((size_t)sh.q.cap, sizeof(*sh.q.ring));
+    vus = calloc((size_t)nvu, sizeof(*vus));
+    workers = nw ? calloc((size_t)nw, sizeof(*workers)) : NULL;
+    m = calloc(1, sizeof(*m));
+    base = calloc(1, sizeof(*base));
+    conn_us = calloc((size_t)nvu, sizeof(*conn_us));
+    if (!sh.q.ring || !vus || (nw && !workers) || !m || !base || !conn_us) {
+        rc = err_set(e, E_FAIL, "out of memory for %d virtual users", nvu);
+        goto out;
+    }
+    /* Home warehouses: spread evenly; with fewer VUs than warehouses each VU
+     * cycles over its share. */
+    for (int i = 0; i < nvu; i++) {
+        struct vu *v = &vus[i];
+        int W = r->warehouses, n = 0;
+        v->sh = &sh;
+        v->id = i;
+        stats_init(&v->st);
+        rng_init_stream(&v->rng, r->seed, 1, (uint64_t)i, 0);
+        v->wh = calloc((size_t)(W / nvu + 1), sizeof(int));
+        if (!v->wh) {
+            rc = err_set(e, E_FAIL, "out of memory");
+            goto out;
+        }
+        for (int w = 1; w <= W; w++)
+            if ((w - 1) % nvu == i)
+                v->wh[n++] = w;
+        if (n == 0)
+            v->wh[n++] = i % W + 1;
+        v->n_wh = n;
+        /* The terminals of a warehouse take districts 1..10 in turn. */
+        v->sl_d = (i / W) % 10 + 1;
+    }
+    for (int i = 0; i < nw; i++) {
+        workers[i].sh = &sh;
+        workers[i].id = i;
+        workers[i].worker = 1;
+        stats_init(&workers[i].st);
+    }
+
+    /* Phase: connect. */
+    t_connect0 = clock_us();
+    for (int i = 0; i < nvu; i++)
+        if (pthread_create(&vus[i].thread, NULL, vu_main, &vus[i]) == 0)
+            vus[i].started = 1;
+    for (int i = 0; i < nw; i++)
+        if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0)
+            workers[i].started = 1;
+    pthread_mutex_lock(&sh.lock);
+    while (sh.n_ready < nvu + nw && !sig_stop_requested()) {
+        pthread_mutex_unlock(&sh.lock);
+        clock_sleep_us(10000);
+        pthread_mutex_lock(&sh.lock);
+    }
+    r->connect_total_s = (double)(clock_us() - t_connect0) / 1e6;
+    if (sh.n_failed || sig_stop_requested()) {
+        __atomic_store_n(&sh.phase, PH_STOP, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&sh.cond);
+        pthread_mutex_unlock(&sh.lock);
+        if (sh.n_failed) {
+            *e = sh.conn_err;
+            err_prefix(e, "%d of %d connections failed", sh.n_failed, nvu + nw);
+            rc = e->code;
+        } else {
+            rc = err_set(e, E_INTR, "interrupted while connecting");
+        }
+        goto join;
+    }
+    for (int i = 0; i < nvu; i++)
+        conn_us[i] = vus[i].connect_us;
+    qsort(conn_us, (size_t)nvu, sizeof(*conn_us), cmp_u64);
+    r->connect_min_ms = (double)conn_us[0] / 1e3;
+    r->connect_median_ms = (double)conn_us[nvu / 2] / 1e3;
+    r->connect_max_ms = (double)conn_us[nvu - 1] / 1e3;
+    sh.t0_us = clock_us();
+    sh.go = 1;
+    __atomic_store_n(&sh.phase, PH_WARMUP, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&sh.cond);
+    pthread_mutex_unlock(&sh.lock);
+
+    {
+        uint64_t warm_end = sh.t0_us + (uint64_t)cfg->run.rampup_us + (uint64_t)cfg->run.warmup_us;
+        uint64_t meas_end = 0, next_tick = sh.t0_us + 1000000, last_tick = sh.t0_us;
+        int total_s = (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) /
+                            1000000);
+        int measuring = 0, sec = 0;
+
+        stats_init(&m->prev);
+        for (;;) {
+            uint64_t now = clock_us();
+            if (sig_stop_requested())
+                break;
+            if (!measuring && now >= warm_end) {
+                /* The window opens with every VU idle: the counts then agree exactly. */
+                pause_all(&sh, nvu);
+                if (sig_stop_requested())
+                    break;
+                for (int i = 0; i < nvu; i++)
+                    stats_merge(base, &vus[i].st);
+                if ((rc = count_new_orders(mc, &no_start, e)) < 0)
+                    break;
+                cpu0 = cpu_now_s();
+                t_meas = clock_us();
+                meas_end = t_meas + (uint64_t)cfg->run.duration_us;
+                measuring = 1;
+                phase_set(&sh, PH_MEASURE);
+                now = clock_us();
+            }
+            if (measuring && now >= meas_end)
+                break;
+            if (now >= next_tick) {
+                int in_tx;
+                double interval = (double)(now - last_tick) / 1e6;
+                request_snapshots(vus, nvu);
+                /* Give VUs a moment to publish (they do after each transaction). */
+                clock_sleep_us(20000);
+                collect(vus, nvu, &m->cur, &in_tx);
+                sec++;
+                series_add(r, m, sec, measuring ? 'm' : 'r', in_tx, interval);
+                if (measuring) {
+                    m->in_tx_sum += in_tx;
+                    m->in_tx_samples++;
+                }
+                if (o->progress && r->n_series &&
+                    (tty || sec % 10 == 0))
+                    live_line(o, &r->series[r->n_series - 1], sec, total_s, tty);
+                last_tick = next_tick;
+                next_tick += 1000000;
+                continue;
+            }
+            {
+                uint64_t until = next_tick < (measuring ? meas_end : warm_end)
+                                     ? next_tick
+                                     : (measuring ? meas_end : warm_end);
+                if (until > now)
+                    clock_sleep_us(until - now > 100000 ? 100000 : until - now);
+            }
+        }
+        if (o->progress && tty)
+            fputc('\n', o->progress);
+        phase_set(&sh, PH_STOP);
+    join:
+        for (int i = 0; i < nvu; i++)
+            if (vus[i].started)
+                pthread_join(vus[i].thread, NULL);
+        t_end = clock_us();
+        if (t_meas) {
+            struct vu_stats *fin = calloc(1, sizeof(*fin));
+            r->cpu_s = cpu_now_s() - cpu0;
+            r->measured_s = (double)(t_end - t_meas) / 1e6;
+            if (fin) {
+                stats_init(fin);
+                for (int i = 0; i < nvu; i++)
+                    stats_merge(fin, &vus[i].st);
+                stats_sub(&r->measured, fin, base);
+                free(fin);
+            }
+            if (rc == 0) {
+                int rc2 = count_new_orders(mc, &no_end, e);
+                if (rc2 < 0)
+                    rc = rc2;
+                else
+                    r->db_new_orders = no_end - no_start;
+            }
+            r->vus_in_tx_mean = m->in_tx_samples ? m->in_tx_sum / m->in_tx_samples : 0;
+        } else {
+            stats_init(&r->measured);
+        }
+        /* Let the workers finish what is queued (bounded), then stop them. */
+        {
+            uint64_t deadline = clock_us() + 60000000;
+            pthread_mutex_lock(&sh.q.lock);
+            while (sh.q.n > 0 && clock_us() < deadline && !sig_stop_requested()) {
+                pthread_mutex_unlock(&sh.q.lock);
+                clock_sleep_us(10000);
+                pthread_mutex_lock(&sh.q.lock);
+            }
+            r->deliveries_pending = (uint64_t)sh.q.n;
+            sh.q.n = 0;
+            sh.q.closed = 1;
+            pthread_cond_broadcast(&sh.q.not_empty);
+            pthread_mutex_unlock(&sh.q.lock);
+        }
+        for (int i = 0; i < nw; i++)
+            if (workers[i].started)
+                pthread_join(workers[i].thread, NULL);
+        stats_init(&r->delivery);
+        for (int i = 0; i < nw; i++)
+            stats_merge(&r->delivery, &workers[i].st);
+        if (cfg->run.delivery_inline) {
+            r->delivery.dl_districts = r->measured.dl_districts;
+            r->delivery.dl_skipped = r->measured.dl_skipped;
+        }
+        /* Queue-full waits are counted by the VUs. */
+        r->delivery.dl_queue_full = r->measured.dl_queue_full;
+        r->delivery.dl_queue_wait_us = r->measured.dl_queue_wait_us;
+    }
+    if (rc == 0 && sig_stop_requested())
+        snprintf(r->status, sizeof(r->status), "interrupted");
+    else if (rc == 0)
+        snprintf(r->status, sizeof(r->status), "complete");
+    else if (rc == E_INTR)
+        snprintf(r->status, sizeof(r->status), "interrupted");
+out:
+    if (vus)
+        for (int i = 0; i < nvu; i++) {
+            db_close(vus[i].c);
+            free(vus[i].wh);
+        }
+    if (workers)
+        for (int i = 0; i < nw; i++)
+            db_close(workers[i].c);
+    free(vus);
+    free(workers);
+    free(m);
+    free(base);
+    free(conn_us);
+    free(sh.q.ring);
+    if (sh.dlog)
+        fclose(sh.dlog);
+    db_close(mc);
+    dialect_release(&sh.d);
+    dialect_release(&ad);
+    pthread_mutex_destroy(&sh.lock);
+    pthread_cond_destroy(&sh.cond);
+    pthread_mutex_destroy(&sh.q.lock);
+    pthread_cond_destroy(&sh.q.not_empty);
+    pthread_cond_destroy(&sh.q.not_full);
+    pthread_mutex_destroy(&sh.dlog_lock);
+    return rc;
+}
+
+void run_result_release(struct run_result *r)
+{
+    free(r->series);
+    r->series = NULL;
+    r->n_series = 0;
+}

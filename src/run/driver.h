@@ -1,0 +1,65 @@
+/*
+ * driver.h - a timed run: virtual users drive the transaction mix against the
+ * database, deferred deliveries run on their own workers, and the monitor
+ * thread (the caller's) shows progress and records the per-second series.
+ *
+ * Phases: connect all VUs, ramp-up (staggered starts), warm-up, a barrier
+ * (every VU idle) where the database's New-Order count is read, the measured
+ * window, stop (in-flight transactions finish), the count read again.
+ */
+#ifndef TPCC_DRIVER_H
+#define TPCC_DRIVER_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/config.h"
+#include "core/err.h"
+#include "db/db.h"
+#include "run/stats.h"
+#include "tpcc/random.h"
+
+struct series_row {
+    int second;                 /* since the start of ramp-up */
+    char phase;                 /* 'r' ramp-up/warm-up, 'm' measured, 's' stopping */
+    double tps[TX_NTYPES];      /* committed per second, per type */
+    double no_p50_ms, no_p90_ms, no_p99_ms; /* New-Order latency in this second */
+    double all_p99_ms;          /* all types */
+    uint64_t errors;            /* errors in this second */
+    int vus_in_tx;              /* VUs inside a transaction at the sample */
+};
+
+struct run_opts {
+    const struct config *cfg;
+    const struct db_ops *ops;
+    const struct db_connect_args *args;
+    const char *dialect;        /* "postgresql" */
+    const char *dir;            /* run folder: delivery.log goes here */
+    FILE *progress;             /* live output, NULL = none */
+};
+
+struct run_result {
+    char status[16];             /* complete | interrupted | failed */
+    struct vu_stats measured;    /* VUs over the measured window */
+    struct vu_stats delivery;    /* deferred delivery workers: queue-to-completion */
+    double measured_s;           /* length of the measured window */
+    int64_t db_new_orders;       /* increase of sum(d_next_o_id) over the window */
+    double rtt_median_us;        /* median of 100 trivial queries before the run */
+    double connect_total_s;      /* time to connect every VU */
+    double connect_min_ms, connect_median_ms, connect_max_ms;
+    double cpu_s;                /* driver CPU (user+system) in the measured window */
+    double vus_in_tx_mean;       /* mean of the per-second samples while measuring */
+    struct nurand_c c_load, c_run;
+    int warehouses;              /* from the database */
+    int virtual_users;
+    char server_name[64], server_version[64];
+    uint64_t seed;               /* run RNG seed */
+    uint64_t deliveries_pending; /* deferred deliveries not run at the end */
+    int n_series;
+    struct series_row *series;   /* heap, n_series rows; free with run_result_release */
+};
+
+int run_run(const struct run_opts *o, struct run_result *r, struct err *e);
+void run_result_release(struct run_result *r);
+
+#endif

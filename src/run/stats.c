@@ -1,0 +1,102 @@
+/*
+ * stats.c - merge and subtract per-thread counts.  Pure; no I/O.
+ */
+#include "run/stats.h"
+
+#include <string.h>
+
+void stats_init(struct vu_stats *s)
+{
+    memset(s, 0, sizeof(*s));
+    for (int t = 0; t < TX_NTYPES; t++)
+        hist_init(&s->tx[t].lat);
+}
+
+#define FIELDS(X)                                                                                  \
+    X(no_orders) X(no_lines) X(no_remote_lines) X(pay_total) X(pay_remote) X(pay_by_name)         \
+    X(os_total) X(os_by_name) X(dl_districts) X(dl_skipped) X(dl_queue_full)                       \
+    X(dl_queue_wait_us) X(reconnects)
+#define TX_FIELDS(X)                                                                               \
+    X(committed) X(rolled_back) X(retries) X(err_retry) X(err_conn) X(err_other) X(unknown)        \
+    X(in_tx_us)
+
+static void add_state(struct vu_stats *s, const char *state, uint64_t n)
+{
+    for (int i = 0; i < STATS_NSTATES; i++) {
+        if (s->sqlstates[i].state[0] == '\0') {
+            memcpy(s->sqlstates[i].state, state, 6);
+            s->sqlstates[i].n = n;
+            return;
+        }
+        if (strcmp(s->sqlstates[i].state, state) == 0) {
+            s->sqlstates[i].n += n;
+            return;
+        }
+    }
+    /* Table full: count under the last slot's neighbours as "other". */
+    s->sqlstates[STATS_NSTATES - 1].n += n;
+}
+
+void stats_sqlstate(struct vu_stats *s, const char *state)
+{
+    add_state(s, state && state[0] ? state : "-----", 1);
+}
+
+void stats_merge(struct vu_stats *dst, const struct vu_stats *src)
+{
+#define ADD(f) dst->f += src->f;
+#define TADD(f) dst->tx[t].f += src->tx[t].f;
+    FIELDS(ADD)
+    for (int t = 0; t < TX_NTYPES; t++) {
+        TX_FIELDS(TADD)
+        hist_merge(&dst->tx[t].lat, &src->tx[t].lat);
+    }
+    for (int i = 0; i < STATS_NSTATES && src->sqlstates[i].state[0]; i++)
+        add_state(dst, src->sqlstates[i].state, src->sqlstates[i].n);
+#undef ADD
+#undef TADD
+}
+
+void stats_sub(struct vu_stats *dst, const struct vu_stats *a, const struct vu_stats *b)
+{
+    struct vu_stats r;
+
+#define SUB(f) r.f = a->f - b->f;
+#define TSUB(f) r.tx[t].f = a->tx[t].f - b->tx[t].f;
+    memset(&r, 0, sizeof(r));
+    FIELDS(SUB)
+    for (int t = 0; t < TX_NTYPES; t++) {
+        TX_FIELDS(TSUB)
+        hist_sub(&r.tx[t].lat, &a->tx[t].lat, &b->tx[t].lat);
+    }
+    /* SQLSTATE counts: a's minus b's for the same state. */
+    for (int i = 0; i < STATS_NSTATES && a->sqlstates[i].state[0]; i++) {
+        uint64_t n = a->sqlstates[i].n;
+        for (int j = 0; j < STATS_NSTATES; j++)
+            if (strcmp(b->sqlstates[j].state, a->sqlstates[i].state) == 0)
+                n -= b->sqlstates[j].n;
+        if (n)
+            add_state(&r, a->sqlstates[i].state, n);
+    }
+    *dst = r;
+#undef SUB
+#undef TSUB
+}
+
+uint64_t stats_committed(const struct vu_stats *s)
+{
+    uint64_t n = 0;
+
+    for (int t = 0; t < TX_NTYPES; t++)
+        n += s->tx[t].committed;
+    return n;
+}
+
+uint64_t stats_errors(const struct vu_stats *s)
+{
+    uint64_t n = 0;
+
+    for (int t = 0; t < TX_NTYPES; t++)
+        n += s->tx[t].err_retry + s->tx[t].err_conn + s->tx[t].err_other;
+    return n;
+}

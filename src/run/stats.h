@@ -1,0 +1,63 @@
+/*
+ * stats.h - what one virtual user (or delivery worker) counts, and how those
+ * counts are merged and subtracted.
+ *
+ * Each thread owns its struct vu_stats and updates it without locks or
+ * atomics; the monitor reads published copies (see driver.c) and merges them.
+ */
+#ifndef TPCC_STATS_H
+#define TPCC_STATS_H
+
+#include <stdint.h>
+
+#include "core/config.h"
+#include "run/hist.h"
+
+#define STATS_NSTATES 8 /* distinct SQLSTATEs kept per thread */
+
+struct tx_stats {
+    uint64_t committed;   /* committed (New-Order: without the spec's rollbacks) */
+    uint64_t rolled_back; /* New-Order rollbacks of clause 2.4.2.3 (not errors) */
+    uint64_t retries;     /* retryable failures that were retried */
+    uint64_t err_retry;   /* retryable failures after max_retries: given up */
+    uint64_t err_conn;    /* connection lost (the transaction is lost) */
+    uint64_t err_other;   /* any other error */
+    uint64_t unknown;     /* connection lost after COMMIT was sent: outcome unknown */
+    uint64_t in_tx_us;    /* summed time from BEGIN to COMMIT/ROLLBACK */
+    struct hist lat;      /* response time, microseconds */
+};
+
+struct vu_stats {
+    struct tx_stats tx[TX_NTYPES];
+    /* Input-validity counts (TPC-C 5.5.1.5), over executed transactions. */
+    uint64_t no_orders;        /* New-Orders committed or rolled back */
+    uint64_t no_lines;         /* order lines of those */
+    uint64_t no_remote_lines;  /* lines with a remote supply warehouse */
+    uint64_t pay_total;        /* Payments committed */
+    uint64_t pay_remote;       /* of which the customer was remote */
+    uint64_t pay_by_name;      /* of which selected by last name */
+    uint64_t os_total;         /* Order-Status committed */
+    uint64_t os_by_name;
+    uint64_t dl_districts;     /* districts processed by deliveries */
+    uint64_t dl_skipped;       /* districts with no new order */
+    uint64_t dl_queue_full;    /* times the deferred queue was full */
+    uint64_t dl_queue_wait_us; /* time waited for room in the queue */
+    uint64_t reconnects;       /* successful reconnections */
+    struct {
+        char state[6];
+        uint64_t n;
+    } sqlstates[STATS_NSTATES]; /* errors by SQLSTATE (first seen first) */
+};
+
+void stats_init(struct vu_stats *s);
+/* dst += src */
+void stats_merge(struct vu_stats *dst, const struct vu_stats *src);
+/* dst = a - b (b an earlier copy of a) */
+void stats_sub(struct vu_stats *dst, const struct vu_stats *a, const struct vu_stats *b);
+/* Count an error's SQLSTATE. */
+void stats_sqlstate(struct vu_stats *s, const char *state);
+/* Totals over all types. */
+uint64_t stats_committed(const struct vu_stats *s);
+uint64_t stats_errors(const struct vu_stats *s);
+
+#endif

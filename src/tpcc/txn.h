@@ -1,0 +1,139 @@
+/*
+ * txn.h - the five TPC-C transactions (clause 2): their inputs, drawn by the
+ * client exactly as the spec says, and their execution through the driver
+ * interface, written once for every database.
+ *
+ * A transaction gets a connection and an input and returns an outcome; it
+ * knows nothing of threads, timing or which terminal runs it (the scheduler
+ * in src/run/ decides that).  Retrying with the same input is the caller's
+ * choice: txn_exec() leaves the connection outside any transaction.
+ */
+#ifndef TPCC_TXN_H
+#define TPCC_TXN_H
+
+#include <stdint.h>
+
+#include "core/config.h"
+#include "core/err.h"
+#include "tpcc/random.h"
+
+struct db_conn;
+struct dialect;
+
+/* What every terminal shares, read-only during a run. */
+struct txn_ctx {
+    int warehouses;         /* W */
+    struct nurand_c c_run;  /* NURand constants of the run */
+};
+
+#define NO_MAX_ITEMS 15
+#define TXN_UNUSED_ITEM (TPCC_ITEMS_MAX + 1) /* i_id that is never loaded */
+#define TPCC_ITEMS_MAX 100000
+
+struct no_item {
+    int i_id;        /* TXN_UNUSED_ITEM on the last line of a rollback order */
+    int supply_w_id;
+    int quantity;    /* 1..10 */
+};
+
+struct no_input {
+    int w_id, d_id, c_id;
+    int ol_cnt;                       /* 5..15 */
+    int rollback;                     /* 1: the last item is unused (1 %) */
+    int all_local;                    /* 1: every supply warehouse is home */
+    struct no_item items[NO_MAX_ITEMS]; /* sorted by (i_id, supply_w_id): lock order */
+};
+
+struct pay_input {
+    int w_id, d_id;          /* home warehouse and district */
+    int c_w_id, c_d_id;      /* customer's (remote for 15 % when W > 1) */
+    int by_name;             /* 1: select by c_last (60 %) */
+    int c_id;                /* when !by_name */
+    char c_last[16];         /* when by_name */
+    int64_t amount_cents;    /* 100..500000 */
+};
+
+struct os_input {
+    int w_id, d_id;
+    int by_name;
+    int c_id;
+    char c_last[16];
+};
+
+struct dl_input {
+    int w_id;
+    int carrier_id;          /* 1..10 */
+};
+
+struct sl_input {
+    int w_id, d_id;          /* the terminal's fixed district */
+    int threshold;           /* 10..20 */
+};
+
+struct txn_input {
+    int type; /* enum tx_type */
+    union {
+        struct no_input no;
+        struct pay_input pay;
+        struct os_input os;
+        struct dl_input dl;
+        struct sl_input sl;
+    } u;
+};
+
+/* What a transaction reports beyond success (for the input-validity figures). */
+struct txn_output {
+    int rolled_back;          /* New-Order: the spec's 1 % rollback happened */
+    int delivered[10];        /* Delivery: o_id delivered per district, 0 = skipped */
+    int n_skipped;            /* Delivery: districts with no new order */
+    int64_t sl_low_stock;     /* Stock-Level: the count */
+    int64_t no_total_cents;   /* New-Order: total amount (x100) */
+    uint64_t in_tx_us;        /* time from BEGIN to COMMIT/ROLLBACK */
+    int commit_sent;          /* failed with the connection lost after COMMIT was sent */
+};
+
+/* Draw the input of a transaction of type for a terminal with home warehouse
+ * w_id and Stock-Level district sl_d_id (clause 2.4.1, 2.5.1, 2.6.1, 2.7.1, 2.8.1). */
+void txn_gen(struct rng *r, const struct txn_ctx *ctx, int type, int w_id, int sl_d_id,
+             struct txn_input *in);
+
+/* Execute in on c (statements of the "statements" dialect file).  Returns 0
+ * when committed (or, for New-Order, rolled back as the spec asks: then
+ * out->rolled_back is 1), else a negative class with e filled; the
+ * transaction is rolled back before returning. */
+int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+             struct err *e);
+
+/* Ids of the statements in statements.sql. */
+enum txn_stmt {
+    S_ISO_READ_COMMITTED = 0,
+    S_ISO_REPEATABLE_READ,
+    S_ISO_SERIALIZABLE,
+    S_NO_HEADER,
+    S_NO_LINE,
+    S_PAY_WAREHOUSE_DISTRICT,
+    S_PAY_CUSTOMERS_BY_NAME,
+    S_PAY_CUSTOMER_HISTORY,
+    S_OS_CUSTOMERS_BY_NAME,
+    S_OS_GET_CUSTOMER,
+    S_OS_LAST_ORDER,
+    S_OS_ORDER_LINES,
+    S_DL_OLDEST_NEW_ORDER,
+    S_DL_DELETE_NEW_ORDER,
+    S_DL_UPDATE_ORDER,
+    S_DL_UPDATE_ORDER_LINES,
+    S_DL_UPDATE_CUSTOMER,
+    S_SL_NEXT_ORDER_ID,
+    S_SL_LOW_STOCK,
+    S_RUN_NEW_ORDERS,
+    S_RUN_PING,
+    S_NSTMTS
+};
+
+/* Load the transaction statements of dialect name. */
+int txn_dialect_load(struct dialect *d, const char *name, struct err *e);
+
+/* Statement id that sets the session's isolation level ("read committed", ...). */
+int txn_isolation_stmt(const char *isolation);
+
+#endif
