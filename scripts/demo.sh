@@ -1,17 +1,16 @@
 #!/bin/sh
-# make demo: a private PostgreSQL, 1 warehouse: load, check, print the summary.
+# make demo: a private PostgreSQL, 1 warehouse, 4 virtual users, 60 s:
+# load, run, check, print the summary and where the record is.
 set -eu
 cd "$(dirname "$0")/.."
-results=results
 datadir=""
 # PostgreSQL will not run as root; the server runs as user postgres, which must
-# reach the data directory.  A checkout under /root is not reachable: use /tmp.
-if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$PWD" 2>/dev/null; then
+# reach the data directory.  A checkout it cannot enter (under /root): use /tmp.
+if [ "$(id -u)" = 0 ] && ! runuser -u postgres -- test -x "$PWD/results" 2>/dev/null; then
     datadir="${TMPDIR:-/tmp}/tpccbench-demo-pgdata"
 fi
-set -- --results-dir "$results" --label demo
+set -- --results-dir results --label demo --change "make demo"
 [ -n "$datadir" ] && set -- "$@" --datadir "$datadir"
-echo "== tpccbench demo: private PostgreSQL, 1 warehouse =="
-./tpccbench load "$@" --warehouses 1 --drop
-./tpccbench check "$@"
-echo "TPC-C derived figures, not audited TPC-C results."
+echo "== tpccbench demo: private PostgreSQL, 1 warehouse, 4 VUs, 60 s =="
+./tpccbench bench "$@" --warehouses 1 --vus 4 --warmup 5s --duration "${DEMO_DURATION:-60s}"
+echo "Figures are TPC-C derived, not audited TPC-C results."

@@ -53,8 +53,7 @@ static const char conf_block[] =
     "max_wal_size = 4GB\n"
     "checkpoint_timeout = 15min\n"
     "logging_collector = off\n"
-    "# listen_addresses, port and unix_socket_directories: rewritten by tpccbench on every start.\n" INCLUDE_LINE
-    "\n";
+    "# listen_addresses, port, unix_socket_directories: set on every start.\n" INCLUDE_LINE "\n";
 
 /* Who the children run as and with what environment; all prepared before fork. */
 struct runas {
@@ -442,10 +441,9 @@ static int bindir_from_pg_config(char *out, size_t len)
         if (n > 0 && n < sizeof(dir)) {
             memcpy(dir, p, n);
             dir[n] = '\0';
-            if (dir[0] == '/' && is_executable(dir, "pg_config")) {
-                path_join(exe, sizeof(exe), dir, "pg_config");
+            if (dir[0] == '/' && is_executable(dir, "pg_config") &&
+                path_join(exe, sizeof(exe), dir, "pg_config") == 0)
                 break;
-            }
         }
         p += n;
         if (*p == ':')
@@ -623,11 +621,16 @@ static int dir_is_empty(const char *dir)
 static int first_unreachable(const char *path)
 {
     char buf[4096];
+    size_t len = strlen(path);
     int idx = 1;
 
     if (access("/", X_OK) < 0)
         return 1;
-    snprintf(buf, sizeof(buf), "%s", path);
+    /* No stdio: this runs in a forked child. */
+    if (len >= sizeof(buf))
+        len = sizeof(buf) - 1;
+    memcpy(buf, path, len);
+    buf[len] = '\0';
     for (char *p = buf + 1;; p++) {
         int last = *p == '\0';
         if (*p != '/' && !last)
@@ -1122,6 +1125,11 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
     if (have < 0)
         return have;
     if (have) {
+        char real[4096], ebuf[128];
+        if (!realpath(m->datadir, real))
+            return err_set(e, E_FAIL, "cannot resolve '%s': %s", m->datadir,
+                           err_errno(errno, ebuf, sizeof(ebuf)));
+        snprintf(m->datadir, sizeof(m->datadir), "%s", real);
         if (pidfile_read(m->datadir, &pf)) {
             rc = reuse_running(m, &pf, e);
             if (rc < 0)
@@ -1160,8 +1168,12 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
     }
     if (rc == 0)
         rc = conf_write_runtime(m, e);
-    if (rc == 0)
+    if (rc == 0) {
         rc = server_start(m, &ra, e);
+        /* pg_ctl -w gives up after its timeout while the server may still come up. */
+        if (rc < 0 && pidfile_read(m->datadir, &pf))
+            server_stop(m, &ra, &scratch);
+    }
     if (rc == 0) {
         m->started = 1;
         rc = ensure_db(m, &ra, e);

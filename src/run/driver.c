@@ -150,17 +150,12 @@ static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *
     int rc;
 
     *retries = 0;
-    for (;;) {
-        if (!v->c)
-            return err_set(e, E_CONN, "not connected");
-        __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
-        rc = txn_exec(v->c, in, out, e);
-        __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
-        if (rc != E_RETRY || *retries >= v->sh->cfg->run.max_retries ||
-            phase_get(v->sh) == PH_STOP)
-            return rc;
-        (*retries)++;
-    }
+    if (!v->c)
+        return err_set(e, E_CONN, "not connected");
+    __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
+    rc = txn_exec_retry(v->c, in, out, v->sh->cfg->run.max_retries, retries, e);
+    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+    return rc;
 }
 
 static void vu_record(struct vu *v, const struct txn_input *in, const struct txn_output *out,
@@ -361,18 +356,6 @@ static void vu_sleep_interruptible(struct shared *sh, double secs)
     }
 }
 
-static int pick_type(struct rng *r, const int *mix)
-{
-    int x = (int)rng_range(r, 0, 99), acc = 0;
-
-    for (int t = 0; t < TX_NTYPES; t++) {
-        acc += mix[t];
-        if (x < acc)
-            return t;
-    }
-    return TX_NEW_ORDER;
-}
-
 static void *vu_main(void *arg)
 {
     struct vu *v = arg;
@@ -412,7 +395,7 @@ static void *vu_main(void *arg)
         }
         w = v->wh[v->wh_next];
         v->wh_next = (v->wh_next + 1) % v->n_wh;
-        txn_gen(&v->rng, &sh->ctx, pick_type(&v->rng, cfg->run.mix), w, v->sl_d, &in);
+        txn_gen(&v->rng, &sh->ctx, txn_pick_type(&v->rng, cfg->run.mix), w, v->sl_d, &in);
         if (cfg->run.think_time)
             vu_sleep_interruptible(sh, keying_s[in.type]);
         memset(&out, 0, sizeof(out));

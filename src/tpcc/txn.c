@@ -380,3 +380,26 @@ int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *o
     }
     return rc;
 }
+
+int txn_exec_retry(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+                   int max_retries, int *retries, struct err *e)
+{
+    int rc;
+
+    *retries = 0;
+    while ((rc = txn_exec(c, in, out, e)) == E_RETRY && *retries < max_retries)
+        (*retries)++;
+    return rc;
+}
+
+int txn_pick_type(struct rng *r, const int *mix)
+{
+    int x = (int)rng_range(r, 0, 99), acc = 0;
+
+    for (int t = 0; t < TX_NTYPES; t++) {
+        acc += mix[t];
+        if (x < acc)
+            return t;
+    }
+    return TX_NEW_ORDER;
+}

@@ -104,6 +104,15 @@ void txn_gen(struct rng *r, const struct txn_ctx *ctx, int type, int w_id, int s
 int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
              struct err *e);
 
+/* Execute with retries: a retryable failure (serialization, deadlock) is
+ * rolled back and the same input run again, up to max_retries times;
+ * *retries says how many were needed.  Other results as txn_exec. */
+int txn_exec_retry(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+                   int max_retries, int *retries, struct err *e);
+
+/* Pick a transaction type from mix (percent per enum tx_type, summing to 100). */
+int txn_pick_type(struct rng *r, const int *mix);
+
 /* Ids of the statements in statements.sql. */
 enum txn_stmt {
     S_ISO_READ_COMMITTED = 0,

@@ -38,7 +38,7 @@ pg__bindir() {
         echo "$_d"
         return 0
     fi
-    for _d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4,4n -r); do
+    for _d in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -t/ -k5,5nr); do
         if [ -x "$_d/initdb" ]; then
             echo "$_d"
             return 0
@@ -98,6 +98,10 @@ fsync = on
 max_connections = 100
 logging_collector = off
 EOF
+    # Extra settings from the caller (benchmarks), one per line.
+    if [ -n "${PG_TEST_CONF:-}" ]; then
+        printf '%s\n' "$PG_TEST_CONF" >>"$_data/postgresql.conf"
+    fi
 
     # Try ports from a random start until one binds; any other failure is final.
     PG_TEST_PORT=$(pg__random_port)

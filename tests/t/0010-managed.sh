@@ -34,6 +34,7 @@ is() {
 }
 # like GOT PATTERN DESCRIPTION (a case pattern)
 like() {
+    # shellcheck disable=SC2254 # $2 is a pattern on purpose
     case $1 in
     $2) ok "$3" ;;
     *) not_ok "$3" "got:      '$1'" "expected: '$2'" ;;
@@ -147,6 +148,7 @@ d1=$tmp/m1/pg
 datadirs="$datadirs $d1"
 # Started from its own process group, which then gets SIGINT as a Ctrl-C
 # would: the server must live on.
+# shellcheck disable=SC2016 # expanded by the inner sh
 setsid -w sh -c '"$1" "$2" start >"$3" 2>"$4"; echo $? >"$5"; kill -INT 0' sh \
     "$smoke" "$d1" "$tmp/out" "$tmp/err" "$tmp/rc" 2>/dev/null
 is "$(cat "$tmp/rc")" 0 "start: a new cluster in a missing directory (mkdir -p, initdb, start)"
@@ -220,7 +222,12 @@ is "$(q "$ci2" 'show listen_addresses')" "127.0.0.1" "listen_addresses is 127.0.
 pid2=$(pmpid "$d2")
 like "$(tcp_listeners "$pid2")" "[1-9]*" "the postmaster holds a listening TCP socket"
 "$smoke" "$d2" stop >/dev/null 2>&1
-if [ $? = 0 ] && gone "$pid2"; then ok "TCP server stopped"; else not_ok "TCP server stopped"; fi
+rc=$?
+if [ $rc = 0 ] && gone "$pid2"; then
+    ok "TCP server stopped"
+else
+    not_ok "TCP server stopped" "rc $rc, postmaster '$pid2'"
+fi
 
 # --- a datadir too long for a socket path -------------------------------------
 

@@ -1,0 +1,643 @@
+/*
+ * test_txn.c - unit tests for the transaction inputs and the retry logic
+ * (src/tpcc/txn.c).
+ *
+ * Inputs: txn_pick_type() and txn_gen() are drawn many times from a fixed
+ * seed and every rule of clause 2 that a single input must obey is checked
+ * on each one (ranges, sort order, where the unused item goes, remote means
+ * another warehouse); the shares (rollbacks, remote lines and payments,
+ * selection by last name, the mix) must lie within TEST_SIGMAS binomial
+ * standard deviations of the spec's percentage.  That the run's NURand
+ * constants are used is shown by drawing the same stream under two contexts:
+ * only the constant C differs, so every NURand value moves by exactly the
+ * difference of the constants (mod the range).
+ *
+ * Retries: the null driver (no rows, every call succeeds) with injected
+ * faults; a Delivery finds no new order in any district and commits, so it
+ * is the one transaction that runs to its end there.  Each failure prints
+ * both sides.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "db/db.h"
+#include "db/dialect.h"
+#include "tpcc/random.h"
+#include "tpcc/txn.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Standard deviations allowed for a binomial count. */
+#define TEST_SIGMAS 4.0
+
+/* The seed of every stream drawn here (tests add their own number). */
+#define TEST_SEED UINT64_C(0x5eed0f7063630002)
+
+/* Fail the test, naming what was checked with both sides. */
+#define CHECK(cond, ...)                         \
+    do {                                         \
+        if (!(cond)) {                           \
+            print_error(__VA_ARGS__);            \
+            print_error("\n");                   \
+            fail_msg("check failed: %s", #cond); \
+        }                                        \
+    } while (0)
+
+/* Check that a binomial count of draws with probability p lies within
+ * TEST_SIGMAS standard deviations of its mean. */
+static void test_check_binomial(const char *what, int64_t got, int64_t draws, double p)
+{
+    double mean = (double)draws * p;
+    double slack = TEST_SIGMAS * sqrt((double)draws * p * (1.0 - p));
+
+    CHECK(fabs((double)got - mean) <= slack,
+          "%s: %" PRId64 " of %" PRId64 " (%.3f %%), want %.1f +- %.1f (%.0f sigma, %.2f %%)",
+          what, got, draws, 100.0 * (double)got / (double)draws, mean, slack, TEST_SIGMAS,
+          100.0 * p);
+}
+
+/* The number 0..999 whose last name is name, or -1. */
+static int test_lastname_num(const char *name)
+{
+    static char names[1000][16];
+    static int ready;
+
+    if (!ready) {
+        for (int i = 0; i < 1000; i++)
+            tpcc_lastname(i, names[i]);
+        ready = 1;
+    }
+    for (int i = 0; i < 1000; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    return -1;
+}
+
+static const struct txn_ctx test_ctx_w10 = { .warehouses = 10,
+                                             .c_run = { .c_last = 200, .c_id = 300,
+                                                        .ol_i_id = 4000 } };
+
+/* ---- txn_pick_type ---- */
+
+static void check_mix(const int *mix, uint64_t seed)
+{
+    enum { DRAWS = 1000000 };
+    int64_t counts[TX_NTYPES] = { 0 };
+    struct rng r;
+
+    rng_init(&r, seed);
+    for (int i = 0; i < DRAWS; i++) {
+        int t = txn_pick_type(&r, mix);
+        CHECK(t >= 0 && t < TX_NTYPES, "draw %d: type %d out of range", i, t);
+        counts[t]++;
+    }
+    for (int t = 0; t < TX_NTYPES; t++) {
+        char what[96];
+        snprintf(what, sizeof(what), "mix {%d,%d,%d,%d,%d}: %s", mix[0], mix[1], mix[2], mix[3],
+                 mix[4], tx_name((enum tx_type)t));
+        if (mix[t] == 0)
+            CHECK(counts[t] == 0, "%s: drawn %" PRId64 " times with share 0", what, counts[t]);
+        else
+            test_check_binomial(what, counts[t], DRAWS, mix[t] / 100.0);
+    }
+}
+
+static void test_pick_type_mixes(void **state)
+{
+    static const int mixes[][TX_NTYPES] = {
+        { 45, 43, 4, 4, 4 },  /* the default */
+        { 20, 20, 20, 20, 20 },
+        { 0, 0, 0, 0, 100 }, /* the edges of the cumulative table */
+        { 100, 0, 0, 0, 0 },
+        { 1, 0, 98, 0, 1 },
+    };
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(mixes) / sizeof(mixes[0]); i++)
+        check_mix(mixes[i], TEST_SEED + 1 + i);
+}
+
+/* ---- txn_gen: New-Order ---- */
+
+static void test_gen_new_order(void **state)
+{
+    enum { DRAWS = 200000, W = 10 };
+    int64_t rollbacks = 0, lines = 0, remote_lines = 0, orders_remote = 0;
+    int64_t cnt_seen[16] = { 0 }, remote_to[W + 1] = { 0 };
+    struct rng r;
+    (void)state;
+
+    rng_init(&r, TEST_SEED + 10);
+    for (int i = 0; i < DRAWS; i++) {
+        int w = 1 + i % W, has_remote = 0, has_unused = 0;
+        struct txn_input in;
+        const struct no_input *no = &in.u.no;
+
+        memset(&in, 0xa5, sizeof(in));
+        txn_gen(&r, &test_ctx_w10, TX_NEW_ORDER, w, 1, &in);
+        CHECK(in.type == TX_NEW_ORDER, "draw %d: type %d", i, in.type);
+        CHECK(no->w_id == w, "draw %d: w_id %d, home %d", i, no->w_id, w);
+        CHECK(no->d_id >= 1 && no->d_id <= 10, "draw %d: d_id %d", i, no->d_id);
+        CHECK(no->c_id >= 1 && no->c_id <= 3000, "draw %d: c_id %d", i, no->c_id);
+        CHECK(no->ol_cnt >= 5 && no->ol_cnt <= 15, "draw %d: ol_cnt %d", i, no->ol_cnt);
+        CHECK(no->rollback == 0 || no->rollback == 1, "draw %d: rollback %d", i, no->rollback);
+        cnt_seen[no->ol_cnt]++;
+        lines += no->ol_cnt;
+        rollbacks += no->rollback;
+        for (int k = 0; k < no->ol_cnt; k++) {
+            const struct no_item *it = &no->items[k];
+            CHECK(it->quantity >= 1 && it->quantity <= 10, "draw %d line %d: quantity %d", i, k,
+                  it->quantity);
+            CHECK(it->supply_w_id >= 1 && it->supply_w_id <= W,
+                  "draw %d line %d: supply_w_id %d", i, k, it->supply_w_id);
+            if (it->i_id == TXN_UNUSED_ITEM) {
+                has_unused = 1;
+                CHECK(k == no->ol_cnt - 1,
+                      "draw %d: the unused item on line %d of %d (must be the last)", i, k + 1,
+                      no->ol_cnt);
+            } else {
+                CHECK(it->i_id >= 1 && it->i_id <= TPCC_ITEMS_MAX, "draw %d line %d: i_id %d", i,
+                      k, it->i_id);
+            }
+            if (it->supply_w_id != w) {
+                has_remote = 1;
+                remote_lines++;
+                remote_to[it->supply_w_id]++;
+            }
+            if (k > 0) {
+                const struct no_item *p = &no->items[k - 1];
+                CHECK(p->i_id < it->i_id ||
+                          (p->i_id == it->i_id && p->supply_w_id <= it->supply_w_id),
+                      "draw %d: line %d (%d,%d) before line %d (%d,%d): not sorted", i, k,
+                      p->i_id, p->supply_w_id, k + 1, it->i_id, it->supply_w_id);
+            }
+        }
+        CHECK(has_unused == no->rollback, "draw %d: rollback %d but unused item %s", i,
+              no->rollback, has_unused ? "present" : "absent");
+        CHECK(no->all_local == !has_remote, "draw %d: all_local %d but %s remote line", i,
+              no->all_local, has_remote ? "a" : "no");
+        orders_remote += has_remote;
+    }
+    test_check_binomial("New-Order rollbacks", rollbacks, DRAWS, 0.01);
+    test_check_binomial("remote order lines", remote_lines, lines, 0.01);
+    {
+        double mean = (double)lines / DRAWS;
+        CHECK(fabs(mean - 10.0) < 0.05, "mean lines per order %.4f, want 10 +- 0.05", mean);
+    }
+    for (int n = 5; n <= 15; n++)
+        test_check_binomial("orders with a given ol_cnt", cnt_seen[n], DRAWS, 1.0 / 11);
+    CHECK(orders_remote > 0 && orders_remote < DRAWS, "orders with a remote line: %" PRId64,
+          orders_remote);
+    /* Remote supply warehouses are spread over all of 1..W (none is home). */
+    for (int w = 1; w <= W; w++)
+        test_check_binomial("remote lines to one warehouse", remote_to[w], remote_lines, 0.1);
+}
+
+/* With two warehouses a remote line or payment can only go to the other one. */
+static void test_gen_two_warehouses(void **state)
+{
+    enum { DRAWS = 50000 };
+    const struct txn_ctx ctx = { .warehouses = 2, .c_run = { 100, 100, 100 } };
+    int64_t remote_lines = 0, remote_pay = 0;
+    struct rng r;
+    (void)state;
+
+    rng_init(&r, TEST_SEED + 11);
+    for (int i = 0; i < DRAWS; i++) {
+        int w = 1 + i % 2;
+        struct txn_input in;
+
+        txn_gen(&r, &ctx, TX_NEW_ORDER, w, 1, &in);
+        for (int k = 0; k < in.u.no.ol_cnt; k++) {
+            int s = in.u.no.items[k].supply_w_id;
+            CHECK(s == 1 || s == 2, "draw %d line %d: supply_w_id %d with W=2", i, k, s);
+            remote_lines += s != w;
+        }
+        txn_gen(&r, &ctx, TX_PAYMENT, w, 1, &in);
+        CHECK(in.u.pay.c_w_id == 1 || in.u.pay.c_w_id == 2, "draw %d: c_w_id %d with W=2", i,
+              in.u.pay.c_w_id);
+        remote_pay += in.u.pay.c_w_id != w;
+    }
+    CHECK(remote_lines > 0 && remote_pay > 0, "W=2: %" PRId64 " remote lines, %" PRId64
+          " remote payments", remote_lines, remote_pay);
+    test_check_binomial("W=2 remote payments", remote_pay, DRAWS, 0.15);
+}
+
+/* ---- txn_gen: Payment, Order-Status, Delivery, Stock-Level ---- */
+
+static void test_gen_payment(void **state)
+{
+    enum { DRAWS = 200000, W = 10 };
+    int64_t remote = 0, by_name = 0, same_district = 0;
+    int64_t amount_min = INT64_MAX, amount_max = INT64_MIN;
+    double amount_sum = 0;
+    struct rng r;
+    (void)state;
+
+    rng_init(&r, TEST_SEED + 20);
+    for (int i = 0; i < DRAWS; i++) {
+        int w = 1 + i % W;
+        struct txn_input in;
+        const struct pay_input *p = &in.u.pay;
+
+        memset(&in, 0, sizeof(in));
+        txn_gen(&r, &test_ctx_w10, TX_PAYMENT, w, 1, &in);
+        CHECK(in.type == TX_PAYMENT, "draw %d: type %d", i, in.type);
+        CHECK(p->w_id == w, "draw %d: w_id %d, home %d", i, p->w_id, w);
+        CHECK(p->d_id >= 1 && p->d_id <= 10, "draw %d: d_id %d", i, p->d_id);
+        CHECK(p->c_w_id >= 1 && p->c_w_id <= W, "draw %d: c_w_id %d", i, p->c_w_id);
+        CHECK(p->c_d_id >= 1 && p->c_d_id <= 10, "draw %d: c_d_id %d", i, p->c_d_id);
+        if (p->c_w_id != p->w_id) {
+            remote++;
+            same_district += p->c_d_id == p->d_id;
+        } else {
+            CHECK(p->c_d_id == p->d_id, "draw %d: home customer in district %d, payment in %d",
+                  i, p->c_d_id, p->d_id);
+        }
+        CHECK(p->amount_cents >= 100 && p->amount_cents <= 500000,
+              "draw %d: amount %" PRId64 " cents", i, p->amount_cents);
+        amount_min = p->amount_cents < amount_min ? p->amount_cents : amount_min;
+        amount_max = p->amount_cents > amount_max ? p->amount_cents : amount_max;
+        amount_sum += (double)p->amount_cents;
+        CHECK(p->by_name == 0 || p->by_name == 1, "draw %d: by_name %d", i, p->by_name);
+        if (p->by_name) {
+            by_name++;
+            CHECK(test_lastname_num(p->c_last) >= 0, "draw %d: c_last '%.16s' is no TPC-C name",
+                  i, p->c_last);
+        } else {
+            CHECK(p->c_id >= 1 && p->c_id <= 3000, "draw %d: c_id %d", i, p->c_id);
+        }
+    }
+    test_check_binomial("remote payments", remote, DRAWS, 0.15);
+    test_check_binomial("payments by last name", by_name, DRAWS, 0.60);
+    /* A remote customer's district is random: it equals d_id 1 time in 10. */
+    test_check_binomial("remote customer in the payment's district", same_district, remote, 0.1);
+    /* Uniform over 100..500000: the extremes come close to the bounds. */
+    CHECK(amount_min < 100 + 50 && amount_max > 500000 - 50,
+          "amounts seen %" PRId64 "..%" PRId64 ", want close to 100..500000", amount_min,
+          amount_max);
+    CHECK(fabs(amount_sum / DRAWS - 250050.0) < 2000, "mean amount %.0f cents, want 250050",
+          amount_sum / DRAWS);
+}
+
+static void test_gen_order_status(void **state)
+{
+    enum { DRAWS = 100000 };
+    int64_t by_name = 0;
+    struct rng r;
+    (void)state;
+
+    rng_init(&r, TEST_SEED + 30);
+    for (int i = 0; i < DRAWS; i++) {
+        int w = 1 + i % 10;
+        struct txn_input in;
+        const struct os_input *o = &in.u.os;
+
+        memset(&in, 0, sizeof(in));
+        txn_gen(&r, &test_ctx_w10, TX_ORDER_STATUS, w, 1, &in);
+        CHECK(in.type == TX_ORDER_STATUS, "draw %d: type %d", i, in.type);
+        CHECK(o->w_id == w, "draw %d: w_id %d, home %d", i, o->w_id, w);
+        CHECK(o->d_id >= 1 && o->d_id <= 10, "draw %d: d_id %d", i, o->d_id);
+        if (o->by_name) {
+            by_name++;
+            CHECK(test_lastname_num(o->c_last) >= 0, "draw %d: c_last '%.16s' is no TPC-C name",
+                  i, o->c_last);
+        } else {
+            CHECK(o->c_id >= 1 && o->c_id <= 3000, "draw %d: c_id %d", i, o->c_id);
+        }
+    }
+    test_check_binomial("order-status by last name", by_name, DRAWS, 0.60);
+}
+
+static void test_gen_delivery_stock_level(void **state)
+{
+    enum { DRAWS = 50000 };
+    int64_t carrier[11] = { 0 }, threshold[21] = { 0 };
+    struct rng r;
+    (void)state;
+
+    rng_init(&r, TEST_SEED + 40);
+    for (int i = 0; i < DRAWS; i++) {
+        int w = 1 + i % 10, d = 1 + (i / 10) % 10;
+        struct txn_input in;
+
+        txn_gen(&r, &test_ctx_w10, TX_DELIVERY, w, d, &in);
+        CHECK(in.type == TX_DELIVERY && in.u.dl.w_id == w,
+              "draw %d: delivery type %d w_id %d, home %d", i, in.type, in.u.dl.w_id, w);
+        CHECK(in.u.dl.carrier_id >= 1 && in.u.dl.carrier_id <= 10, "draw %d: carrier %d", i,
+              in.u.dl.carrier_id);
+        carrier[in.u.dl.carrier_id]++;
+
+        txn_gen(&r, &test_ctx_w10, TX_STOCK_LEVEL, w, d, &in);
+        CHECK(in.type == TX_STOCK_LEVEL, "draw %d: type %d", i, in.type);
+        CHECK(in.u.sl.w_id == w && in.u.sl.d_id == d,
+              "draw %d: stock-level (w %d, d %d), terminal's (%d, %d)", i, in.u.sl.w_id,
+              in.u.sl.d_id, w, d);
+        CHECK(in.u.sl.threshold >= 10 && in.u.sl.threshold <= 20, "draw %d: threshold %d", i,
+              in.u.sl.threshold);
+        threshold[in.u.sl.threshold]++;
+    }
+    for (int c = 1; c <= 10; c++)
+        test_check_binomial("one carrier", carrier[c], DRAWS, 0.1);
+    for (int t = 10; t <= 20; t++)
+        test_check_binomial("one threshold", threshold[t], DRAWS, 1.0 / 11);
+}
+
+/* One warehouse: every line is home, every order all local, every customer home. */
+static void test_gen_one_warehouse(void **state)
+{
+    enum { DRAWS = 100000 };
+    const struct txn_ctx ctx = { .warehouses = 1, .c_run = { 10, 20, 30 } };
+    struct rng r;
+    (void)state;
+
+    rng_init(&r, TEST_SEED + 50);
+    for (int i = 0; i < DRAWS; i++) {
+        struct txn_input in;
+
+        txn_gen(&r, &ctx, TX_NEW_ORDER, 1, 1, &in);
+        CHECK(in.u.no.all_local == 1, "draw %d: all_local %d with W=1", i, in.u.no.all_local);
+        for (int k = 0; k < in.u.no.ol_cnt; k++)
+            CHECK(in.u.no.items[k].supply_w_id == 1, "draw %d line %d: supply_w_id %d with W=1",
+                  i, k, in.u.no.items[k].supply_w_id);
+        txn_gen(&r, &ctx, TX_PAYMENT, 1, 1, &in);
+        CHECK(in.u.pay.c_w_id == 1 && in.u.pay.c_d_id == in.u.pay.d_id,
+              "draw %d: W=1 payment in d %d for customer (w %d, d %d)", i, in.u.pay.d_id,
+              in.u.pay.c_w_id, in.u.pay.c_d_id);
+    }
+}
+
+/* The same stream under two contexts that differ only in the NURand
+ * constants: each NURand value moves by the difference of the constants. */
+static void test_gen_nurand_constants(void **state)
+{
+    enum { DRAWS = 20000 };
+    const struct txn_ctx a = { .warehouses = 10, .c_run = { .c_last = 0, .c_id = 0,
+                                                            .ol_i_id = 0 } };
+    const struct txn_ctx b = { .warehouses = 10, .c_run = { .c_last = 173, .c_id = 911,
+                                                            .ol_i_id = 7777 } };
+    int64_t named = 0, by_id = 0, items = 0;
+    struct rng ra, rb;
+    (void)state;
+
+    rng_init(&ra, TEST_SEED + 60);
+    rng_init(&rb, TEST_SEED + 60);
+    for (int i = 0; i < DRAWS; i++) {
+        int type = i % 3 == 0 ? TX_NEW_ORDER : i % 3 == 1 ? TX_PAYMENT : TX_ORDER_STATUS;
+        struct txn_input x, y;
+
+        txn_gen(&ra, &a, type, 3, 1, &x);
+        txn_gen(&rb, &b, type, 3, 1, &y);
+        if (type == TX_NEW_ORDER) {
+            int shifted[NO_MAX_ITEMS], got[NO_MAX_ITEMS], n = x.u.no.ol_cnt - x.u.no.rollback;
+
+            CHECK(y.u.no.c_id >= 1 && y.u.no.c_id <= 3000, "draw %d: c_id %d", i, y.u.no.c_id);
+            CHECK((x.u.no.c_id - 1 + b.c_run.c_id) % 3000 + 1 == y.u.no.c_id,
+                  "draw %d: New-Order c_id %d with C=0 but %d with C=%d", i, x.u.no.c_id,
+                  y.u.no.c_id, b.c_run.c_id);
+            by_id++;
+            /* The item ids as multisets (the lines are sorted after the draw). */
+            CHECK(x.u.no.ol_cnt == y.u.no.ol_cnt && x.u.no.rollback == y.u.no.rollback,
+                  "draw %d: ol_cnt/rollback %d/%d vs %d/%d", i, x.u.no.ol_cnt, x.u.no.rollback,
+                  y.u.no.ol_cnt, y.u.no.rollback);
+            for (int k = 0; k < n; k++) {
+                shifted[k] = (x.u.no.items[k].i_id - 1 + b.c_run.ol_i_id) % TPCC_ITEMS_MAX + 1;
+                got[k] = y.u.no.items[k].i_id;
+            }
+            for (int k = 1; k < n; k++)
+                for (int j = k; j > 0 && shifted[j - 1] > shifted[j]; j--) {
+                    int t = shifted[j];
+                    shifted[j] = shifted[j - 1];
+                    shifted[j - 1] = t;
+                }
+            for (int k = 0; k < n; k++)
+                CHECK(shifted[k] == got[k],
+                      "draw %d line %d: i_id %d with C=%d, want %d (the C=0 item moved)", i, k,
+                      got[k], b.c_run.ol_i_id, shifted[k]);
+            items += n;
+        } else {
+            int bn = type == TX_PAYMENT ? x.u.pay.by_name : x.u.os.by_name;
+            int bn2 = type == TX_PAYMENT ? y.u.pay.by_name : y.u.os.by_name;
+            CHECK(bn == bn2, "draw %d: by_name %d vs %d", i, bn, bn2);
+            if (bn) {
+                int nx = test_lastname_num(type == TX_PAYMENT ? x.u.pay.c_last : x.u.os.c_last);
+                int ny = test_lastname_num(type == TX_PAYMENT ? y.u.pay.c_last : y.u.os.c_last);
+                CHECK(nx >= 0 && ny >= 0 && (nx + b.c_run.c_last) % 1000 == ny,
+                      "draw %d: last name number %d with C=0 but %d with C=%d", i, nx, ny,
+                      b.c_run.c_last);
+                named++;
+            } else {
+                int cx = type == TX_PAYMENT ? x.u.pay.c_id : x.u.os.c_id;
+                int cy = type == TX_PAYMENT ? y.u.pay.c_id : y.u.os.c_id;
+                CHECK(cy >= 1 && cy <= 3000 && (cx - 1 + b.c_run.c_id) % 3000 + 1 == cy,
+                      "draw %d: c_id %d with C=0 but %d with C=%d", i, cx, cy, b.c_run.c_id);
+                by_id++;
+            }
+        }
+    }
+    CHECK(named > 1000 && by_id > 1000 && items > 10000,
+          "compared %" PRId64 " names, %" PRId64 " c_ids, %" PRId64 " items", named, by_id,
+          items);
+}
+
+/* ---- retries against the null driver ---- */
+
+struct test_conn {
+    struct dialect d;
+    struct db_conn *c;
+};
+
+static int setup_conn(void **state)
+{
+    struct test_conn *t = calloc(1, sizeof(*t));
+    struct db_connect_args args = { .conninfo = "", .app_name = "test_txn" };
+    struct err e;
+
+    if (!t)
+        return -1;
+    err_clear(&e);
+    if (txn_dialect_load(&t->d, "postgresql", &e) < 0 ||
+        db_connect(&db_null_ops, &t->d, &args, &t->c, &e) < 0) {
+        print_error("setup: %s\n", e.msg);
+        free(t);
+        return -1;
+    }
+    *state = t;
+    return 0;
+}
+
+static int teardown_conn(void **state)
+{
+    struct test_conn *t = *state;
+
+    db_close(t->c);
+    dialect_release(&t->d);
+    free(t);
+    return 0;
+}
+
+static void delivery_input(struct txn_input *in)
+{
+    memset(in, 0, sizeof(*in));
+    in->type = TX_DELIVERY;
+    in->u.dl.w_id = 1;
+    in->u.dl.carrier_id = 7;
+}
+
+/* Arm a fault, run a Delivery with retries; report rc, retries and output. */
+static int run_retry(struct db_conn *c, unsigned ops, int n, int code, const char *state,
+                     int max_retries, int *retries, struct txn_output *out, struct err *e)
+{
+    struct txn_input in;
+
+    delivery_input(&in);
+    memset(out, 0xa5, sizeof(*out));
+    err_clear(e);
+    *retries = -1;
+    if (n)
+        db_fault(c, ops, n, code, state);
+    return txn_exec_retry(c, &in, out, max_retries, retries, e);
+}
+
+static void test_retry_none(void **state)
+{
+    struct test_conn *t = *state;
+    struct txn_output out;
+    struct err e;
+    int retries, rc;
+
+    rc = run_retry(t->c, 0, 0, 0, NULL, 3, &retries, &out, &e);
+    CHECK(rc == 0, "no fault: rc %d (%s), want 0", rc, e.msg);
+    CHECK(retries == 0, "no fault: retries %d, want 0", retries);
+    CHECK(out.n_skipped == 10 && out.commit_sent == 0 && out.rolled_back == 0,
+          "no fault: n_skipped %d commit_sent %d rolled_back %d, want 10 0 0", out.n_skipped,
+          out.commit_sent, out.rolled_back);
+    for (int d = 0; d < 10; d++)
+        CHECK(out.delivered[d] == 0, "no fault: district %d delivered o_id %d with no rows",
+              d + 1, out.delivered[d]);
+}
+
+static void test_retry_once(void **state)
+{
+    struct test_conn *t = *state;
+    struct txn_output out;
+    struct err e;
+    int retries, rc;
+
+    rc = run_retry(t->c, DB_OP_EXEC, 1, E_RETRY, "40001", 3, &retries, &out, &e);
+    CHECK(rc == 0, "one serialization failure: rc %d (%s), want 0", rc, e.msg);
+    CHECK(retries == 1, "one serialization failure: retries %d, want 1", retries);
+    CHECK(out.n_skipped == 10, "after the retry: n_skipped %d, want 10", out.n_skipped);
+    CHECK(t->c->fault_n == 0, "fault left armed: %d", t->c->fault_n);
+
+    /* A deadlock at COMMIT is retried the same way. */
+    rc = run_retry(t->c, DB_OP_COMMIT, 1, E_RETRY, "40P01", 3, &retries, &out, &e);
+    CHECK(rc == 0 && retries == 1, "deadlock at commit: rc %d retries %d, want 0 1", rc,
+          retries);
+    CHECK(out.commit_sent == 0, "deadlock at commit: commit_sent %d, want 0", out.commit_sent);
+}
+
+static void test_retry_gives_up(void **state)
+{
+    struct test_conn *t = *state;
+    struct txn_output out;
+    struct err e;
+    int retries, rc;
+
+    rc = run_retry(t->c, DB_OP_EXEC, 3, E_RETRY, "40001", 2, &retries, &out, &e);
+    CHECK(rc == E_RETRY, "3 failures, max_retries 2: rc %d, want E_RETRY (%d)", rc, E_RETRY);
+    CHECK(retries == 2, "3 failures, max_retries 2: retries %d, want 2", retries);
+    CHECK(e.code == E_RETRY && strcmp(e.sqlstate, "40001") == 0,
+          "the error kept: code %d sqlstate '%s', want %d '40001'", e.code, e.sqlstate, E_RETRY);
+    CHECK(t->c->fault_n == 0, "3 attempts consume 3 faults: %d left", t->c->fault_n);
+
+    /* max_retries 0: no retry at all. */
+    rc = run_retry(t->c, DB_OP_EXEC, 2, E_RETRY, "40001", 0, &retries, &out, &e);
+    CHECK(rc == E_RETRY && retries == 0, "max_retries 0: rc %d retries %d, want %d 0", rc,
+          retries, E_RETRY);
+    CHECK(t->c->fault_n == 1, "max_retries 0: one attempt, %d faults left (want 1)",
+          t->c->fault_n);
+    db_fault(t->c, 0, 0, 0, NULL);
+
+    /* Exactly max_retries failures: the last retry succeeds. */
+    rc = run_retry(t->c, DB_OP_EXEC, 2, E_RETRY, "40001", 2, &retries, &out, &e);
+    CHECK(rc == 0 && retries == 2, "2 failures, max_retries 2: rc %d retries %d, want 0 2", rc,
+          retries);
+}
+
+static void test_retry_not_for_other_classes(void **state)
+{
+    struct test_conn *t = *state;
+    struct txn_output out;
+    struct err e;
+    int retries, rc;
+
+    rc = run_retry(t->c, DB_OP_EXEC, 2, E_CONN, "08006", 5, &retries, &out, &e);
+    CHECK(rc == E_CONN, "connection lost: rc %d, want E_CONN (%d)", rc, E_CONN);
+    CHECK(retries == 0, "connection lost: retries %d, want 0", retries);
+    CHECK(t->c->fault_n == 1, "connection lost: %d faults left, want 1 (one attempt)",
+          t->c->fault_n);
+    CHECK(out.commit_sent == 0, "connection lost in a statement: commit_sent %d, want 0",
+          out.commit_sent);
+    db_fault(t->c, 0, 0, 0, NULL);
+
+    rc = run_retry(t->c, DB_OP_EXEC, 2, E_FAIL, "23505", 5, &retries, &out, &e);
+    CHECK(rc == E_FAIL && retries == 0, "other error: rc %d retries %d, want %d 0", rc, retries,
+          E_FAIL);
+    CHECK(strcmp(e.sqlstate, "23505") == 0, "other error: sqlstate '%s'", e.sqlstate);
+    db_fault(t->c, 0, 0, 0, NULL);
+
+    /* A lost connection at BEGIN: nothing was sent. */
+    rc = run_retry(t->c, DB_OP_BEGIN, 1, E_CONN, "08006", 5, &retries, &out, &e);
+    CHECK(rc == E_CONN && retries == 0 && out.commit_sent == 0,
+          "lost at begin: rc %d retries %d commit_sent %d, want %d 0 0", rc, retries,
+          out.commit_sent, E_CONN);
+}
+
+static void test_retry_commit_lost(void **state)
+{
+    struct test_conn *t = *state;
+    struct txn_output out;
+    struct err e;
+    int retries, rc;
+
+    rc = run_retry(t->c, DB_OP_COMMIT, 1, E_CONN, "08006", 5, &retries, &out, &e);
+    CHECK(rc == E_CONN, "lost at commit: rc %d, want E_CONN (%d)", rc, E_CONN);
+    CHECK(retries == 0, "lost at commit: retries %d, want 0", retries);
+    CHECK(out.commit_sent == 1, "lost at commit: commit_sent %d, want 1", out.commit_sent);
+
+    /* And the flag does not stick to the next, successful, transaction. */
+    rc = run_retry(t->c, 0, 0, 0, NULL, 5, &retries, &out, &e);
+    CHECK(rc == 0 && out.commit_sent == 0, "next transaction: rc %d commit_sent %d, want 0 0",
+          rc, out.commit_sent);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pick_type_mixes),
+        cmocka_unit_test(test_gen_new_order),
+        cmocka_unit_test(test_gen_two_warehouses),
+        cmocka_unit_test(test_gen_payment),
+        cmocka_unit_test(test_gen_order_status),
+        cmocka_unit_test(test_gen_delivery_stock_level),
+        cmocka_unit_test(test_gen_one_warehouse),
+        cmocka_unit_test(test_gen_nurand_constants),
+        cmocka_unit_test_setup_teardown(test_retry_none, setup_conn, teardown_conn),
+        cmocka_unit_test_setup_teardown(test_retry_once, setup_conn, teardown_conn),
+        cmocka_unit_test_setup_teardown(test_retry_gives_up, setup_conn, teardown_conn),
+        cmocka_unit_test_setup_teardown(test_retry_not_for_other_classes, setup_conn,
+                                        teardown_conn),
+        cmocka_unit_test_setup_teardown(test_retry_commit_lost, setup_conn, teardown_conn),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
