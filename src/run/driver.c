@@ -102,7 +102,8 @@ static void phase_set(struct shared *sh, int ph)
 /* Serve a pending snapshot request: copy stats into the buffer the monitor is not reading. */
 static void vu_publish(struct vu *v)
 {
-    unsigned req = __atomic_load_n(&v->req, __ATOMIC_RELAXED);
+    /* Acquire: the monitor finished reading this buffer before asking again. */
+    unsigned req = __atomic_load_n(&v->req, __ATOMIC_ACQUIRE);
 
     if (req == v->ack)
         return;
@@ -451,7 +452,7 @@ static void request_snapshots(struct vu *vus, int n)
         struct vu *v = &vus[i];
         unsigned req = v->req;
         if (__atomic_load_n(&v->ack, __ATOMIC_ACQUIRE) == req)
-            __atomic_store_n(&v->req, req + 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&v->req, req + 1, __ATOMIC_RELEASE);
     }
 }
 

@@ -64,7 +64,8 @@ uint64_t rng_next(struct rng *r)
 
 int64_t rng_range(struct rng *r, int64_t lo, int64_t hi)
 {
-    uint64_t span = (uint64_t)(hi - lo) + 1;
+    /* In unsigned arithmetic: hi - lo overflows int64_t for spans over 2^63. */
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1;
     u128 m;
     uint64_t low;
 
@@ -80,7 +81,7 @@ int64_t rng_range(struct rng *r, int64_t lo, int64_t hi)
             low = (uint64_t)m;
         }
     }
-    return lo + (int64_t)(m >> 64);
+    return (int64_t)((uint64_t)lo + (uint64_t)(m >> 64));
 }
 
 double rng_unit(struct rng *r)

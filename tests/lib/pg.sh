@@ -20,6 +20,10 @@
 #     PG_TEST_CONNINFO  "host=127.0.0.1 port=PORT dbname=tpcc user=tpcc" (needs the password)
 #     TPCC_TEST_PASSWORD
 #
+# Set PG_TEST_CONF to extra postgresql.conf lines before pg_start; they are
+# appended after the defaults (shared_buffers 128MB, fsync on,
+# max_connections 100), so they override them.
+#
 # The password never appears on a command line: it reaches psql as SQL on
 # stdin (printf is a shell builtin) and pg_psql passes it as PGPASSWORD.
 # pg_stop stops the server (-m immediate) and removes the directory; it is
@@ -98,6 +102,10 @@ fsync = on
 max_connections = 100
 logging_collector = off
 EOF
+    # Callers' own settings come last, so they win.
+    if [ -n "${PG_TEST_CONF:-}" ]; then
+        printf '%s\n' "$PG_TEST_CONF" >>"$_data/postgresql.conf"
+    fi
     # Extra settings from the caller (benchmarks), one per line.
     if [ -n "${PG_TEST_CONF:-}" ]; then
         printf '%s\n' "$PG_TEST_CONF" >>"$_data/postgresql.conf"
@@ -138,7 +146,8 @@ EOF
 pg_stop() {
     [ -n "$pg__dir" ] || return 0
     if [ -f "$pg__dir/data/postmaster.pid" ]; then
-        pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$pg__dir/data" -m immediate -w stop >/dev/null 2>&1
+        pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$pg__dir/data" -m immediate -w stop >/dev/null 2>&1 ||
+            true
     fi
     rm -rf "$pg__dir"
     pg__dir=

@@ -295,6 +295,7 @@ is "$?" 2 "a datadir with a double quote: exit 2"
 
 # --- tests/lib/pg.sh ---------------------------------------------------------------
 
+PG_TEST_CONF="work_mem = 7MB"
 if pg_start 2>"$tmp/pgstart.err"; then
     ok "pg_start"
 else
@@ -304,6 +305,7 @@ is "$PG_TEST_CONNINFO" "host=127.0.0.1 port=$PG_TEST_PORT dbname=tpcc user=tpcc"
 is "$(pg_psql 'select 1' 2>&1)" 1 "pg_psql: select 1 over TCP with the password"
 is "$(pg_psql "select current_user || ',' || current_database() || ',' || current_setting('shared_buffers')" 2>&1)" \
     "tpcc,tpcc,128MB" "pg_psql: user tpcc, database tpcc, shared_buffers 128MB"
+is "$(pg_psql 'show work_mem' 2>&1)" "7MB" "pg_start: PG_TEST_CONF lines are applied"
 out=$(PGPASSWORD=wrong-password "$PG_TEST_BINDIR/psql" -X -w -tA -d "$PG_TEST_CONNINFO" -c 'select 1' 2>&1)
 like "$?|$out" "2|*password authentication failed for user \"tpcc\"*" "a wrong password is refused over TCP"
 out=$(env -u PGPASSWORD "$PG_TEST_BINDIR/psql" -X -w -tA -d "$PG_TEST_CONNINFO" -c 'select 1' 2>&1)
