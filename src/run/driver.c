@@ -710,8 +710,12 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         }
         goto join;
     }
-    for (int i = 0; i < nvu; i++)
+    r->connect_ms = calloc((size_t)nvu, sizeof(double));
+    for (int i = 0; i < nvu; i++) {
         conn_us[i] = vus[i].connect_us;
+        if (r->connect_ms)
+            r->connect_ms[i] = (double)vus[i].connect_us / 1e3;
+    }
     qsort(conn_us, (size_t)nvu, sizeof(*conn_us), cmp_u64);
     r->connect_min_ms = (double)conn_us[0] / 1e3;
     r->connect_median_ms = (double)conn_us[nvu / 2] / 1e3;
@@ -760,7 +764,9 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 clock_sleep_us(20000);
                 collect(vus, nvu, &m->cur, &in_tx);
                 sec++;
-                series_add(r, m, sec, measuring ? 'm' : 'r', in_tx, interval);
+                /* A second that ended before the window opened is warm-up. */
+                series_add(r, m, sec, measuring && next_tick > t_meas ? 'm' : 'r', in_tx,
+                           interval);
                 if (measuring) {
                     m->in_tx_sum += in_tx;
                     m->in_tx_samples++;
@@ -877,6 +883,8 @@ out:
 void run_result_release(struct run_result *r)
 {
     free(r->series);
+    free(r->connect_ms);
+    r->connect_ms = NULL;
     r->series = NULL;
     r->n_series = 0;
 }

@@ -47,6 +47,7 @@ struct run_result {
     double rtt_median_us;        /* median of 100 trivial queries before the run */
     double connect_total_s;      /* time to connect every VU */
     double connect_min_ms, connect_median_ms, connect_max_ms;
+    double *connect_ms;          /* heap, per VU in VU order (virtual_users entries) */
     double cpu_s;                /* driver CPU (user+system) in the measured window */
     double vus_in_tx_mean;       /* mean of the per-second samples while measuring */
     struct nurand_c c_load, c_run;

@@ -92,6 +92,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
 {
     const struct vu_stats *m = &r->measured;
     json_t *tx = json_object(), *val = json_object(), *states = json_object();
+    json_t *per_vu = json_array();
     uint64_t executed = 0;
 
     for (int t = 0; t < TX_NTYPES; t++)
@@ -125,12 +126,14 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
                                       it->ok));
     }
     json_object_set_new(val, "valid", json_boolean(f->valid));
+    for (int i = 0; r->connect_ms && i < r->virtual_users; i++)
+        json_array_append_new(per_vu, json_real(r->connect_ms[i]));
     for (int i = 0; i < STATS_NSTATES && m->sqlstates[i].state[0]; i++)
         json_object_set_new(states, m->sqlstates[i].state,
                             json_integer((json_int_t)m->sqlstates[i].n));
     return json_pack(
         "{s:s, s:f, s:f, s:f, s:f, s:b, s:I, s:I, s:f, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, "
-        "s:f, s:o, s:I}, s:{s:f, s:f, s:f, s:f, s:i}, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
+        "s:f, s:o, s:I}, s:{s:f, s:f, s:f, s:f, s:i, s:o}, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
         "s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:I, s:I, s:s}",
         "metric", "NOTPM (TPC-C derived, not audited)", "notpm", f->notpm, "notpm_db",
         f->notpm_db, "new_orders_rolled_back_per_min", f->no_rolled_back_pm, "tps", f->tps,
@@ -147,6 +150,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         (json_int_t)r->deliveries_pending,
         "connect", "total_s", r->connect_total_s, "min_ms", r->connect_min_ms, "median_ms",
         r->connect_median_ms, "max_ms", r->connect_max_ms, "virtual_users", r->virtual_users,
+        "per_vu_ms", per_vu,
         "rtt_median_ms", r->rtt_median_us / 1000.0, "driver_cpu_s", r->cpu_s,
         "driver_cpu_ms_per_1000_tx", f->driver_cpu_ms_per_ktx, "driver_cpu_pct_of_core",
         f->driver_cpu_pct, "vus_in_transaction_mean", r->vus_in_tx_mean, "warehouses",
