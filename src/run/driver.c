@@ -576,6 +576,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     double cpu0 = 0;
     struct rng seed_rng;
     uint64_t *conn_us = NULL;
+    uint64_t last_tick = 0; /* end of the last series row */
+    int sec = 0;            /* series rows so far */
 
     memset(r, 0, sizeof(*r));
     memset(&sh, 0, sizeof(sh));
@@ -728,12 +730,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
 
     {
         uint64_t warm_end = sh.t0_us + (uint64_t)cfg->run.rampup_us + (uint64_t)cfg->run.warmup_us;
-        uint64_t meas_end = 0, next_tick = sh.t0_us + 1000000, last_tick = sh.t0_us;
+        uint64_t meas_end = 0, next_tick = sh.t0_us + 1000000;
         int total_s = (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) /
                             1000000);
-        int measuring = 0, sec = 0;
+        int measuring = 0;
 
         stats_init(&m->prev);
+        last_tick = sh.t0_us;
         for (;;) {
             uint64_t now = clock_us();
             if (sig_stop_requested())
@@ -751,6 +754,15 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 t_meas = clock_us();
                 meas_end = t_meas + (uint64_t)cfg->run.duration_us;
                 measuring = 1;
+                /* Close the warm-up's last (partial) second with the exact counts,
+                 * and count measured seconds from the window's start. */
+                if (t_meas - last_tick > 1000) {
+                    m->cur = *base;
+                    series_add(r, m, ++sec, 'r', 0, (double)(t_meas - last_tick) / 1e6);
+                }
+                m->prev = *base;
+                last_tick = t_meas;
+                next_tick = t_meas + 1000000;
                 phase_set(&sh, PH_MEASURE);
                 now = clock_us();
             }
@@ -764,9 +776,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 clock_sleep_us(20000);
                 collect(vus, nvu, &m->cur, &in_tx);
                 sec++;
-                /* A second that ended before the window opened is warm-up. */
-                series_add(r, m, sec, measuring && next_tick > t_meas ? 'm' : 'r', in_tx,
-                           interval);
+                series_add(r, m, sec, measuring ? 'm' : 'r', in_tx, interval);
                 if (measuring) {
                     m->in_tx_sum += in_tx;
                     m->in_tx_samples++;
@@ -803,6 +813,12 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 for (int i = 0; i < nvu; i++)
                     stats_merge(fin, &vus[i].st);
                 stats_sub(&r->measured, fin, base);
+                /* The last second (with the in-flight transactions that finished
+                 * after the stop) from the exact final counts. */
+                if (t_end > last_tick + 1000) {
+                    m->cur = *fin;
+                    series_add(r, m, ++sec, 'm', 0, (double)(t_end - last_tick) / 1e6);
+                }
                 free(fin);
             }
             if (rc == 0) {
