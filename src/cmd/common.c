@@ -72,6 +72,8 @@ int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts
                 a->config_path = argv[++i];
             else
                 return err_set(e, E_USAGE, "option '%s' needs a file name", arg);
+            if (!a->config_path[0])
+                return err_set(e, E_USAGE, "option '--config' needs a file name");
             continue;
         }
         if (is_long) {

@@ -140,7 +140,7 @@ static int run_or_bench(int argc, char **argv, int bench)
         return cmd_fail(cmd, &e);
     if (a.help) {
         if (bench)
-            cmd_usage(stdout, "bench", "[-c FILE] --label L [--change TEXT] [--no-load] [run options]",
+            cmd_usage(stdout, "bench", "[-c FILE] [--label L] [--change TEXT] [--no-load] [run options]",
                       "One tuning step: load (unless --no-load), run, then check consistency,\n"
                       "all in one record RESULTS/<time>-<label>/run.json.  Compare steps with\n"
                       "'tpccbench compare' (not yet).",

@@ -194,7 +194,7 @@ int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e
     if (rc < 0)
         return rc;
     if (db_next(c) != 1 || db_col_isnull(c, 0))
-        return err_set(e, E_FAIL, "query returned no value: %.80s", sql);
+        return err_set(e, E_FAIL, "a query for a single value returned no row");
     *out = db_col_int(c, 0);
     return 0;
 }

@@ -128,6 +128,10 @@ static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct
         char detail[sizeof(e->msg)];
         size_t l;
         snprintf(detail, sizeof(detail), "%s", msg);
+        /* libpq's message may span lines: keep ours on one. */
+        for (char *q = detail; *q; q++)
+            if (*q == '\n' && q[1])
+                *q = ' ';
         l = strlen(detail);
         while (l && (detail[l - 1] == '\n' || detail[l - 1] == ' '))
             detail[--l] = '\0';

@@ -132,7 +132,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         json_object_set_new(states, m->sqlstates[i].state,
                             json_integer((json_int_t)m->sqlstates[i].n));
     return json_pack(
-        "{s:s, s:f, s:f, s:f, s:f, s:b, s:I, s:I, s:f, s:o, s:o, s:o, s:{s:I, s:I, s:I, s:I, s:I, "
+        "{s:s, s:f, s:f, s:f, s:f, s:b, s:I, s:I, s:f, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, "
         "s:f, s:o, s:I}, s:{s:f, s:f, s:f, s:f, s:i, s:o}, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
         "s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:I, s:I, s:s}",
         "metric", "NOTPM (TPC-C derived, not audited)", "notpm", f->notpm, "notpm_db",

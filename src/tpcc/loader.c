@@ -257,10 +257,13 @@ static int create_schema(const struct load_opts *o, struct db_conn *c, struct er
         return err_set(e, E_USAGE, "dialect '%s' has no tables.sql/drop.sql", o->dialect);
     if ((rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
         return rc;
-    rc = db_query_int(c, ad.sql[A_SCHEMA_TABLES], &n, e);
+    rc = db_query(c, ad.sql[A_SCHEMA_TABLES], NULL, 0, e);
     dialect_release(&ad);
     if (rc < 0)
         return rc;
+    /* No row at all (the null driver): no tables. */
+    if (db_next(c) == 1)
+        n = db_col_int(c, 0);
     if (n > 0 && !o->drop)
         return err_set(e, E_USAGE,
                        "the database already holds a TPC-C schema (%lld of 9 tables): "

@@ -16,6 +16,9 @@ bin=$root/tpccbench
 command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0020.XXXXXX") || bail_out "mktemp failed"
+# Test a copy: a `make` during the test must not swap the program between two calls.
+cp "$root/tpccbench" "$tmp/tpccbench" || { rm -rf "$tmp"; bail_out "copying $root/tpccbench failed"; }
+bin=$tmp/tpccbench
 bgpid=
 cleanup() {
     # Only the load this script started in the background, by its pid.
@@ -134,7 +137,7 @@ EOF
 
 tables="warehouse district customer history new_order orders order_line item stock"
 
-# counts: "table=N" for the nine tables, then "sum_ol_cnt=N", one a line.
+# counts: "table=N" for the nine tables and "sum_ol_cnt=N", one a line, sorted.
 counts() {
     pg_psql "select 'warehouse=' || (select count(*) from warehouse)
         union all select 'district=' || (select count(*) from district)
@@ -145,13 +148,13 @@ counts() {
         union all select 'order_line=' || (select count(*) from order_line)
         union all select 'item=' || (select count(*) from item)
         union all select 'stock=' || (select count(*) from stock)
-        union all select 'sum_ol_cnt=' || (select sum(o_ol_cnt) from orders)" 2>&1
+        union all select 'sum_ol_cnt=' || (select sum(o_ol_cnt) from orders)" 2>&1 | sort
 }
 
 # The load's clock: the only columns whose values differ between two loads.
 clock_cols="'c_since', 'h_date', 'o_entry_d', 'ol_delivery_d'"
 
-# checksums: "table=md5" for the nine tables over every column but the
+# checksums: "table=md5" for the nine tables (sorted) over every column but the
 # clock's, row order ignored (history has no key).  The column lists come
 # from the catalog, so a column added later is covered too.
 checksums() {
@@ -163,7 +166,8 @@ checksums() {
         _sql="$_sql${_sql:+ union all }select '$_t=' || md5(string_agg(h, '' order by h))
             from (select md5(row($_cols)::text) as h from $_t) s"
     done
-    pg_psql "$_sql" 2>&1
+    # UNION ALL keeps no order (parallel append): sort the lines.
+    pg_psql "$_sql" 2>&1 | sort
 }
 
 # ---------------------------------------------------------------------------

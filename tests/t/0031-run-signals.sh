@@ -1,0 +1,214 @@
+#!/bin/sh
+# 0031-run-signals.sh - an interrupted `tpccbench run` and a `tpccbench bench`
+# step against a real PostgreSQL (tests/lib/pg.sh), 2 warehouses.
+#
+# Ctrl-C 3 s into a 30 s run: exit 130, a complete record with status
+# "interrupted" and the figures of the part that was measured (the counts
+# still exact), no temp files, and a consistent database.  Then one bench
+# step (load + run + check in one record).  Prints TAP.  Runs as root or as
+# any other user; the server, the background run and the temp directory are
+# removed on exit, pass or fail.  About 30 s.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+
+bin=$root/tpccbench
+[ -x "$bin" ] || bail_out "$bin is missing: run make first"
+command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0031.XXXXXX") || bail_out "mktemp failed"
+bgpid=
+cleanup() {
+    # Only the run this script started in the background, by its pid.
+    if [ -n "$bgpid" ]; then
+        kill -KILL "$bgpid" 2>/dev/null
+        wait "$bgpid" 2>/dev/null
+    fi
+    pg_stop
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+LC_ALL=C
+export LC_ALL
+t_start=$(date +%s)
+
+# run NAME CMD...: run CMD (at most 120 s) with stdout in $tmp/NAME.out and
+# stderr in $tmp/NAME.err; sets rc, out and err.
+if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
+run() {
+    _name=$1
+    shift
+    # shellcheck disable=SC2086
+    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
+    rc=$?
+    out=$(cat "$tmp/$_name.out")
+    err=$(cat "$tmp/$_name.err")
+}
+
+explain() {
+    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
+}
+
+rec() {
+    ls -d "$tmp/results/"*-"$1" 2>/dev/null
+}
+
+# alive PID: the process runs (a zombie, exited but not yet waited for, does not).
+alive() {
+    kill -0 "$1" 2>/dev/null || return 1
+    case $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) in Z) return 1 ;; esac
+    return 0
+}
+
+# tap_from FILE: "PASS<TAB>desc" / "FAIL<TAB>desc<TAB>detail..." lines to TAP.
+tap_from() {
+    while IFS= read -r _l; do
+        case $_l in
+        PASS"	"*) pass "${_l#PASS	}" ;;
+        FAIL"	"*)
+            _rest=${_l#FAIL	}
+            _desc=${_rest%%	*}
+            if [ "$_desc" = "$_rest" ]; then
+                fail "$_desc"
+            else
+                fail "$_desc" "$(printf '%s' "${_rest#*	}" | tr '\t' '\n')"
+            fi
+            ;;
+        *) diag "$_l" ;;
+        esac
+    done <"$1"
+}
+
+# jcheck FILE PYTHON: run the checks in PYTHON (a body using check(cond, desc,
+# detail...) and rec, the parsed FILE) and report them as TAP.
+jcheck() {
+    python3 - "$1" "$2" >"$tmp/checks" 2>&1 <<'EOF'
+import json, sys
+
+
+def check(cond, desc, *details):
+    print("\t".join(["PASS" if cond else "FAIL", desc] + ([] if cond else [str(x) for x in details])))
+
+
+try:
+    with open(sys.argv[1]) as f:
+        rec = json.load(f)
+    check(True, "run.json parses")
+except Exception as ex:
+    check(False, "run.json parses", ex)
+    sys.exit(0)
+exec(sys.argv[2])
+EOF
+    tap_from "$tmp/checks"
+}
+
+if ! pg_start 2>"$tmp/pg_start.err"; then
+    cat "$tmp/pg_start.err" >&2
+    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
+fi
+pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
+
+cfg=$tmp/tpcc.yaml
+cat >"$cfg" <<EOF
+database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
+schema: {warehouses: 2}
+results: {dir: "$tmp/results"}
+EOF
+
+run load "$bin" load -c "$cfg" --warehouses 2 --jobs 2 --label load
+is "$rc" 0 "load --warehouses 2 --jobs 2: exit 0" || {
+    explain
+    bail_out "no data to run on"
+}
+
+# ---------------------------------------------------------------------------
+# 1. Ctrl-C 3 s into a 30 s run.
+
+"$bin" run -c "$cfg" --duration 30s --warmup 1s --vus 4 --label intr \
+    >"$tmp/intr.out" 2>"$tmp/intr.err" </dev/null &
+bgpid=$!
+sleep 3
+if alive "$bgpid"; then
+    kill -INT "$bgpid"
+    pass "SIGINT sent 3 s into the run"
+else
+    fail "the run was still running after 3 s" "$(cat "$tmp/intr.err")"
+fi
+# It must stop promptly: wait at most 30 s.
+i=0
+while alive "$bgpid" && [ $i -lt 300 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+if alive "$bgpid"; then
+    fail "the run stops within 30 s of SIGINT"
+    kill -KILL "$bgpid"
+fi
+wait "$bgpid"
+rc=$?
+bgpid=
+is "$rc" 130 "Ctrl-C: exit 130 (stopped $((i / 10)) s after the signal)" ||
+    diag "stderr:" "$(cat "$tmp/intr.err")"
+d=$(rec intr)
+if [ -n "$d" ] && [ -f "$d/run.json" ]; then pass "Ctrl-C: results/*-intr/run.json exists"; else
+    fail "Ctrl-C: results/*-intr/run.json exists" "$(ls -R "$tmp/results" 2>&1)"
+fi
+jcheck "$d/run.json" '
+run = rec.get("run", {})
+tx = run.get("transactions", {})
+check(rec.get("status") == "interrupted", "Ctrl-C: status interrupted", "got: %r" % rec.get("status"))
+check(sorted(tx) == sorted(["new_order", "payment", "order_status", "delivery", "stock_level"]),
+      "Ctrl-C: run.transactions has the five types", "got: %r" % sorted(tx))
+ms = run.get("measured_seconds", -1)
+check(0 < ms < 10, "Ctrl-C: 0 < measured_seconds %r < 10" % ms)
+n = tx.get("new_order", {}).get("count", 0)
+check(n > 0, "Ctrl-C: New-Orders were measured (%r)" % n)
+check(run.get("notpm_counts_agree") is True and run.get("new_orders_client") == run.get("new_orders_db"),
+      "Ctrl-C: the client and database New-Order counts still agree",
+      "client %r, db %r" % (run.get("new_orders_client"), run.get("new_orders_db")))
+'
+is "$(find "$tmp/results" -name '*.tmp*' | sort)" "" "Ctrl-C: no temp files (*.tmp*) in results"
+
+run check1 "$bin" check -c "$cfg" --conditions 1-4
+is "$rc" 0 "check --conditions 1-4 after the interrupted run: exit 0" || explain
+is "$(printf '%s\n' "$out" | sed -n 's/^  ok  *\([0-9][0-9]*\)  .*/\1/p' | paste -sd' ' -)" \
+    "1 2 3 4" "check: conditions 1 to 4 ok"
+
+# ---------------------------------------------------------------------------
+# 2. bench: load + run + check, one record.
+
+# A mark that only a fresh load removes (no transaction writes item).
+pg_psql "update item set i_name = 'MARK-0031' where i_id = 1" >/dev/null
+run bench "$bin" bench -c "$cfg" --label b1 --change "test" --duration 3s --warmup 1s --vus 2
+is "$rc" 0 "bench --label b1 --change test --duration 3s: exit 0" || explain
+is "$(printf '%s\n' "$out" | tail -n 1)" "record: $(rec b1)/run.json" "bench names its record"
+is "$(ls "$tmp/results" | grep -c -- '-b1$')" 1 "bench: one record folder for the step"
+jcheck "$(rec b1)/run.json" '
+check(rec.get("status") == "complete", "bench: status complete", "got: %r" % rec.get("status"))
+check(rec.get("label") == "b1" and rec.get("change") == "test",
+      "bench: label b1, change test", "got: %r %r" % (rec.get("label"), rec.get("change")))
+for k in ("load", "run", "check"):
+    check(isinstance(rec.get(k), dict) and rec[k], "bench: the record has a %s section" % k,
+          "keys: %r" % sorted(rec))
+check(rec.get("check", {}).get("ok") is True, "bench: check.ok true",
+      "check: %r" % rec.get("check"))
+run = rec.get("run", {})
+check(run.get("transactions", {}).get("new_order", {}).get("count", 0) > 0
+      and run.get("notpm_counts_agree") is True,
+      "bench: New-Orders ran and the counts agree", "run: %r" % {k: run.get(k) for k in
+      ("new_orders_client", "new_orders_db", "notpm_counts_agree")})
+check(2.9 < run.get("measured_seconds", 0) < 4.5, "bench: measured_seconds about 3",
+      "got: %r" % run.get("measured_seconds"))
+'
+# The bench step loaded afresh: the mark is gone.
+is "$(pg_psql "select count(*) from item where i_name = 'MARK-0031'")" 0 \
+    "bench: loaded afresh (the mark set in item before the step is gone)"
+
+note "elapsed: $(($(date +%s) - t_start)) s"
+done_testing
