@@ -95,6 +95,12 @@ static int take(struct db_conn *c, PGresult *res, struct err *e)
     return 0;
 }
 
+static void ignore_notice(void *arg, const char *message)
+{
+    (void)arg;
+    (void)message;
+}
+
 static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
 {
     struct pg_conn *p = P(c);
@@ -142,6 +148,9 @@ static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct
         snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", usage ? "28000" : "08001");
         return e->code;
     }
+    /* Server notices (e.g. "there is no transaction in progress") would
+     * scribble over the live progress line: drop them. */
+    PQsetNoticeProcessor(p->conn, ignore_notice, NULL);
     snprintf(c->server_name, sizeof(c->server_name), "PostgreSQL");
     ver = PQparameterStatus(p->conn, "server_version");
     snprintf(c->server_version, sizeof(c->server_version), "%s", ver ? ver : "unknown");

@@ -51,6 +51,7 @@ struct shared {
     struct txn_ctx ctx;
     int iso_stmt;
     int phase;               /* PH_*, atomic */
+    int stopping;            /* atomic: 1 once the phase is PH_STOP (ends retries) */
     pthread_mutex_t lock;    /* guards the counters below and phase changes */
     pthread_cond_t cond;
     int n_ready;             /* VUs connected (or failed) */
@@ -89,6 +90,8 @@ static int phase_get(struct shared *sh)
 
 static void phase_set(struct shared *sh, int ph)
 {
+    if (ph == PH_STOP)
+        __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&sh->lock);
     __atomic_store_n(&sh->phase, ph, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&sh->cond);
@@ -154,7 +157,8 @@ static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *
     if (!v->c)
         return err_set(e, E_CONN, "not connected");
     __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
-    rc = txn_exec_retry(v->c, in, out, v->sh->cfg->run.max_retries, retries, e);
+    rc = txn_exec_retry(v->c, in, out, v->sh->cfg->run.max_retries, &v->sh->stopping, retries,
+                        e);
     __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
     return rc;
 }
@@ -700,6 +704,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     }
     r->connect_total_s = (double)(clock_us() - t_connect0) / 1e6;
     if (sh.n_failed || sig_stop_requested()) {
+        __atomic_store_n(&sh.stopping, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&sh.phase, PH_STOP, __ATOMIC_RELEASE);
         pthread_cond_broadcast(&sh.cond);
         pthread_mutex_unlock(&sh.lock);

@@ -8,6 +8,7 @@
  */
 #include "tpcc/txn.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -374,7 +375,8 @@ int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *o
     }
     out->in_tx_us = clock_us() - t0;
     out->commit_sent = rc == E_CONN && c->last_op == DB_OP_COMMIT;
-    if (rc < 0 && rc != E_CONN) {
+    /* A failed COMMIT has already ended the transaction on the server. */
+    if (rc < 0 && rc != E_CONN && c->last_op != DB_OP_COMMIT) {
         struct err ignore;
         db_rollback(c, &ignore);
     }
@@ -382,13 +384,22 @@ int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *o
 }
 
 int txn_exec_retry(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
-                   int max_retries, int *retries, struct err *e)
+                   int max_retries, const int *stop, int *retries, struct err *e)
 {
+    uint64_t jitter = clock_us() ^ (uint64_t)(uintptr_t)out;
     int rc;
 
     *retries = 0;
-    while ((rc = txn_exec(c, in, out, e)) == E_RETRY && *retries < max_retries)
+    while ((rc = txn_exec(c, in, out, e)) == E_RETRY && *retries < max_retries &&
+           !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED))) {
+        /* Back off 0..(2^k x 250 us), k = retry number capped at 6 (16 ms). */
+        uint64_t cap_us = 250u << (*retries < 6 ? *retries : 6);
+        jitter ^= jitter << 13;
+        jitter ^= jitter >> 7;
+        jitter ^= jitter << 17;
+        clock_sleep_us(jitter % (cap_us + 1));
         (*retries)++;
+    }
     return rc;
 }
 

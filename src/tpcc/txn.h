@@ -105,10 +105,12 @@ int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *o
              struct err *e);
 
 /* Execute with retries: a retryable failure (serialization, deadlock) is
- * rolled back and the same input run again, up to max_retries times;
- * *retries says how many were needed.  Other results as txn_exec. */
+ * rolled back and the same input run again after a short randomised back-off
+ * (so colliding terminals do not collide again at once), up to max_retries
+ * times, or until *stop (when given) becomes non-zero; *retries says how many
+ * were needed.  Other results as txn_exec. */
 int txn_exec_retry(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
-                   int max_retries, int *retries, struct err *e);
+                   int max_retries, const int *stop, int *retries, struct err *e);
 
 /* Pick a transaction type from mix (percent per enum tx_type, summing to 100). */
 int txn_pick_type(struct rng *r, const int *mix);

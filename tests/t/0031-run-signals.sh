@@ -188,7 +188,7 @@ pg_psql "update item set i_name = 'MARK-0031' where i_id = 1" >/dev/null
 run bench "$bin" bench -c "$cfg" --label b1 --change "test" --duration 3s --warmup 1s --vus 2
 is "$rc" 0 "bench --label b1 --change test --duration 3s: exit 0" || explain
 is "$(printf '%s\n' "$out" | tail -n 1)" "record: $(rec b1)/run.json" "bench names its record"
-is "$(ls "$tmp/results" | grep -c -- '-b1$')" 1 "bench: one record folder for the step"
+is "$(rec b1 | wc -l | tr -d ' ')" 1 "bench: one record folder for the step"
 jcheck "$(rec b1)/run.json" '
 check(rec.get("status") == "complete", "bench: status complete", "got: %r" % rec.get("status"))
 check(rec.get("label") == "b1" and rec.get("change") == "test",
