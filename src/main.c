@@ -14,12 +14,14 @@ struct subcommand {
 
 static const struct subcommand subcommands[] = {
     { "load", cmd_load, "create the schema, generate and load the data, index, analyze" },
+    { "install-procedures", cmd_install_procedures,
+      "install the server-side functions of run.mode procedure" },
     { "check", cmd_check, "check the TPC-C consistency conditions" },
     { "run", cmd_run, "timed mixed workload: NOTPM, TPS, latency per run" },
     { "bench", cmd_bench, "load + run + check: one tuning step, one record" },
     { "compare", cmd_not_yet, "step table, % gains, settings diff (not yet)" },
     { "report", cmd_not_yet, "self-contained HTML report (not yet)" },
-    { "iobench", cmd_not_yet, "disk I/O bench (not yet)" },
+    { "iobench", cmd_iobench, "disk I/O bench with tbiobench's options and report" },
     { "netbench", cmd_not_yet, "network bench (not yet)" },
     { "proxy", cmd_not_yet, "TCP proxy adding delay (not yet)" },
     { NULL, NULL, NULL },
@@ -31,7 +33,7 @@ static void usage(FILE *out)
                  "A TPC-C derived load generator (results are not audited TPC-C results).\n\n"
                  "commands:\n");
     for (const struct subcommand *s = subcommands; s->name; s++)
-        fprintf(out, "  %-10s %s\n", s->name, s->summary);
+        fprintf(out, "  %-19s %s\n", s->name, s->summary);
 }
 
 int main(int argc, char **argv)

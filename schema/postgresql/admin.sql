@@ -151,3 +151,31 @@ INSERT INTO tpcc_meta (warehouses, seed, c_last, c_id, ol_i_id) VALUES ($1, $2, 
 
 -- name: meta_get
 SELECT warehouses, seed, c_last, c_id, ol_i_id FROM tpcc_meta LIMIT 1;
+
+-- name: fp_server
+-- The environment fingerprint (src/results/fingerprint.c): the server's address
+-- on this connection (NULL over a Unix socket), this backend's pid, the full
+-- version string, and the data directory when this user may see it (superuser or
+-- pg_read_all_settings; else no row in pg_settings, so NULL).
+SELECT inet_server_addr()::text, pg_backend_pid(), version(),
+       (SELECT setting FROM pg_settings WHERE name = 'data_directory');
+
+-- name: fp_settings
+-- Every setting not at its built-in default, plus the ones a tuning study looks at
+-- whatever their source.  Paths derived from the data directory and our own
+-- application_name are left out (the data directory is recorded on its own).
+SELECT name, current_setting(name), source
+FROM pg_settings
+WHERE (source <> 'default'
+       OR name IN ('shared_buffers', 'wal_buffers', 'max_wal_size', 'min_wal_size',
+                   'checkpoint_timeout', 'checkpoint_completion_target', 'synchronous_commit',
+                   'fsync', 'full_page_writes', 'wal_compression', 'wal_level', 'wal_sync_method',
+                   'wal_writer_delay', 'commit_delay', 'commit_siblings',
+                   'effective_io_concurrency', 'maintenance_io_concurrency', 'work_mem',
+                   'maintenance_work_mem', 'effective_cache_size', 'random_page_cost', 'huge_pages',
+                   'max_connections', 'autovacuum', 'default_transaction_isolation', 'jit',
+                   'max_parallel_workers_per_gather', 'bgwriter_delay', 'bgwriter_lru_maxpages',
+                   'data_checksums', 'block_size', 'wal_segment_size', 'shared_preload_libraries',
+                   'track_io_timing', 'io_method', 'io_workers'))
+  AND name NOT IN ('data_directory', 'config_file', 'hba_file', 'ident_file', 'application_name')
+ORDER BY name;

@@ -74,9 +74,11 @@ int cmd_fail(const char *cmd, const struct err *e);
 extern const struct cmd_opt cmd_db_opts[];
 
 int cmd_load(int argc, char **argv);
+int cmd_install_procedures(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_iobench(int argc, char **argv);
 int cmd_not_yet(int argc, char **argv);
 
 #endif

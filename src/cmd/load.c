@@ -3,9 +3,11 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/load.h"
 #include "core/signals.h"
+#include "results/fingerprint.h"
 #include "results/record.h"
 #include "tpcc/loader.h"
 
@@ -95,10 +97,19 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, struct er
 
 json_t *record_begin(const struct config *cfg, const char *kind)
 {
-    return json_pack("{s:o, s:s, s:s, s:s, s:s, s:o, s:o}", "tool", record_tool(), "kind", kind,
-                     "status", "running", "label", cfg->results.label, "change",
-                     cfg->results.change, "config", record_config(cfg), "environment",
-                     record_environment());
+    json_t *config = record_config(cfg), *env = record_environment();
+    char hash[64], started[32];
+    time_t now = time(NULL);
+    struct tm tm;
+
+    /* The environment fingerprint's config hash and the start time (UTC). */
+    fingerprint_config_hash(config, hash, sizeof(hash));
+    json_object_set_new(env, "config_hash", json_string(hash));
+    if (!gmtime_r(&now, &tm) || !strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm))
+        snprintf(started, sizeof(started), "unknown");
+    return json_pack("{s:o, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "tool", record_tool(), "kind",
+                     kind, "status", "running", "started", started, "label", cfg->results.label,
+                     "change", cfg->results.change, "config", config, "environment", env);
 }
 
 int cmd_load(int argc, char **argv)
@@ -137,6 +148,7 @@ int cmd_load(int argc, char **argv)
         session_close(&s);
         return cmd_fail("load", &e);
     }
+    fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args);
     rc = load_with_session(&s, rec, dir, &e);
     if (rc == 0)
         json_object_set_new(rec, "status", json_string("complete"));
@@ -152,5 +164,38 @@ int cmd_load(int argc, char **argv)
         return cmd_fail("load", &e);
     }
     printf("record: %s/run.json\n", dir);
+    return 0;
+}
+
+int cmd_install_procedures(int argc, char **argv)
+{
+    struct config cfg;
+    struct cmd_args a;
+    struct session s;
+    struct db_conn *c = NULL;
+    struct err e;
+    int rc;
+
+    err_clear(&e);
+    if (cmd_parse("install-procedures", argc - 1, argv + 1, NULL, &cfg, &a, &e) < 0)
+        return cmd_fail("install-procedures", &e);
+    if (a.help) {
+        cmd_usage(stdout, "install-procedures", "[-c FILE]",
+                  "Create or replace the server-side functions of run.mode procedure\n"
+                  "(schema/postgresql/procedures.sql) in an already loaded database.\n"
+                  "`load` installs them too.",
+                  NULL);
+        return 0;
+    }
+    sig_install();
+    if ((rc = session_open(&s, &cfg, &e)) == 0 &&
+        (rc = db_connect(s.ops, NULL, &s.args, &c, &e)) == 0) {
+        rc = load_install_procedures(c, "postgresql", &e);
+        db_close(c);
+    }
+    session_close(&s);
+    if (rc < 0)
+        return cmd_fail("install-procedures", &e);
+    printf("installed the server-side functions of run.mode procedure\n");
     return 0;
 }

@@ -2,6 +2,7 @@
  * run.c - `tpccbench run` (timed workload) and `tpccbench bench` (load + run
  * + check, one record).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "cmd/check.h"
 #include "cmd/load.h"
 #include "core/signals.h"
+#include "results/fingerprint.h"
 #include "results/record.h"
 #include "run/driver.h"
 #include "run/figures.h"
@@ -22,6 +24,9 @@ static const struct cmd_opt run_opts[] = {
     { "delivery", 0, 1, "run.delivery", "deferred (TPC-C) | inline (a labelled deviation)" },
     { "mix", 0, 1, "run.mix", "NO,P,OS,D,SL percentages summing to 100 (default 45,43,4,4,4)" },
     { "seed", 0, 1, "run.seed", "run RNG seed (default: from the clock)" },
+    { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
+    { "transactions", 0, 1, "run.transactions", "per VU: stop after N transactions" },
+    { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -35,7 +40,9 @@ static const struct cmd_opt bench_opts[] = {
     { "mix", 0, 1, "run.mix", "NO,P,OS,D,SL percentages summing to 100 (default 45,43,4,4,4)" },
     { "jobs", 'j', 1, "load.jobs", "parallel loader connections (default 2)" },
     { "seed", 0, 1, "load.seed", "data seed (default 1)" },
+    { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
     { "no-load", 0, 0, NULL, "use the data already loaded (no load step)" },
+    { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -124,11 +131,10 @@ static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct 
     return 0;
 }
 
-static int run_or_bench(int argc, char **argv, int bench)
+/* One record: run (or bench) once; repeat is {index, of} for --repeat. */
+static int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a,
+                      int index, int of)
 {
-    const char *cmd = bench ? "bench" : "run";
-    struct config cfg;
-    struct cmd_args a;
     struct session s;
     struct err e;
     char dir[4096];
@@ -136,44 +142,22 @@ static int run_or_bench(int argc, char **argv, int bench)
     int rc, valid = 0;
 
     err_clear(&e);
-    if (cmd_parse(cmd, argc - 1, argv + 1, bench ? bench_opts : run_opts, &cfg, &a, &e) < 0)
+    if (record_make_dir(cfg->results.dir, cfg->results.label, dir, sizeof(dir), &e) < 0)
         return cmd_fail(cmd, &e);
-    if (a.help) {
-        if (bench)
-            cmd_usage(stdout, "bench", "[-c FILE] [--label L] [--change TEXT] [--no-load] [run options]",
-                      "One tuning step: load (unless --no-load), run, then check consistency,\n"
-                      "all in one record RESULTS/<time>-<label>/run.json.  Compare steps with\n"
-                      "'tpccbench compare' (not yet).",
-                      bench_opts);
-        else
-            cmd_usage(stdout, "run", "[-c FILE] [--duration D] [--vus N] [--label L]",
-                      "Drive the five TPC-C transactions from virtual-user threads for the\n"
-                      "measured duration and record NOTPM, TPS and latency per type in\n"
-                      "RESULTS/<time>-<label>/run.json and series.csv (one row a second).\n"
-                      "Deliveries are deferred to delivery worker threads as TPC-C requires;\n"
-                      "their result lines go to delivery.log.  Figures are TPC-C derived,\n"
-                      "not audited TPC-C results.",
-                      run_opts);
-        return 0;
-    }
-    if (a.npos) {
-        err_set(&e, E_USAGE, "unexpected argument '%s'", a.pos[0]);
-        return cmd_fail(cmd, &e);
-    }
-    sig_install();
-    if (record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e) < 0)
-        return cmd_fail(cmd, &e);
-    rec = record_begin(&cfg, cmd);
+    rec = record_begin(cfg, cmd);
+    if (of > 1)
+        json_object_set_new(rec, "repeat", json_pack("{s:i, s:i}", "index", index, "of", of));
     record_write_json(dir, "run.json", rec, &e);
     err_clear(&e);
-    if ((rc = session_open(&s, &cfg, &e)) < 0) {
+    if ((rc = session_open(&s, cfg, &e)) < 0) {
         json_object_set_new(rec, "status", json_string("failed"));
         json_object_set_new(rec, "error", json_string(e.msg));
         session_close(&s);
         return finish(cmd, rec, dir, rc, &e);
     }
-    if (bench && !cmd_extra(&a, "no-load")) {
-        cfg.load.drop = 1; /* a bench step always starts from fresh data */
+    fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args);
+    if (bench && !cmd_extra(a, "no-load")) {
+        cfg->load.drop = 1; /* a bench step always starts from fresh data */
         rc = load_with_session(&s, rec, dir, &e);
     }
     if (rc == 0 && !sig_stop_requested())
@@ -191,6 +175,60 @@ static int run_or_bench(int argc, char **argv, int bench)
     }
     session_close(&s);
     return finish(cmd, rec, dir, rc, &e);
+}
+
+static int run_or_bench(int argc, char **argv, int bench)
+{
+    const char *cmd = bench ? "bench" : "run";
+    const char *rep;
+    struct config cfg;
+    struct cmd_args a;
+    struct err e;
+    long repeat = 1;
+    int rc = 0;
+
+    err_clear(&e);
+    if (cmd_parse(cmd, argc - 1, argv + 1, bench ? bench_opts : run_opts, &cfg, &a, &e) < 0)
+        return cmd_fail(cmd, &e);
+    if (a.help) {
+        if (bench)
+            cmd_usage(stdout, "bench", "[-c FILE] [--label L] [--change TEXT] [--no-load] [run options]",
+                      "One tuning step: load (unless --no-load), run, then check consistency,\n"
+                      "all in one record RESULTS/<time>-<label>/run.json.  Compare steps with\n"
+                      "'tpccbench compare'.",
+                      bench_opts);
+        else
+            cmd_usage(stdout, "run", "[-c FILE] [--duration D] [--vus N] [--label L]",
+                      "Drive the five TPC-C transactions from virtual-user threads for the\n"
+                      "measured duration and record NOTPM, TPS and latency per type in\n"
+                      "RESULTS/<time>-<label>/run.json and series.csv (one row a second).\n"
+                      "Deliveries are deferred to delivery worker threads as TPC-C requires;\n"
+                      "their result lines go to delivery.log.  Figures are TPC-C derived,\n"
+                      "not audited TPC-C results.",
+                      run_opts);
+        return 0;
+    }
+    if (a.npos) {
+        err_set(&e, E_USAGE, "unexpected argument '%s'", a.pos[0]);
+        return cmd_fail(cmd, &e);
+    }
+    if ((rep = cmd_extra(&a, "repeat")) != NULL) {
+        char *end;
+        errno = 0;
+        repeat = strtol(rep, &end, 10);
+        if (errno || end == rep || *end || repeat < 1 || repeat > 1000) {
+            err_set(&e, E_USAGE, "'--repeat' must be an integer in 1..1000 (got \"%s\")", rep);
+            return cmd_fail(cmd, &e);
+        }
+    }
+    sig_install();
+    /* Each repeat is a record of its own; compare groups them by label. */
+    for (int i = 1; i <= repeat && rc == 0 && !sig_stop_requested(); i++) {
+        if (repeat > 1)
+            fprintf(stderr, "%s: repeat %d of %ld\n", cmd, i, repeat);
+        rc = one_record(cmd, bench, &cfg, &a, i, (int)repeat);
+    }
+    return rc;
 }
 
 int cmd_run(int argc, char **argv)

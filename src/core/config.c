@@ -85,6 +85,13 @@ static const struct choice delivery_choices[] = {
     { NULL,              NULL,              0, 0 },
 };
 
+static const struct choice mode_choices[] = {
+    { "client",          NULL,              RUN_MODE_CLIENT,    0 },
+    { "pipeline",        NULL,              RUN_MODE_PIPELINE,  0 },
+    { "procedure",       NULL,              RUN_MODE_PROCEDURE, 0 },
+    { NULL,              NULL,              0, 0 },
+};
+
 /* The underscored spellings are accepted because YAML users reach for them. */
 static const struct choice isolation_choices[] = {
     { "read committed",  "read committed",  0, 0 },
@@ -136,6 +143,8 @@ static const struct key key_table[] = {
     KEY("run.delivery_queue",    K_INT,        run.delivery_queue,    1, 100000, NULL),
     KEY("run.isolation",         K_CHOICE_STR, run.isolation,         0, 0,     isolation_choices),
     KEY("run.seed",              K_I64,        run.seed,              0, INT64_MAX, NULL),
+    KEY("run.mode",              K_CHOICE_INT, run.mode,              1, 3,     mode_choices),
+    KEY("run.transactions",      K_I64,        run.transactions,      0, INT64_MAX, NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -1006,6 +1015,20 @@ void cfg_defaults(struct config *c)
     snprintf(c->run.isolation, CFG_STR, "%s", "read committed");
     snprintf(c->results.dir, CFG_STR, "%s", "results");
     snprintf(c->results.label, CFG_STR, "%s", "run");
+}
+
+const char *run_mode_name(int mode)
+{
+    switch (mode) {
+    case RUN_MODE_CLIENT:
+        return "client";
+    case RUN_MODE_PIPELINE:
+        return "pipeline";
+    case RUN_MODE_PROCEDURE:
+        return "procedure";
+    default:
+        return "auto";
+    }
 }
 
 /* ---- small parsers ---- */

@@ -24,6 +24,17 @@ enum tx_type {
     TX_NTYPES
 };
 
+/* How transactions reach the server (run.mode). */
+enum run_mode {
+    RUN_MODE_AUTO = 0,      /* procedure where the dialect has them, else client */
+    RUN_MODE_CLIENT = 1,    /* one prepared statement per round trip */
+    RUN_MODE_PIPELINE = 2,  /* a transaction's statements sent together (libpq pipeline) */
+    RUN_MODE_PROCEDURE = 3, /* one server-side function call per transaction */
+};
+
+/* Name of a run mode ("client", ...). */
+const char *run_mode_name(int mode);
+
 /* Length of every string field in struct config, including the NUL. */
 #define CFG_STR 256
 
@@ -66,6 +77,8 @@ struct config {
         int delivery_queue;     /* bound of the deferred delivery queue */
         char isolation[CFG_STR]; /* "read committed" | "repeatable read" | "serializable" */
         int64_t seed;           /* run-time RNG seed, 0 = from the clock */
+        int mode;               /* enum run_mode; 0 = the driver's best */
+        int64_t transactions;   /* per VU: stop after this many (0 = by duration) */
     } run;
 
     struct {

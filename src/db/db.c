@@ -109,6 +109,49 @@ int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct 
     return c->ops->exec(c, id, p, np, e);
 }
 
+int db_prepare(struct db_conn *c, int id, struct err *e)
+{
+    int rc;
+
+    if (c->prepared[id])
+        return 0;
+    c->n_roundtrips++;
+    if ((rc = c->ops->prepare(c, id, c->dialect->sql[id], c->dialect->nparams[id], e)) < 0)
+        return rc;
+    c->prepared[id] = 1;
+    return 0;
+}
+
+int db_pipe_begin(struct db_conn *c, struct err *e)
+{
+    if (!c->ops->pipe_begin)
+        return err_set(e, E_USAGE, "the %s driver has no pipeline mode", c->ops->name);
+    return c->ops->pipe_begin(c, e);
+}
+
+int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
+{
+    c->last_op = id == DB_PIPE_COMMIT ? DB_OP_COMMIT : DB_OP_EXEC;
+    if (id >= 0 && !c->prepared[id])
+        return err_set(e, E_FAIL, "statement %d is not prepared (call db_prepare)", id);
+    return c->ops->pipe_exec(c, id, p, np, e);
+}
+
+int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
+{
+    if (fault_hit(c, DB_OP_EXEC, e)) {
+        *n_ok = 0;
+        return e->code;
+    }
+    c->n_roundtrips++;
+    return c->ops->pipe_sync(c, n_ok, e);
+}
+
+int db_pipe_result(struct db_conn *c, int k)
+{
+    return c->ops->pipe_result(c, k);
+}
+
 int db_query(struct db_conn *c, const char *sql, const struct db_param *p, int np,
              struct err *e)
 {

@@ -52,7 +52,15 @@ struct db_connect_args {
 };
 
 /* Driver capabilities (struct db_ops.flags). */
-#define DB_F_BULK 0x1 /* bulk_* load rows faster than inserts */
+#define DB_F_BULK 0x1     /* bulk_* load rows faster than inserts */
+#define DB_F_PIPELINE 0x2 /* pipe_* send many statements in one round trip */
+
+/* Pseudo statement ids for db_pipe_exec. */
+#define DB_PIPE_BEGIN (-1)
+#define DB_PIPE_COMMIT (-2)
+
+/* Most statements one pipeline may hold. */
+#define DB_PIPE_MAX 40
 
 #define DB_MAX_STMTS 64
 
@@ -119,6 +127,20 @@ struct db_ops {
     int (*commit)(struct db_conn *c, struct err *e);
     int (*rollback)(struct db_conn *c, struct err *e);
 
+    /* Pipelines: pipe_begin, then pipe_exec queues statements (or
+     * DB_PIPE_BEGIN/COMMIT) without waiting, pipe_sync sends them all and
+     * waits for every result (one round trip); it returns the first
+     * failure and sets *n_ok to the statements that succeeded before it
+     * (later ones were skipped by the server).  pipe_result(k) makes
+     * result k current for next/col_*.  After a failure inside BEGIN the
+     * transaction must be rolled back with rollback().  NULL when the
+     * driver cannot (no DB_F_PIPELINE). */
+    int (*pipe_begin)(struct db_conn *c, struct err *e);
+    int (*pipe_exec)(struct db_conn *c, int id, const struct db_param *p, int np,
+                     struct err *e);
+    int (*pipe_sync)(struct db_conn *c, int *n_ok, struct err *e);
+    int (*pipe_result)(struct db_conn *c, int k);
+
     /* Bulk load: rows as text, one per line, columns separated by a tab,
      * \N for NULL; values contain no tab, newline or backslash. */
     int (*bulk_begin)(struct db_conn *c, const char *table, const char *columns,
@@ -154,6 +176,14 @@ int db_rollback(struct db_conn *c, struct err *e);
 int db_bulk_begin(struct db_conn *c, const char *table, const char *columns, struct err *e);
 int db_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e);
 int db_bulk_end(struct db_conn *c, int abort, struct err *e);
+
+/* Prepare dialect statement id now unless it is already (pipelines need
+ * their statements prepared before they start). */
+int db_prepare(struct db_conn *c, int id, struct err *e);
+int db_pipe_begin(struct db_conn *c, struct err *e);
+int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e);
+int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e);
+int db_pipe_result(struct db_conn *c, int k);
 
 /* Query returning a single integer (first column of the first row). */
 int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e);

@@ -23,6 +23,8 @@ struct pg_conn {
     int nrows;
     char stmt_name[DB_MAX_STMTS][8]; /* "s12" */
     char scratch[PG_SCRATCH];        /* text form of numeric parameters */
+    PGresult *pres[DB_PIPE_MAX];     /* results of the last pipeline, in order */
+    int npipe;                       /* statements queued in the pipeline */
 };
 
 static struct pg_conn *P(struct db_conn *c)
@@ -32,10 +34,22 @@ static struct pg_conn *P(struct db_conn *c)
 
 static void clear_result(struct pg_conn *p)
 {
-    if (p->res) {
+    /* A pipeline's results are owned by pres[]; res only points at one. */
+    if (p->res && p->npipe == 0)
         PQclear(p->res);
-        p->res = NULL;
-    }
+    p->res = NULL;
+    p->row = -1;
+    p->nrows = 0;
+}
+
+static void clear_pipe(struct pg_conn *p)
+{
+    p->res = NULL;
+    for (int k = 0; k < p->npipe; k++)
+        if (p->pres[k])
+            PQclear(p->pres[k]);
+    memset(p->pres, 0, sizeof(p->pres));
+    p->npipe = 0;
     p->row = -1;
     p->nrows = 0;
 }
@@ -85,6 +99,7 @@ static int take(struct db_conn *c, PGresult *res, struct err *e)
     ExecStatusType st = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 
     clear_result(p);
+    clear_pipe(p);
     if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK) {
         int rc = fail(c, res, e);
         PQclear(res);
@@ -166,6 +181,7 @@ static void pg_close(struct db_conn *c)
     if (!p)
         return;
     clear_result(p);
+    clear_pipe(p);
     if (p->conn)
         PQfinish(p->conn);
     p->conn = NULL;
@@ -271,17 +287,20 @@ static int pg_next(struct db_conn *c)
     return 1;
 }
 
+/* Column readers: callers check next() first; a misuse reads as NULL/0, not a crash. */
 static int pg_col_isnull(struct db_conn *c, int col)
 {
     struct pg_conn *p = P(c);
 
-    return PQgetisnull(p->res, p->row, col);
+    return !p->res || p->row < 0 || PQgetisnull(p->res, p->row, col);
 }
 
 static int64_t pg_col_int(struct db_conn *c, int col)
 {
     struct pg_conn *p = P(c);
 
+    if (!p->res || p->row < 0)
+        return 0;
     return strtoll(PQgetvalue(p->res, p->row, col), NULL, 10);
 }
 
@@ -289,6 +308,8 @@ static int64_t pg_col_num(struct db_conn *c, int col, int scale)
 {
     struct pg_conn *p = P(c);
 
+    if (!p->res || p->row < 0)
+        return 0;
     return db_parse_scaled(PQgetvalue(p->res, p->row, col), PQgetlength(p->res, p->row, col),
                            scale);
 }
@@ -297,6 +318,11 @@ static const char *pg_col_text(struct db_conn *c, int col, int *len)
 {
     struct pg_conn *p = P(c);
 
+    if (!p->res || p->row < 0) {
+        if (len)
+            *len = 0;
+        return "";
+    }
     if (len)
         *len = PQgetlength(p->res, p->row, col);
     return PQgetvalue(p->res, p->row, col);
@@ -382,9 +408,106 @@ static int pg_bulk_end(struct db_conn *c, int abort, struct err *e)
     return rc;
 }
 
+static int pg_pipe_begin(struct db_conn *c, struct err *e)
+{
+    struct pg_conn *p = P(c);
+
+    clear_result(p);
+    clear_pipe(p);
+    if (PQenterPipelineMode(p->conn) != 1)
+        return fail(c, NULL, e);
+    return 0;
+}
+
+static int pg_pipe_exec(struct db_conn *c, int id, const struct db_param *prm, int np,
+                        struct err *e)
+{
+    struct pg_conn *p = P(c);
+    const char *vals[PG_MAX_PARAMS];
+    int lens[PG_MAX_PARAMS];
+    int rc, ok;
+
+    if (p->npipe >= DB_PIPE_MAX)
+        return err_set(e, E_FAIL, "pipeline longer than %d statements", DB_PIPE_MAX);
+    if (id == DB_PIPE_BEGIN || id == DB_PIPE_COMMIT) {
+        ok = PQsendQueryParams(p->conn, id == DB_PIPE_BEGIN ? "BEGIN" : "COMMIT", 0, NULL, NULL,
+                               NULL, NULL, 0);
+    } else {
+        if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
+            return rc;
+        /* libpq copies the values into its buffer: scratch may be reused. */
+        ok = PQsendQueryPrepared(p->conn, p->stmt_name[id], np, vals, lens, NULL, 0);
+    }
+    if (ok != 1)
+        return fail(c, NULL, e);
+    p->npipe++;
+    return 0;
+}
+
+static int pg_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    int rc = 0, k = 0;
+    PGresult *res;
+
+    *n_ok = 0;
+    if (PQpipelineSync(p->conn) != 1) {
+        rc = fail(c, NULL, e);
+        PQexitPipelineMode(p->conn);
+        return rc;
+    }
+    /* One result per statement, each followed by NULL; then the sync. */
+    while (k <= p->npipe) {
+        res = PQgetResult(p->conn);
+        if (!res) {
+            if (PQstatus(p->conn) == CONNECTION_BAD) {
+                rc = rc ? rc : fail(c, NULL, e);
+                break;
+            }
+            continue; /* end of one statement's results */
+        }
+        switch (PQresultStatus(res)) {
+        case PGRES_PIPELINE_SYNC:
+            PQclear(res);
+            k = p->npipe + 1;
+            continue;
+        case PGRES_TUPLES_OK:
+        case PGRES_COMMAND_OK:
+            if (rc == 0)
+                (*n_ok)++;
+            break;
+        case PGRES_PIPELINE_ABORTED:
+            break;
+        default:
+            if (rc == 0)
+                rc = fail(c, res, e);
+            break;
+        }
+        if (k < p->npipe)
+            p->pres[k++] = res;
+        else
+            PQclear(res);
+    }
+    if (PQexitPipelineMode(p->conn) != 1 && rc == 0)
+        rc = fail(c, NULL, e);
+    return rc;
+}
+
+static int pg_pipe_result(struct db_conn *c, int k)
+{
+    struct pg_conn *p = P(c);
+
+    if (k < 0 || k >= p->npipe || !p->pres[k])
+        return -1;
+    p->res = p->pres[k];
+    p->nrows = PQresultStatus(p->res) == PGRES_TUPLES_OK ? PQntuples(p->res) : 0;
+    p->row = -1;
+    return 0;
+}
+
 const struct db_ops db_pg_ops = {
     .name = "postgres",
-    .flags = DB_F_BULK,
+    .flags = DB_F_BULK | DB_F_PIPELINE,
     .priv_size = sizeof(struct pg_conn),
     .connect = pg_connect,
     .close = pg_close,
@@ -401,6 +524,10 @@ const struct db_ops db_pg_ops = {
     .begin = pg_begin,
     .commit = pg_commit,
     .rollback = pg_rollback,
+    .pipe_begin = pg_pipe_begin,
+    .pipe_exec = pg_pipe_exec,
+    .pipe_sync = pg_pipe_sync,
+    .pipe_result = pg_pipe_result,
     .bulk_begin = pg_bulk_begin,
     .bulk_put = pg_bulk_put,
     .bulk_end = pg_bulk_end,

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "results/fingerprint.h"
 
 #ifndef TPCC_VERSION
 # define TPCC_VERSION "0.1.0"
@@ -262,5 +263,6 @@ json_t *record_environment(void)
     json_object_set_new(env, "cpu_count", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
     if (read_field("/proc/meminfo", "MemTotal", mem, sizeof(mem)) == 0)
         json_object_set_new(env, "memory_kb", json_integer(strtoll(mem, NULL, 10)));
+    fingerprint_host(env);
     return env;
 }

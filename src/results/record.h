@@ -30,7 +30,8 @@ int record_write_json(const char *dir, const char *name, json_t *doc, struct err
 json_t *record_tool(void);
 /* The configuration with every secret-bearing value redacted. */
 json_t *record_config(const struct config *c);
-/* Basic environment: kernel, CPU, memory, host name. */
+/* The host's environment: kernel, CPU, memory, host name, and the host part
+ * of the fingerprint (sysctls, transparent huge pages; results/fingerprint.h). */
 json_t *record_environment(void);
 
 /* Copy conninfo into out with any password removed ("password=***"). */

@@ -50,6 +50,7 @@ struct shared {
     struct dialect d;
     struct txn_ctx ctx;
     int iso_stmt;
+    int mode;                /* enum run_mode, resolved (never auto) */
     int phase;               /* PH_*, atomic */
     int stopping;            /* atomic: 1 once the phase is PH_STOP (ends retries) */
     pthread_mutex_t lock;    /* guards the counters below and phase changes */
@@ -57,6 +58,7 @@ struct shared {
     int n_ready;             /* VUs connected (or failed) */
     int n_failed;
     int n_paused;
+    int n_finished;          /* atomic: VUs that ran their run.transactions */
     int go;                  /* 1: connected VUs may start */
     struct err conn_err;     /* first connect failure */
     uint64_t t0_us;          /* start of ramp-up */
@@ -81,6 +83,7 @@ struct vu {
     struct vu_stats snap[2]; /* published copies */
     unsigned req, ack;       /* snapshot request/served, atomics */
     int in_tx;               /* atomic: inside a transaction now */
+    int64_t n_done;          /* transactions run (for run.transactions) */
 };
 
 static int phase_get(struct shared *sh)
@@ -121,7 +124,8 @@ static int vu_connect(struct vu *v, struct err *e)
 
     if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &v->c, e)) < 0)
         return rc;
-    if ((rc = db_exec(v->c, sh->iso_stmt, NULL, 0, e)) < 0) {
+    if ((rc = db_exec(v->c, sh->iso_stmt, NULL, 0, e)) < 0 ||
+        (rc = txn_prepare(v->c, sh->mode, e)) < 0) {
         db_close(v->c);
         v->c = NULL;
     }
@@ -157,8 +161,13 @@ static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *
     if (!v->c)
         return err_set(e, E_CONN, "not connected");
     __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
-    rc = txn_exec_retry(v->c, in, out, v->sh->cfg->run.max_retries, &v->sh->stopping, retries,
-                        e);
+    {
+        uint64_t rt0 = v->c->n_roundtrips;
+        rc = txn_exec_retry(v->c, v->sh->mode, in, out, v->sh->cfg->run.max_retries,
+                            &v->sh->stopping, retries, e);
+        /* Count on the same connection even after a failure (v->c stays). */
+        v->st.tx[in->type].roundtrips += v->c->n_roundtrips - rt0;
+    }
     __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
     return rc;
 }
@@ -425,6 +434,14 @@ static void *vu_main(void *arg)
         }
         if (rc == E_CONN)
             vu_reconnect(v);
+        if (cfg->run.transactions && ++v->n_done >= cfg->run.transactions) {
+            vu_publish(v);
+            pthread_mutex_lock(&sh->lock);
+            __atomic_add_fetch(&sh->n_finished, 1, __ATOMIC_RELEASE);
+            pthread_cond_broadcast(&sh->cond);
+            pthread_mutex_unlock(&sh->lock);
+            break;
+        }
         if (cfg->run.think_time) {
             double think = -log(1.0 - rng_unit(&v->rng)) * think_mean_s[in.type];
             if (think > 10 * think_mean_s[in.type])
@@ -496,7 +513,8 @@ static void pause_all(struct shared *sh, int nvu_running)
     pthread_mutex_lock(&sh->lock);
     sh->n_paused = 0;
     __atomic_store_n(&sh->phase, PH_PAUSE, __ATOMIC_RELEASE);
-    while (sh->n_paused < nvu_running && clock_us() < deadline && !sig_stop_requested()) {
+    while (sh->n_paused + __atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) < nvu_running &&
+           clock_us() < deadline && !sig_stop_requested()) {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
         ts.tv_nsec += 50000000;
@@ -597,6 +615,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     pthread_mutex_init(&sh.dlog_lock, NULL);
     err_clear(&sh.conn_err);
     sh.iso_stmt = txn_isolation_stmt(cfg->run.isolation);
+    sh.mode = txn_mode_resolve(cfg->run.mode, o->dialect);
+    r->mode = sh.mode;
     r->virtual_users = nvu;
 
     if ((rc = txn_dialect_load(&sh.d, o->dialect, e)) < 0 ||
@@ -620,6 +640,9 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     r->c_load.c_last = (int)db_col_int(mc, 2);
     r->c_load.c_id = (int)db_col_int(mc, 3);
     r->c_load.ol_i_id = (int)db_col_int(mc, 4);
+    /* Fails early, with what to do, when procedure mode lacks its functions. */
+    if ((rc = txn_prepare(mc, sh.mode, e)) < 0)
+        goto out;
     r->seed = cfg->run.seed ? (uint64_t)cfg->run.seed : clock_wall_us();
     rng_init_stream(&seed_rng, r->seed, 0xC0, 0, 0);
     nurand_c_run(&seed_rng, &r->c_load, &r->c_run);
@@ -773,6 +796,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             }
             if (measuring && now >= meas_end)
                 break;
+            if (__atomic_load_n(&sh.n_finished, __ATOMIC_ACQUIRE) == nvu)
+                break; /* every VU ran its run.transactions */
             if (now >= next_tick) {
                 int in_tx;
                 double interval = (double)(now - last_tick) / 1e6;

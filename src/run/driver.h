@@ -53,6 +53,7 @@ struct run_result {
     struct nurand_c c_load, c_run;
     int warehouses;              /* from the database */
     int virtual_users;
+    int mode;                    /* enum run_mode used (never auto) */
     char server_name[64], server_version[64];
     uint64_t seed;               /* run RNG seed */
     uint64_t deliveries_pending; /* deferred deliveries not run at the end */

@@ -106,6 +106,11 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
                                                            executed)));
         json_object_set_new(o, "mix_pct", json_integer(cfg->run.mix[t]));
         json_object_set_new(o, "retries", json_integer((json_int_t)s->retries));
+        json_object_set_new(o, "round_trips_per_tx",
+                            json_real(s->committed + s->rolled_back
+                                          ? (double)s->roundtrips /
+                                                (double)(s->committed + s->rolled_back)
+                                          : 0.0));
         json_object_set_new(o, "errors", json_pack("{s:I, s:I, s:I, s:I}", "retryable",
                                                    (json_int_t)s->err_retry, "connection",
                                                    (json_int_t)s->err_conn, "other",
@@ -134,7 +139,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
     return json_pack(
         "{s:s, s:f, s:f, s:f, s:f, s:b, s:I, s:I, s:f, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, "
         "s:f, s:o, s:I}, s:{s:f, s:f, s:f, s:f, s:i, s:o}, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
-        "s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:I, s:I, s:s}",
+        "s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:I, s:I, s:s, s:s}",
         "metric", "NOTPM (TPC-C derived, not audited)", "notpm", f->notpm, "notpm_db",
         f->notpm_db, "new_orders_rolled_back_per_min", f->no_rolled_back_pm, "tps", f->tps,
         "notpm_counts_agree", f->counts_agree, "new_orders_client",
@@ -158,7 +163,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         r->c_load.c_last, "c_id", r->c_load.c_id, "ol_i_id", r->c_load.ol_i_id, "nurand_c_run",
         "c_last", r->c_run.c_last, "c_id", r->c_run.c_id, "ol_i_id", r->c_run.ol_i_id, "seed",
         (json_int_t)r->seed, "reconnects", (json_int_t)m->reconnects, "isolation",
-        cfg->run.isolation);
+        cfg->run.isolation, "mode", run_mode_name(r->mode));
 }
 
 void figures_print(FILE *out, const struct config *cfg, const struct run_result *r,
@@ -166,30 +171,32 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
 {
     const struct vu_stats *m = &r->measured;
 
-    fprintf(out, "\nrun: %s, %d warehouse%s, %d VUs, %.1f s measured, %s, isolation %s\n",
+    fprintf(out, "\nrun: %s, %d warehouse%s, %d VUs, %.1f s measured, mode %s, %s, isolation %s\n",
             r->status, r->warehouses, r->warehouses == 1 ? "" : "s", r->virtual_users,
-            r->measured_s, cfg->run.delivery_inline ? "inline delivery (deviation)"
-                                                    : "deferred delivery",
+            r->measured_s, run_mode_name(r->mode),
+            cfg->run.delivery_inline ? "inline delivery (deviation)" : "deferred delivery",
             cfg->run.isolation);
     fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s)\n", f->notpm,
             f->notpm_db, f->counts_agree ? ", agrees" : ", DIFFERS");
     fprintf(out, "  TPS %.1f   rolled-back New-Orders %.1f/min   RTT %.3f ms   connect %.2f s\n",
             f->tps, f->no_rolled_back_pm, r->rtt_median_us / 1000.0, r->connect_total_s);
-    fprintf(out, "  %-13s %9s %6s %8s %8s %8s %8s %8s %6s %6s\n", "transaction", "count", "share",
-            "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms", "retry", "errors");
+    fprintf(out, "  %-13s %9s %6s %8s %8s %8s %8s %8s %6s %6s %5s\n", "transaction", "count",
+            "share", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms", "retry", "errors", "RT/tx");
     {
         uint64_t executed = 0;
         for (int t = 0; t < TX_NTYPES; t++)
             executed += m->tx[t].committed + m->tx[t].rolled_back;
         for (int t = 0; t < TX_NTYPES; t++) {
             const struct tx_stats *s = &m->tx[t];
-            fprintf(out, "  %-13s %9llu %5.1f%% %8.2f %8.2f %8.2f %8.2f %8.2f %6llu %6llu\n",
+            uint64_t n = s->committed + s->rolled_back;
+            fprintf(out, "  %-13s %9llu %5.1f%% %8.2f %8.2f %8.2f %8.2f %8.2f %6llu %6llu %5.1f\n",
                     tx_name((enum tx_type)t), (unsigned long long)s->committed,
                     pct(s->committed + s->rolled_back, executed),
                     ms(hist_percentile(&s->lat, 50)), ms(hist_percentile(&s->lat, 90)),
                     ms(hist_percentile(&s->lat, 95)), ms(hist_percentile(&s->lat, 99)),
                     ms(s->lat.n_samples ? s->lat.max_us : 0), (unsigned long long)s->retries,
-                    (unsigned long long)(s->err_retry + s->err_conn + s->err_other));
+                    (unsigned long long)(s->err_retry + s->err_conn + s->err_other),
+                    n ? (double)s->roundtrips / (double)n : 0.0);
         }
     }
     if (!cfg->run.delivery_inline)

@@ -18,7 +18,7 @@ void stats_init(struct vu_stats *s)
     X(dl_queue_wait_us) X(reconnects)
 #define TX_FIELDS(X)                                                                               \
     X(committed) X(rolled_back) X(retries) X(err_retry) X(err_conn) X(err_other) X(unknown)        \
-    X(in_tx_us)
+    X(in_tx_us) X(roundtrips)
 
 static void add_state(struct vu_stats *s, const char *state, uint64_t n)
 {

@@ -24,6 +24,7 @@ struct tx_stats {
     uint64_t err_other;   /* any other error */
     uint64_t unknown;     /* connection lost after COMMIT was sent: outcome unknown */
     uint64_t in_tx_us;    /* summed time from BEGIN to COMMIT/ROLLBACK */
+    uint64_t roundtrips;  /* requests that waited for the server, all attempts */
     struct hist lat;      /* response time, microseconds */
 };
 

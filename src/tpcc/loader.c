@@ -243,6 +243,16 @@ static int exec_one(const char *stmt, void *arg)
     return db_exec_sql(a->c, stmt, a->e) < 0 ? -1 : 0;
 }
 
+int load_install_procedures(struct db_conn *c, const char *dialect, struct err *e)
+{
+    const char *procs = schema_sql(dialect, "procedures");
+
+    /* One script: the function bodies hold semicolons. */
+    if (procs && db_exec_sql(c, procs, e) < 0)
+        return err_prefix(e, "installing the server-side functions");
+    return 0;
+}
+
 /* Drop (when asked) and create the tables on connection c. */
 static int create_schema(const struct load_opts *o, struct db_conn *c, struct err *e)
 {
@@ -278,6 +288,11 @@ static int create_schema(const struct load_opts *o, struct db_conn *c, struct er
         struct err ignore;
         db_rollback(c, &ignore);
         return err_prefix(e, "creating the tables");
+    }
+    if ((rc = load_install_procedures(c, o->dialect, e)) < 0) {
+        struct err ignore;
+        db_rollback(c, &ignore);
+        return rc;
     }
     return db_commit(c, e);
 }

@@ -43,4 +43,8 @@ struct load_stats {
 
 int load_run(const struct load_opts *o, struct load_stats *st, struct err *e);
 
+/* Create or replace the dialect's server-side transaction functions
+ * (schema/<dialect>/procedures.sql; nothing when the dialect has none). */
+int load_install_procedures(struct db_conn *c, const char *dialect, struct err *e);
+
 #endif

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/clock.h"
@@ -19,15 +20,48 @@
 static const char *const stmt_names[S_NSTMTS] = {
     "iso_read_committed", "iso_repeatable_read", "iso_serializable",
     "no_header", "no_line", "pay_warehouse_district", "pay_customers_by_name",
-    "pay_customer_history", "os_customers_by_name", "os_get_customer",
+    "pay_customer_history", "pay_customer_history_by_name", "os_customers_by_name",
+    "os_get_customer",
     "os_last_order", "os_order_lines", "dl_oldest_new_order", "dl_delete_new_order",
     "dl_update_order", "dl_update_order_lines", "dl_update_customer", "sl_next_order_id",
-    "sl_low_stock", "run_new_orders", "run_ping",
+    "sl_low_stock", "no_line_pipe", "os_all_by_id", "os_all_by_name", "dl_district", "sl_all",
+    "proc_new_order", "proc_payment", "proc_order_status", "proc_delivery", "proc_stock_level",
+    "run_new_orders", "run_ping",
 };
 
 int txn_dialect_load(struct dialect *d, const char *name, struct err *e)
 {
     return dialect_load(d, name, "statements", stmt_names, S_NSTMTS, e);
+}
+
+int txn_mode_resolve(int mode, const char *dialect)
+{
+    if (mode != RUN_MODE_AUTO)
+        return mode;
+    /* Functions exist for PostgreSQL; other dialects run client SQL. */
+    return strcmp(dialect, "postgresql") == 0 ? RUN_MODE_PROCEDURE : RUN_MODE_CLIENT;
+}
+
+int txn_prepare(struct db_conn *c, int mode, struct err *e)
+{
+    int rc;
+
+    if (mode == RUN_MODE_PIPELINE) {
+        for (int id = S_NO_HEADER; id < S_PROC_NEW_ORDER; id++)
+            if ((rc = db_prepare(c, id, e)) < 0)
+                return err_prefix(e, "preparing %s", stmt_names[id]);
+    } else if (mode == RUN_MODE_PROCEDURE) {
+        for (int id = S_PROC_NEW_ORDER; id <= S_PROC_STOCK_LEVEL; id++)
+            if ((rc = db_prepare(c, id, e)) < 0) {
+                if (rc == E_CONN)
+                    return rc;
+                return err_set(e, E_USAGE,
+                               "run.mode procedure: the TPC-C server-side functions are not "
+                               "installed (%s): run 'tpccbench install-procedures' or load again",
+                               e->msg);
+            }
+    }
+    return 0;
 }
 
 int txn_isolation_stmt(const char *isolation)
@@ -230,30 +264,18 @@ fail:
 
 static int exec_payment(struct db_conn *c, const struct pay_input *p, struct err *e)
 {
-    char h_data[32], c_new[64], amount[24];
-    int wl, dl, rc, c_id = p->c_id, n;
-    const char *t;
+    int rc, c_id = p->c_id;
 
     EXEC(S_PAY_WAREHOUSE_DISTRICT, DBP_INT(p->w_id), DBP_INT(p->d_id),
          DBP_NUM(p->amount_cents, 2));
     ONE_ROW("warehouse or district");
-    /* h_data = w_name + 4 spaces + d_name (clause 2.5.2.2). */
-    t = db_col_text(c, 0, &wl);
-    wl = wl > 10 ? 10 : wl;
-    memcpy(h_data, t, (size_t)wl);
-    memcpy(h_data + wl, "    ", 4);
-    t = db_col_text(c, 1, &dl);
-    dl = dl > 10 ? 10 : dl;
-    memcpy(h_data + wl + 4, t, (size_t)dl);
     if (p->by_name && (rc = pick_by_name(c, S_PAY_CUSTOMERS_BY_NAME, p->c_w_id, p->c_d_id,
                                          p->c_last, &c_id, e)) < 0)
         goto fail;
-    db_format_scaled(amount, sizeof(amount), p->amount_cents, 2);
-    n = snprintf(c_new, sizeof(c_new), "%d %d %d %d %d %s ", c_id, p->c_d_id, p->c_w_id, p->d_id,
-                 p->w_id, amount);
+    /* c_data and h_data (w_name + 4 spaces + d_name) are built in SQL, the
+     * same text in every mode. */
     EXEC(S_PAY_CUSTOMER_HISTORY, DBP_INT(p->c_w_id), DBP_INT(p->c_d_id), DBP_INT(c_id),
-         DBP_NUM(p->amount_cents, 2), DBP_TEXTN(c_new, n), DBP_INT(p->d_id), DBP_INT(p->w_id),
-         DBP_TEXTN(h_data, wl + 4 + dl));
+         DBP_NUM(p->amount_cents, 2), DBP_INT(p->d_id), DBP_INT(p->w_id));
     ONE_ROW("customer");
     return db_commit(c, e);
 fail:
@@ -345,8 +367,8 @@ fail:
     return rc;
 }
 
-int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
-             struct err *e)
+static int exec_client(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+                       struct err *e)
 {
     uint64_t t0;
     int rc;
@@ -383,14 +405,313 @@ int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *o
     return rc;
 }
 
-int txn_exec_retry(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
-                   int max_retries, const int *stop, int *retries, struct err *e)
+/* ---- pipeline mode: a transaction's statements in one round trip ---- */
+
+/* Queue statement id with parameters into the open pipeline. */
+#define PIPE(id, ...)                                                                              \
+    do {                                                                                           \
+        const struct db_param p_[] = { __VA_ARGS__ };                                              \
+        if ((rc = db_pipe_exec(c, (id), p_, (int)(sizeof(p_) / sizeof(p_[0])), e)) < 0)            \
+            return rc;                                                                             \
+    } while (0)
+
+/* Send the pipeline; on failure roll back what BEGIN opened (unless the
+ * connection is gone) and report whether COMMIT had been queued. */
+static int pipe_run(struct db_conn *c, int *n_ok, struct txn_output *out, struct err *e)
+{
+    int rc = db_pipe_sync(c, n_ok, e);
+
+    if (rc < 0) {
+        out->commit_sent = rc == E_CONN;
+        if (rc != E_CONN) {
+            struct err ignore;
+            /* Keep the first error: the rollback's own status does not matter. */
+            db_rollback(c, &ignore);
+        }
+    }
+    return rc;
+}
+
+static int pipe_new_order(struct db_conn *c, const struct no_input *no, struct txn_output *out,
+                          struct err *e)
+{
+    int64_t w_tax, d_tax, c_discount, total = 0;
+    int rc, n_ok;
+
+    if ((rc = db_pipe_begin(c, e)) < 0)
+        return rc;
+    PIPE(DB_PIPE_BEGIN, DBP_NULL());
+    PIPE(S_NO_HEADER, DBP_INT(no->w_id), DBP_INT(no->d_id), DBP_INT(no->c_id),
+         DBP_INT(no->ol_cnt), DBP_INT(no->all_local));
+    for (int i = 0; i < no->ol_cnt; i++) {
+        const struct no_item *it = &no->items[i];
+        PIPE(S_NO_LINE_PIPE, DBP_INT(it->i_id), DBP_INT(it->supply_w_id), DBP_INT(it->quantity),
+             DBP_INT(it->supply_w_id != no->w_id), DBP_INT(no->d_id), DBP_INT(no->w_id),
+             DBP_INT(i + 1));
+    }
+    PIPE(DB_PIPE_COMMIT, DBP_NULL());
+    rc = pipe_run(c, &n_ok, out, e);
+    /* The unused item raises division_by_zero on the last line, after every
+     * valid line ran (BEGIN + header + ol_cnt - 1 lines): the spec's rollback. */
+    if (rc < 0 && no->rollback && strcmp(e->sqlstate, "22012") == 0 && n_ok == no->ol_cnt + 1) {
+        out->rolled_back = 1;
+        out->commit_sent = 0;
+        return 0;
+    }
+    if (rc < 0)
+        return rc;
+    if (db_pipe_result(c, 1) < 0 || db_next(c) != 1)
+        return err_set(e, E_FAIL, "new-order header returned no row (committed)");
+    w_tax = db_col_num(c, 0, 4);
+    d_tax = db_col_num(c, 1, 4);
+    c_discount = db_col_num(c, 3, 4);
+    for (int i = 0; i < no->ol_cnt; i++)
+        if (db_pipe_result(c, 2 + i) == 0 && db_next(c) == 1)
+            total += db_col_num(c, 4, 2);
+    out->no_total_cents = total * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+    return 0;
+}
+
+static int pipe_payment(struct db_conn *c, const struct pay_input *p, struct txn_output *out,
+                        struct err *e)
+{
+    int rc, n_ok;
+
+    if ((rc = db_pipe_begin(c, e)) < 0)
+        return rc;
+    PIPE(DB_PIPE_BEGIN, DBP_NULL());
+    PIPE(S_PAY_WAREHOUSE_DISTRICT, DBP_INT(p->w_id), DBP_INT(p->d_id),
+         DBP_NUM(p->amount_cents, 2));
+    if (p->by_name)
+        PIPE(S_PAY_CUSTOMER_HISTORY_BY_NAME, DBP_INT(p->c_w_id), DBP_INT(p->c_d_id),
+             DBP_TEXT(p->c_last), DBP_NUM(p->amount_cents, 2), DBP_INT(p->d_id),
+             DBP_INT(p->w_id));
+    else
+        PIPE(S_PAY_CUSTOMER_HISTORY, DBP_INT(p->c_w_id), DBP_INT(p->c_d_id), DBP_INT(p->c_id),
+             DBP_NUM(p->amount_cents, 2), DBP_INT(p->d_id), DBP_INT(p->w_id));
+    PIPE(DB_PIPE_COMMIT, DBP_NULL());
+    if ((rc = pipe_run(c, &n_ok, out, e)) < 0)
+        return rc;
+    if (db_pipe_result(c, 2) < 0 || db_next(c) != 1)
+        return err_set(e, E_FAIL, "payment found no customer (committed)");
+    return 0;
+}
+
+static int pipe_delivery(struct db_conn *c, const struct dl_input *dl, struct txn_output *out,
+                         struct err *e)
+{
+    int todo[10], ntodo = 10, rc, n_ok;
+
+    for (int d = 0; d < 10; d++)
+        todo[d] = d + 1;
+    out->n_skipped = 0;
+    /* A district whose oldest order a concurrent delivery took first is done
+     * again in a further transaction (the spec allows up to 10). */
+    for (int round = 0; ntodo > 0 && round < 5; round++) {
+        int again[10], nagain = 0;
+        if ((rc = db_pipe_begin(c, e)) < 0)
+            return rc;
+        PIPE(DB_PIPE_BEGIN, DBP_NULL());
+        for (int k = 0; k < ntodo; k++)
+            PIPE(S_DL_DISTRICT, DBP_INT(dl->w_id), DBP_INT(todo[k]), DBP_INT(dl->carrier_id));
+        PIPE(DB_PIPE_COMMIT, DBP_NULL());
+        if ((rc = pipe_run(c, &n_ok, out, e)) < 0)
+            return rc;
+        for (int k = 0; k < ntodo; k++) {
+            int d = todo[k];
+            if (db_pipe_result(c, 1 + k) < 0 || db_next(c) != 1)
+                return err_set(e, E_FAIL, "delivery of district %d returned no row", d);
+            if (!db_col_isnull(c, 0)) {
+                out->delivered[d - 1] = (int)db_col_int(c, 0);
+            } else if (db_col_int(c, 2) > 0) {
+                again[nagain++] = d;
+            } else {
+                out->delivered[d - 1] = 0;
+                out->n_skipped++;
+            }
+        }
+        memcpy(todo, again, sizeof(again));
+        ntodo = nagain;
+    }
+    for (int k = 0; k < ntodo; k++) {
+        out->delivered[todo[k] - 1] = 0;
+        out->n_skipped++;
+    }
+    return 0;
+}
+
+static int exec_pipeline(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+                         struct err *e)
+{
+    int rc;
+
+    switch (in->type) {
+    case TX_NEW_ORDER:
+        return pipe_new_order(c, &in->u.no, out, e);
+    case TX_PAYMENT:
+        return pipe_payment(c, &in->u.pay, out, e);
+    case TX_ORDER_STATUS: {
+        /* One read-only statement: atomic on its own, no BEGIN needed. */
+        const struct os_input *o = &in->u.os;
+        if (o->by_name)
+            rc = db_exec(c, S_OS_ALL_BY_NAME,
+                         (const struct db_param[]){ DBP_INT(o->w_id), DBP_INT(o->d_id),
+                                                    DBP_TEXT(o->c_last) },
+                         3, e);
+        else
+            rc = db_exec(c, S_OS_ALL_BY_ID,
+                         (const struct db_param[]){ DBP_INT(o->w_id), DBP_INT(o->d_id),
+                                                    DBP_INT(o->c_id) },
+                         3, e);
+        if (rc == 0 && db_next(c) != 1)
+            rc = err_set(e, E_FAIL, "order-status found no order");
+        return rc;
+    }
+    case TX_DELIVERY:
+        return pipe_delivery(c, &in->u.dl, out, e);
+    default: {
+        const struct sl_input *sl = &in->u.sl;
+        rc = db_exec(c, S_SL_ALL,
+                     (const struct db_param[]){ DBP_INT(sl->w_id), DBP_INT(sl->d_id),
+                                                DBP_INT(sl->threshold) },
+                     3, e);
+        if (rc == 0 && db_next(c) == 1)
+            out->sl_low_stock = db_col_int(c, 0);
+        return rc;
+    }
+    }
+}
+
+/* ---- procedure mode: one server-side function call per transaction ---- */
+
+/* "{a,b,c}" from n integers picked by field (0 i_id, 1 supply, 2 quantity). */
+static int items_array(char *buf, size_t cap, const struct no_input *no, int field)
+{
+    size_t n = 0;
+
+    buf[n++] = '{';
+    for (int i = 0; i < no->ol_cnt && n + 12 < cap; i++) {
+        const struct no_item *it = &no->items[i];
+        int v = field == 0 ? it->i_id : field == 1 ? it->supply_w_id : it->quantity;
+        n += (size_t)snprintf(buf + n, cap - n, "%s%d", i ? "," : "", v);
+    }
+    buf[n++] = '}';
+    buf[n] = '\0';
+    return (int)n;
+}
+
+static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+                          struct err *e)
+{
+    int rc;
+
+    switch (in->type) {
+    case TX_NEW_ORDER: {
+        const struct no_input *no = &in->u.no;
+        char ids[200], sup[200], qty[100];
+        items_array(ids, sizeof(ids), no, 0);
+        items_array(sup, sizeof(sup), no, 1);
+        items_array(qty, sizeof(qty), no, 2);
+        rc = db_exec(c, S_PROC_NEW_ORDER,
+                     (const struct db_param[]){ DBP_INT(no->w_id), DBP_INT(no->d_id),
+                                                DBP_INT(no->c_id), DBP_INT(no->ol_cnt),
+                                                DBP_INT(no->all_local), DBP_TEXT(ids),
+                                                DBP_TEXT(sup), DBP_TEXT(qty) },
+                     8, e);
+        /* The unused item: the function raised TPCRB after the valid lines. */
+        if (rc < 0 && no->rollback && strcmp(e->sqlstate, "TPCRB") == 0) {
+            out->rolled_back = 1;
+            return 0;
+        }
+        if (rc == 0 && db_next(c) == 1)
+            out->no_total_cents = db_col_num(c, 0, 2);
+        break;
+    }
+    case TX_PAYMENT: {
+        const struct pay_input *p = &in->u.pay;
+        rc = db_exec(c, S_PROC_PAYMENT,
+                     (const struct db_param[]){ DBP_INT(p->w_id), DBP_INT(p->d_id),
+                                                DBP_INT(p->c_w_id), DBP_INT(p->c_d_id),
+                                                DBP_INT(p->by_name ? 0 : p->c_id),
+                                                DBP_TEXT(p->by_name ? p->c_last : ""),
+                                                DBP_NUM(p->amount_cents, 2) },
+                     7, e);
+        break;
+    }
+    case TX_ORDER_STATUS: {
+        const struct os_input *o = &in->u.os;
+        rc = db_exec(c, S_PROC_ORDER_STATUS,
+                     (const struct db_param[]){ DBP_INT(o->w_id), DBP_INT(o->d_id),
+                                                DBP_INT(o->by_name ? 0 : o->c_id),
+                                                DBP_TEXT(o->by_name ? o->c_last : "") },
+                     4, e);
+        break;
+    }
+    case TX_DELIVERY: {
+        const struct dl_input *dl = &in->u.dl;
+        rc = db_exec(c, S_PROC_DELIVERY,
+                     (const struct db_param[]){ DBP_INT(dl->w_id), DBP_INT(dl->carrier_id) }, 2,
+                     e);
+        out->n_skipped = 0;
+        if (rc == 0 && db_next(c) == 1) {
+            /* "{o1,o2,...,o10}" */
+            int len, d = 0;
+            const char *t = db_col_text(c, 0, &len), *end = t + len;
+            while (t < end && d < 10) {
+                char *next;
+                while (t < end && (*t < '0' || *t > '9'))
+                    t++;
+                if (t >= end)
+                    break;
+                out->delivered[d] = (int)strtol(t, &next, 10);
+                out->n_skipped += out->delivered[d] == 0;
+                d++;
+                t = next;
+            }
+        }
+        break;
+    }
+    default: {
+        const struct sl_input *sl = &in->u.sl;
+        rc = db_exec(c, S_PROC_STOCK_LEVEL,
+                     (const struct db_param[]){ DBP_INT(sl->w_id), DBP_INT(sl->d_id),
+                                                DBP_INT(sl->threshold) },
+                     3, e);
+        if (rc == 0 && db_next(c) == 1)
+            out->sl_low_stock = db_col_int(c, 0);
+        break;
+    }
+    }
+    /* The call is its own transaction: a lost connection leaves it unknown. */
+    out->commit_sent = rc == E_CONN && in->type != TX_ORDER_STATUS && in->type != TX_STOCK_LEVEL;
+    return rc;
+}
+
+int txn_exec(struct db_conn *c, int mode, const struct txn_input *in, struct txn_output *out,
+             struct err *e)
+{
+    uint64_t t0;
+    int rc;
+
+    if (mode == RUN_MODE_CLIENT || mode == RUN_MODE_AUTO)
+        return exec_client(c, in, out, e);
+    out->rolled_back = 0;
+    out->commit_sent = 0;
+    t0 = clock_us();
+    rc = mode == RUN_MODE_PIPELINE ? exec_pipeline(c, in, out, e) : exec_procedure(c, in, out, e);
+    out->in_tx_us = clock_us() - t0;
+    return rc;
+}
+
+int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
+                   struct txn_output *out, int max_retries, const int *stop, int *retries,
+                   struct err *e)
 {
     uint64_t jitter = clock_us() ^ (uint64_t)(uintptr_t)out;
     int rc;
 
     *retries = 0;
-    while ((rc = txn_exec(c, in, out, e)) == E_RETRY && *retries < max_retries &&
+    while ((rc = txn_exec(c, mode, in, out, e)) == E_RETRY && *retries < max_retries &&
            !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED))) {
         /* Back off 0..(2^k x 250 us), k = retry number capped at 6 (16 ms). */
         uint64_t cap_us = 250u << (*retries < 6 ? *retries : 6);

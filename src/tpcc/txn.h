@@ -97,11 +97,13 @@ struct txn_output {
 void txn_gen(struct rng *r, const struct txn_ctx *ctx, int type, int w_id, int sl_d_id,
              struct txn_input *in);
 
-/* Execute in on c (statements of the "statements" dialect file).  Returns 0
- * when committed (or, for New-Order, rolled back as the spec asks: then
- * out->rolled_back is 1), else a negative class with e filled; the
- * transaction is rolled back before returning. */
-int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+/* Execute in on c in mode (enum run_mode: client, pipeline or procedure;
+ * statements of the "statements" dialect file; pipeline and procedure need
+ * db_prepare_all first).  Returns 0 when committed (or, for New-Order,
+ * rolled back as the spec asks: then out->rolled_back is 1), else a negative
+ * class with e filled; the transaction is rolled back before returning.
+ * Every mode makes the same database changes for the same input. */
+int txn_exec(struct db_conn *c, int mode, const struct txn_input *in, struct txn_output *out,
              struct err *e);
 
 /* Execute with retries: a retryable failure (serialization, deadlock) is
@@ -109,8 +111,9 @@ int txn_exec(struct db_conn *c, const struct txn_input *in, struct txn_output *o
  * (so colliding terminals do not collide again at once), up to max_retries
  * times, or until *stop (when given) becomes non-zero; *retries says how many
  * were needed.  Other results as txn_exec. */
-int txn_exec_retry(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
-                   int max_retries, const int *stop, int *retries, struct err *e);
+int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
+                   struct txn_output *out, int max_retries, const int *stop, int *retries,
+                   struct err *e);
 
 /* Pick a transaction type from mix (percent per enum tx_type, summing to 100). */
 int txn_pick_type(struct rng *r, const int *mix);
@@ -125,6 +128,7 @@ enum txn_stmt {
     S_PAY_WAREHOUSE_DISTRICT,
     S_PAY_CUSTOMERS_BY_NAME,
     S_PAY_CUSTOMER_HISTORY,
+    S_PAY_CUSTOMER_HISTORY_BY_NAME,
     S_OS_CUSTOMERS_BY_NAME,
     S_OS_GET_CUSTOMER,
     S_OS_LAST_ORDER,
@@ -136,10 +140,28 @@ enum txn_stmt {
     S_DL_UPDATE_CUSTOMER,
     S_SL_NEXT_ORDER_ID,
     S_SL_LOW_STOCK,
+    S_NO_LINE_PIPE,
+    S_OS_ALL_BY_ID,
+    S_OS_ALL_BY_NAME,
+    S_DL_DISTRICT,
+    S_SL_ALL,
+    S_PROC_NEW_ORDER,
+    S_PROC_PAYMENT,
+    S_PROC_ORDER_STATUS,
+    S_PROC_DELIVERY,
+    S_PROC_STOCK_LEVEL,
     S_RUN_NEW_ORDERS,
     S_RUN_PING,
     S_NSTMTS
 };
+
+/* Prepare on c what mode needs before its first transaction (pipeline:
+ * every statement it queues).  For procedure mode, fails with E_USAGE and
+ * says what to run when the server-side functions are not installed. */
+int txn_prepare(struct db_conn *c, int mode, struct err *e);
+
+/* The mode "auto" stands for with this dialect. */
+int txn_mode_resolve(int mode, const char *dialect);
 
 /* Load the transaction statements of dialect name. */
 int txn_dialect_load(struct dialect *d, const char *name, struct err *e);

@@ -504,7 +504,7 @@ static int run_retry(struct db_conn *c, unsigned ops, int n, int code, const cha
     *retries = -1;
     if (n)
         db_fault(c, ops, n, code, state);
-    return txn_exec_retry(c, &in, out, max_retries, NULL, retries, e);
+    return txn_exec_retry(c, RUN_MODE_CLIENT, &in, out, max_retries, NULL, retries, e);
 }
 
 static void test_retry_none(void **state)

@@ -1,0 +1,184 @@
+/*
+ * compare.h - read run records and compare them: the step table of a tuning
+ * study, what changed between steps, noise across repeats, the regression
+ * gate.  Used by `tpccbench compare` and `tpccbench report`.
+ *
+ * Runs are taken in the order given.  Consecutive runs with the same label
+ * form one step (the repeats of `--repeat N`); a step's figure is the median
+ * of its runs, with their min..max.  Each step is compared with the step
+ * before it and with the first step.
+ *
+ * Gains follow the tuning study: a time gains when it shrinks, a throughput
+ * when it grows:
+ *     load-time gain  = old / new - 1      (50 s -> 4.5 s is +1011.1 %)
+ *     throughput gain = new / old - 1      (NOTPM, TPS)
+ *     latency change  = new / old - 1      (p90: + is slower)
+ * A gain is "within noise" when either step has repeats and the two steps'
+ * min..max ranges overlap.
+ *
+ * What changed: the sections "tool", "config" and "environment" of the first
+ * run of each step are flattened to dotted paths and compared with the step
+ * before.  Ignored, because they always differ or summarise other keys:
+ * label, change note, timestamps and run folders (not in those sections),
+ * environment.config_hash (its parts are compared), config.file and
+ * config.results (where the config came from and where records go),
+ * environment.dbms.settings_source (used below) and the server's
+ * unix_socket_directories (a fresh temporary folder per start of a managed
+ * server with a long data directory path).  A difference that follows from
+ * another is marked derived and not counted as a change of its own: a
+ * server setting nobody set in either run (source default or override in
+ * both, e.g. wal_buffers following shared_buffers), the storage details of a
+ * moved data directory, the full version string of a new version.  A step
+ * that changed more than one thing gets a warning.
+ *
+ * Runs are comparable only with the same warehouses, duration, mix, virtual
+ * users and isolation; cmp_build() refuses others (E_USAGE) unless forced.
+ *
+ * Nothing here exits; cmp_print() writes to the FILE it is given.
+ */
+#ifndef TPCC_COMPARE_H
+#define TPCC_COMPARE_H
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+
+#include "core/config.h"
+#include "core/err.h"
+
+/* The figures compared, per run.  NAN: not in the record. */
+enum cmp_metric {
+    CMP_LOAD = 0,                       /* load.seconds (a complete load only) */
+    CMP_NOTPM,                          /* run.notpm */
+    CMP_TPS,                            /* run.tps */
+    CMP_P90,                            /* + enum tx_type: run.transactions.T.p90_ms */
+    CMP_P99 = CMP_P90 + TX_NTYPES,      /* + enum tx_type: run.transactions.T.p99_ms */
+    CMP_NMETRICS = CMP_P99 + TX_NTYPES
+};
+
+/* One run record. */
+struct cmp_run {
+    char path[PATH_MAX];    /* its run.json */
+    char dir[PATH_MAX];     /* the folder holding it (series.csv is there) */
+    char name[256];         /* the folder's name: the run id */
+    json_t *doc;            /* the whole record; owned */
+    const char *label;      /* points into doc; "" when absent */
+    const char *change;     /* the change note, likewise */
+    const char *status;     /* "complete", "interrupted", ... */
+    const char *started;    /* UTC start time, "" when absent */
+    double v[CMP_NMETRICS]; /* the figures, NAN when absent */
+};
+
+/* One difference between a step and the step before. */
+struct cmp_diff {
+    char path[256]; /* "environment.dbms.settings.shared_buffers" */
+    char key[256];  /* how it is shown: "shared_buffers" */
+    char old[256];  /* "(none)" when the key is new */
+    char new_[256]; /* "(none)" when the key went away */
+    int derived;    /* 1: follows from another difference; not counted */
+};
+
+/* A step: consecutive runs with the same label. */
+struct cmp_step {
+    int first, n;                /* runs[first .. first + n - 1] */
+    double med[CMP_NMETRICS];    /* median over the runs (NAN when none has it) */
+    double lo[CMP_NMETRICS];     /* min */
+    double hi[CMP_NMETRICS];     /* max */
+    struct cmp_diff *diffs;      /* against the step before (none for step 0); heap */
+    int n_diffs;
+    int n_changes;               /* diffs that are not derived */
+};
+
+#define CMP_MAX_WARNINGS 64
+
+/* A comparison of runs. */
+struct cmp {
+    struct cmp_run *runs; /* owned */
+    int n_runs;
+    struct cmp_step *steps; /* owned */
+    int n_steps;
+    char *warnings[CMP_MAX_WARNINGS]; /* heap strings */
+    int n_warnings;
+};
+
+/* Read one run record from a run folder or a run.json path. */
+int cmp_run_load(struct cmp_run *r, const char *arg, struct err *e);
+/*
+ * Take a parsed record (ownership passes, even on failure) named name (a
+ * file path for messages): checks record_version and the figures' types.
+ */
+int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct err *e);
+void cmp_run_release(struct cmp_run *r);
+
+/*
+ * Read the runs named by args in order.  An argument that is a folder
+ * without run.json but with run folders below it stands for those, sorted
+ * by name (= by time).  *runs is heap (cmp_build takes it).
+ */
+int cmp_load_args(const char *const *args, int nargs, struct cmp_run **runs, int *n_runs,
+                  struct err *e);
+
+/*
+ * Group runs into steps, compute medians, ranges and differences, and the
+ * warnings.  Takes ownership of runs (freed by cmp_release, also on
+ * failure).  Refuses incomparable runs with E_USAGE unless force.
+ */
+int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct err *e);
+void cmp_release(struct cmp *c);
+
+/* The gain (or change) of metric m from old to new as a fraction: NAN when undefined. */
+double cmp_gain(int metric, double old_v, double new_v);
+/* 1 when step s's gain over step base is within noise for metric m. */
+int cmp_within_noise(const struct cmp *c, int s, int base, int metric);
+/* "load_time", "notpm", "tps", "p90.new_order", ... */
+const char *cmp_metric_name(int metric, char *buf, size_t len);
+
+/* Output formats. */
+enum cmp_format { CMP_TEXT = 0, CMP_MARKDOWN, CMP_CSV, CMP_JSON };
+/* CMP_* for "text", "markdown", "csv", "json"; -1 otherwise. */
+int cmp_format_parse(const char *s);
+
+/*
+ * A regression rule: METRIC OP SIGNED_PERCENT, e.g. "notpm < -5%".
+ *   METRIC   notpm | tps | load_time | p90.TYPE | p99.TYPE
+ *            (TYPE: new_order, payment, order_status, delivery, stock_level)
+ *   OP       <  (trips when the change is below the threshold)
+ *            >  (trips when it is above)
+ *   SIGNED_PERCENT  a sign, digits, optional fraction, '%': -5%, +10%, +2.5%
+ *            (the sign is required: "notpm < 5%" would trip on any gain under
+ *            5 %, which is rarely what was meant)
+ * Blanks are allowed between the parts.  The change is new / old - 1 of the
+ * metric's value (for load_time and latencies too: + is slower), of the last
+ * step's median against the first step's.  A change exactly at the threshold
+ * does not trip.
+ */
+struct cmp_rule {
+    char text[128]; /* the rule as given */
+    int metric;     /* enum cmp_metric */
+    char op;        /* '<' or '>' */
+    double pct;     /* the threshold in percent, e.g. -5 */
+};
+/* Parse text; on error *col is the 1-based column of the fault (E_USAGE). */
+int cmp_rule_parse(const char *text, struct cmp_rule *r, int *col, struct err *e);
+
+/* The outcome of one rule. */
+struct cmp_verdict {
+    double old_v, new_v; /* the first and last step's medians */
+    double change_pct;   /* (new / old - 1) * 100 */
+    int tripped;         /* 1: the rule fails the comparison */
+    int within_noise;    /* the two steps' ranges overlap */
+};
+/* Evaluate r on c (last step against first).  E_USAGE when a step lacks the metric. */
+int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verdict *v,
+                  struct err *e);
+
+/* Print the comparison; rules/verdicts (n_rules of them) go into the JSON output. */
+void cmp_print(FILE *out, const struct cmp *c, int format, const struct cmp_rule *rules,
+               const struct cmp_verdict *verdicts, int n_rules);
+
+/* A short text for the step's figure (median) of metric m: "4.50", "21555", "-". */
+void cmp_fmt_value(char *buf, size_t len, int metric, double v);
+/* "+1011.1 %" or "-" */
+void cmp_fmt_pct(char *buf, size_t len, double frac);
+
+#endif
