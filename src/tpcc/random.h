@@ -43,7 +43,8 @@ void nurand_c_run(struct rng *r, const struct nurand_c *load, struct nurand_c *r
 /* 1 when run.c_last is a valid run-time constant for load.c_last. */
 int nurand_c_last_ok(int c_load, int c_run);
 
-/* Random a-string (alphanumeric) of uniform length in [lo, hi] into buf
+/* Random a-string of uniform length in [lo, hi] into buf, from 64 symbols
+ * (letters, digits, "-" and "_": none needs escaping in bulk text)
  * (not NUL-terminated); returns the length.  buf holds at least hi bytes. */
 int rand_astring(struct rng *r, char *buf, int lo, int hi);
 /* Random n-string (digits). */

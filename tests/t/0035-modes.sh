@@ -1,0 +1,103 @@
+#!/bin/sh
+# 0035-modes.sh - the three execution modes are the same benchmark.
+#
+# Equivalence: with one VU, a fixed run seed, inline delivery and a fixed
+# number of transactions, client, pipeline and procedure mode must leave the
+# database in the same state (checksums of every table without its date
+# columns).  Then each mode passes the run checks (client NOTPM equals the
+# database's, conditions 1-4) and its round trips per transaction are what
+# the mode promises.  Prints TAP; the server and temp files go on exit.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+
+[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0035.XXXXXX") || bail_out "mktemp failed"
+# A private copy: a rebuild of ./tpccbench during the test must not matter.
+cp "$root/tpccbench" "$tmp/tpccbench"
+bin=$tmp/tpccbench
+cleanup() {
+    pg_stop
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+LC_ALL=C
+export LC_ALL
+
+pg_start || bail_out "cannot start PostgreSQL"
+cat >"$tmp/t.yaml" <<EOY
+database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
+results: {dir: $tmp/results}
+EOY
+
+# Checksum of every table, without the date/time columns (they hold now()).
+checksums() {
+    pg_psql "
+    SELECT 'warehouse ' || md5(string_agg(md5(row(w_id, w_name, w_ytd)::text), '' ORDER BY w_id)) FROM warehouse
+    UNION ALL SELECT 'district ' || md5(string_agg(md5(row(d_w_id, d_id, d_ytd, d_next_o_id)::text), '' ORDER BY d_w_id, d_id)) FROM district
+    UNION ALL SELECT 'customer ' || md5(string_agg(md5(row(c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data)::text), '' ORDER BY c_w_id, c_d_id, c_id)) FROM customer
+    UNION ALL SELECT 'history ' || md5(string_agg(x, '' ORDER BY x)) FROM (SELECT md5(row(h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data)::text) x FROM history) h
+    UNION ALL SELECT 'new_order ' || md5(string_agg(md5(row(no_w_id, no_d_id, no_o_id)::text), '' ORDER BY no_w_id, no_d_id, no_o_id)) FROM new_order
+    UNION ALL SELECT 'orders ' || md5(string_agg(md5(row(o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt, o_all_local)::text), '' ORDER BY o_w_id, o_d_id, o_id)) FROM orders
+    UNION ALL SELECT 'order_line ' || md5(string_agg(md5(row(ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d IS NULL, ol_quantity, ol_amount, ol_dist_info)::text), '' ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line
+    UNION ALL SELECT 'stock ' || md5(string_agg(md5(row(s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt)::text), '' ORDER BY s_w_id, s_i_id)) FROM stock
+    ORDER BY 1"
+}
+
+# json FILE EXPR: evaluate a python expression over the record r.
+json() {
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+n_tx=400
+for mode in client pipeline procedure; do
+    "$bin" load -c "$tmp/t.yaml" --warehouses 2 --drop --label "load-$mode" >"$tmp/load.out" 2>&1
+    ok $? "$mode: load W=2" || diag "$(tail -5 "$tmp/load.out")"
+    before=$(pg_psql "select sum(d_next_o_id) from district")
+    "$bin" run -c "$tmp/t.yaml" --mode "$mode" --vus 1 --seed 42 --transactions "$n_tx" \
+        --warmup 0s --duration 120s --delivery inline --label "run-$mode" >"$tmp/run.out" 2>&1
+    ok $? "$mode: $n_tx transactions with one VU" || diag "$(tail -5 "$tmp/run.out")"
+    after=$(pg_psql "select sum(d_next_o_id) from district")
+    checksums >"$tmp/sum.$mode"
+    rec=$(ls -d "$tmp"/results/*-run-"$mode")/run.json
+    is "$(json "$rec" "r['run']['mode']")" "$mode" "$mode: the record states the mode"
+    is "$(json "$rec" "r['run']['notpm_counts_agree']")" "True" "$mode: client NOTPM equals the database's"
+    is "$(json "$rec" "r['run']['new_orders_client']")" "$((after - before))" \
+        "$mode: committed New-Orders equal the increase of sum(d_next_o_id)"
+    is "$(json "$rec" "sum(t['count'] + t['rolled_back'] for t in r['run']['transactions'].values())")" \
+        "$n_tx" "$mode: exactly $n_tx transactions ran"
+    "$bin" check -c "$tmp/t.yaml" --conditions 1-4 >"$tmp/check.out" 2>&1
+    ok $? "$mode: conditions 1-4 hold after the run" || diag "$(cat "$tmp/check.out")"
+    rts=$(json "$rec" "' '.join('%s=%.2f' % (k, v['round_trips_per_tx']) for k, v in sorted(r['run']['transactions'].items()))")
+    note "$mode round trips per transaction: $rts"
+    case $mode in
+    procedure)
+        # One call per transaction, each its own transaction: exactly 1.
+        is "$(json "$rec" "all(abs(v['round_trips_per_tx'] - 1) < 1e-9 for v in r['run']['transactions'].values() if v['count'])")" \
+            "True" "procedure: exactly 1 round trip per transaction of every type" ;;
+    pipeline)
+        # 1 per transaction; a rolled-back New-Order needs a second (ROLLBACK).
+        is "$(json "$rec" "all(abs(v['round_trips_per_tx'] - 1) < 1e-9 for k, v in r['run']['transactions'].items() if v['count'] and k != 'new_order')")" \
+            "True" "pipeline: 1 round trip per Payment, Order-Status, Delivery, Stock-Level"
+        is "$(json "$rec" "(lambda t: abs(t['round_trips_per_tx'] * (t['count'] + t['rolled_back']) - (t['count'] + 2 * t['rolled_back'])) < 1e-6)(r['run']['transactions']['new_order'])")" \
+            "True" "pipeline: New-Order takes 1 round trip, 2 when rolled back" ;;
+    client)
+        # BEGIN, header, one per line, COMMIT: about 13 for 10 lines.
+        is "$(json "$rec" "r['run']['transactions']['new_order']['round_trips_per_tx'] > 9")" \
+            "True" "client: New-Order takes a round trip per statement (more than 9)" ;;
+    esac
+done
+
+differ=$(diff "$tmp/sum.client" "$tmp/sum.pipeline")
+is "$differ" "" "pipeline leaves the database exactly as client mode does" || diag "$differ"
+differ=$(diff "$tmp/sum.client" "$tmp/sum.procedure")
+is "$differ" "" "procedure leaves the database exactly as client mode does" || diag "$differ"
+# The checksums must cover changed data: the run moved them away from a fresh load.
+"$bin" load -c "$tmp/t.yaml" --warehouses 2 --drop --label reload >/dev/null 2>&1
+checksums >"$tmp/sum.fresh"
+isnt "$(diff "$tmp/sum.client" "$tmp/sum.fresh" | grep -c '^<')" "0" "the runs changed the tables the checksums cover"
+done_testing
