@@ -19,11 +19,11 @@ static const struct subcommand subcommands[] = {
     { "check", cmd_check, "check the TPC-C consistency conditions" },
     { "run", cmd_run, "timed mixed workload: NOTPM, TPS, latency per run" },
     { "bench", cmd_bench, "load + run + check: one tuning step, one record" },
-    { "compare", cmd_not_yet, "step table, % gains, settings diff (not yet)" },
-    { "report", cmd_not_yet, "self-contained HTML report (not yet)" },
+    { "compare", cmd_compare, "step table, % gains, what changed, regression gate" },
+    { "report", cmd_report, "self-contained HTML report: step table, charts, what changed" },
     { "iobench", cmd_iobench, "disk I/O bench with tbiobench's options and report" },
-    { "netbench", cmd_not_yet, "network bench (not yet)" },
-    { "proxy", cmd_not_yet, "TCP proxy adding delay (not yet)" },
+    { "netbench", cmd_netbench, "network bench: round trips and throughput (tbnetbench)" },
+    { "proxy", cmd_proxy, "TCP proxy adding a one-way delay in each direction" },
     { NULL, NULL, NULL },
 };
 

@@ -79,6 +79,10 @@ int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_iobench(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_not_yet(int argc, char **argv);
+int cmd_netbench(int argc, char **argv);
+int cmd_proxy(int argc, char **argv);
 
 #endif

@@ -91,34 +91,71 @@ int db_exec_sql(struct db_conn *c, const char *sql, struct err *e)
     return c->ops->exec_sql(c, sql, e);
 }
 
+/* The text of sub-statement k of id in the driver's placeholder style. */
+static const struct dialect_sub *sub_of(struct db_conn *c, int id, int k, const char **text,
+                                        const unsigned char **map, int *n)
+{
+    const struct dialect_sub *sb = &c->dialect->sub[id][k];
+    int q = (c->ops->flags & DB_F_QMARK) != 0;
+
+    *text = q ? sb->qmark : sb->dollar;
+    *map = q ? sb->qmap : sb->dmap;
+    *n = q ? sb->nq : sb->nd;
+    return sb;
+}
+
+static int prepare_slot(struct db_conn *c, int id, int k, struct err *e)
+{
+    int slot = id * DB_MAX_SUB + k, n, rc;
+    const unsigned char *map;
+    const char *text;
+
+    if (c->prepared[slot])
+        return 0;
+    sub_of(c, id, k, &text, &map, &n);
+    c->n_roundtrips++;
+    if ((rc = c->ops->prepare(c, slot, text, n, e)) < 0)
+        return rc;
+    c->prepared[slot] = 1;
+    return 0;
+}
+
 int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
 {
-    int rc;
+    struct db_param sp[DB_MAX_PARAMS];
+    const unsigned char *map;
+    const char *text;
+    int rc, n;
 
     c->last_op = DB_OP_EXEC;
     if (fault_hit(c, DB_OP_EXEC, e))
         return e->code;
-    if (!c->prepared[id]) {
-        c->n_roundtrips++;
-        rc = c->ops->prepare(c, id, c->dialect->sql[id], np, e);
-        if (rc < 0)
+    /* A step: every statement in order, with the step's parameters mapped to
+     * each statement's placeholders; the last statement's rows remain. */
+    for (int k = 0; k < c->dialect->nsub[id]; k++) {
+        if ((rc = prepare_slot(c, id, k, e)) < 0)
             return rc;
-        c->prepared[id] = 1;
+        sub_of(c, id, k, &text, &map, &n);
+        for (int j = 0; j < n; j++) {
+            if (map[j] > np)
+                return err_set(e, E_FAIL, "statement %d uses parameter $%d of %d", id, map[j],
+                               np);
+            sp[j] = p[map[j] - 1];
+        }
+        c->n_roundtrips++;
+        if ((rc = c->ops->exec(c, id * DB_MAX_SUB + k, sp, n, e)) < 0)
+            return rc;
     }
-    c->n_roundtrips++;
-    return c->ops->exec(c, id, p, np, e);
+    return 0;
 }
 
 int db_prepare(struct db_conn *c, int id, struct err *e)
 {
     int rc;
 
-    if (c->prepared[id])
-        return 0;
-    c->n_roundtrips++;
-    if ((rc = c->ops->prepare(c, id, c->dialect->sql[id], c->dialect->nparams[id], e)) < 0)
-        return rc;
-    c->prepared[id] = 1;
+    for (int k = 0; k < c->dialect->nsub[id]; k++)
+        if ((rc = prepare_slot(c, id, k, e)) < 0)
+            return rc;
     return 0;
 }
 
@@ -131,10 +168,23 @@ int db_pipe_begin(struct db_conn *c, struct err *e)
 
 int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
 {
+    struct db_param sp[DB_MAX_PARAMS];
+    const unsigned char *map;
+    const char *text;
+    int n;
+
     c->last_op = id == DB_PIPE_COMMIT ? DB_OP_COMMIT : DB_OP_EXEC;
-    if (id >= 0 && !c->prepared[id])
-        return err_set(e, E_FAIL, "statement %d is not prepared (call db_prepare)", id);
-    return c->ops->pipe_exec(c, id, p, np, e);
+    if (id < 0)
+        return c->ops->pipe_exec(c, id, p, np, e);
+    if (c->dialect->nsub[id] != 1 || !c->prepared[id * DB_MAX_SUB])
+        return err_set(e, E_FAIL, "statement %d is not one prepared statement (db_prepare)", id);
+    sub_of(c, id, 0, &text, &map, &n);
+    for (int j = 0; j < n; j++) {
+        if (map[j] > np)
+            return err_set(e, E_FAIL, "statement %d uses parameter $%d of %d", id, map[j], np);
+        sp[j] = p[map[j] - 1];
+    }
+    return c->ops->pipe_exec(c, id * DB_MAX_SUB, sp, n, e);
 }
 
 int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)

@@ -54,6 +54,7 @@ struct db_connect_args {
 /* Driver capabilities (struct db_ops.flags). */
 #define DB_F_BULK 0x1     /* bulk_* load rows faster than inserts */
 #define DB_F_PIPELINE 0x2 /* pipe_* send many statements in one round trip */
+#define DB_F_QMARK 0x4    /* placeholders are ? (ODBC), not $n */
 
 /* Pseudo statement ids for db_pipe_exec. */
 #define DB_PIPE_BEGIN (-1)
@@ -63,6 +64,9 @@ struct db_connect_args {
 #define DB_PIPE_MAX 40
 
 #define DB_MAX_STMTS 64
+#define DB_MAX_SUB 6                          /* statements in one dialect step */
+#define DB_MAX_SLOTS (DB_MAX_STMTS * DB_MAX_SUB) /* prepared statements per connection */
+#define DB_MAX_PARAMS 64
 
 /* A connection: core state plus the driver's private part.  Owned by one thread. */
 struct db_conn {
@@ -70,7 +74,7 @@ struct db_conn {
     const struct dialect *dialect; /* SQL text for prepared statements */
     void *priv;                    /* ops->priv_size bytes, zeroed at connect */
     uint64_t n_roundtrips;         /* requests that waited for a server reply */
-    unsigned char prepared[DB_MAX_STMTS]; /* 1: statement id prepared on this connection */
+    unsigned char prepared[DB_MAX_SLOTS]; /* 1: slot (id * DB_MAX_SUB + k) prepared here */
     char server_name[64];          /* DBMS name, e.g. "PostgreSQL" */
     char server_version[64];       /* e.g. "15.18" */
 
@@ -107,10 +111,10 @@ struct db_ops {
 
     /* Run SQL text without parameters (DDL, SET, several statements). */
     int (*exec_sql)(struct db_conn *c, const char *sql, struct err *e);
-    /* Prepare statement id with nparams parameters. */
-    int (*prepare)(struct db_conn *c, int id, const char *sql, int nparams, struct err *e);
-    /* Execute a prepared statement; its rows are then read with next/col_*. */
-    int (*exec)(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e);
+    /* Prepare slot (0..DB_MAX_SLOTS-1) with nparams parameters. */
+    int (*prepare)(struct db_conn *c, int slot, const char *sql, int nparams, struct err *e);
+    /* Execute a prepared slot; its rows are then read with next/col_*. */
+    int (*exec)(struct db_conn *c, int slot, const struct db_param *p, int np, struct err *e);
     /* Execute SQL text with parameters once, unprepared (checks, admin). */
     int (*query)(struct db_conn *c, const char *sql, const struct db_param *p, int np,
                  struct err *e);

@@ -40,6 +40,116 @@ static int count_params(const char *sql)
     return max > nq ? max : nq;
 }
 
+int sql_to_qmark(const char *sql, char *out, size_t cap, unsigned char *map, int map_cap)
+{
+    size_t n = 0;
+    int nq = 0;
+
+    for (const char *p = sql; *p; p++) {
+        if (n + 2 >= cap)
+            return -1;
+        if (*p == '\'') { /* copy string literals as they are */
+            out[n++] = *p++;
+            while (*p && *p != '\'' && n + 2 < cap)
+                out[n++] = *p++;
+            if (!*p)
+                break;
+            out[n++] = *p;
+            continue;
+        }
+        if (*p == '$' && p[1] >= '1' && p[1] <= '9') {
+            char *end;
+            long v = strtol(p + 1, &end, 10);
+            if (nq >= map_cap || v > 255)
+                return -1;
+            map[nq++] = (unsigned char)v;
+            out[n++] = '?';
+            p = end - 1;
+            continue;
+        }
+        out[n++] = *p;
+    }
+    out[n] = '\0';
+    return nq;
+}
+
+/* Renumber $n densely in order of first appearance: "$3 .. $1 .. $3" becomes
+ * "$1 .. $2 .. $1" with map {3, 1}. */
+static int sql_dense_dollar(const char *sql, char *out, size_t cap, unsigned char *map,
+                            int map_cap)
+{
+    size_t n = 0;
+    int nd = 0;
+
+    for (const char *p = sql; *p; p++) {
+        if (n + 8 >= cap)
+            return -1;
+        if (*p == '\'') {
+            out[n++] = *p++;
+            while (*p && *p != '\'' && n + 2 < cap)
+                out[n++] = *p++;
+            if (!*p)
+                break;
+            out[n++] = *p;
+            continue;
+        }
+        if (*p == '$' && p[1] >= '1' && p[1] <= '9') {
+            char *end;
+            long v = strtol(p + 1, &end, 10);
+            int j;
+            for (j = 0; j < nd && map[j] != v; j++)
+                ;
+            if (j == nd) {
+                if (nd >= map_cap || v > 255)
+                    return -1;
+                map[nd++] = (unsigned char)v;
+            }
+            n += (size_t)snprintf(out + n, cap - n, "$%d", j + 1);
+            p = end - 1;
+            continue;
+        }
+        out[n++] = *p;
+    }
+    out[n] = '\0';
+    return nd;
+}
+
+struct split_ctx {
+    struct dialect *d;
+    int id;
+    int failed;
+};
+
+/* One statement of a block: keep both placeholder forms. */
+static int add_sub(const char *stmt, void *arg)
+{
+    struct split_ctx *x = arg;
+    struct dialect *d = x->d;
+    struct dialect_sub *sb;
+    size_t cap = strlen(stmt) * 2 + 64;
+    size_t len;
+
+    if (d->nsub[x->id] >= DB_MAX_SUB)
+        return x->failed = -1;
+    sb = &d->sub[x->id][d->nsub[x->id]];
+    sb->dollar = malloc(cap);
+    sb->qmark = malloc(cap);
+    if (!sb->dollar || !sb->qmark)
+        return x->failed = -1;
+    sb->nd = sql_dense_dollar(stmt, sb->dollar, cap, sb->dmap, DB_MAX_PARAMS);
+    sb->nq = sql_to_qmark(stmt, sb->qmark, cap, sb->qmap, DB_MAX_PARAMS);
+    if (sb->nd < 0 || sb->nq < 0)
+        return x->failed = -1;
+    /* Drop the final ";" and blank tail: drivers take one statement. */
+    for (char *t = sb->dollar; t; t = t == sb->dollar ? sb->qmark : NULL) {
+        len = strlen(t);
+        while (len && (t[len - 1] == '\n' || t[len - 1] == ' ' || t[len - 1] == ';'))
+            t[--len] = '\0';
+    }
+    d->nsub[x->id]++;
+    return 0;
+}
+
 int dialect_load(struct dialect *d, const char *name, const char *file,
                  const char *const *names, int n, struct err *e)
 {
@@ -80,17 +190,31 @@ int dialect_load(struct dialect *d, const char *name, const char *file,
             break;
         p = next;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        struct split_ctx x = { .d = d, .id = i, .failed = 0 };
         if (!d->sql[i]) {
             int id = i;
             dialect_release(d);
             return err_set(e, E_FAIL, "dialect '%s' lacks statement '%s'", name, names[id]);
         }
+        if (sql_split(d->sql[i], add_sub, &x) != 0 || x.failed || d->nsub[i] == 0) {
+            int id = i;
+            dialect_release(d);
+            return err_set(e, E_FAIL, "dialect '%s': statement '%s' has no SQL, more than %d "
+                                      "statements or too many parameters",
+                           name, names[id], DB_MAX_SUB);
+        }
+    }
     return 0;
 }
 
 void dialect_release(struct dialect *d)
 {
+    for (int i = 0; i < DB_MAX_STMTS; i++)
+        for (int k = 0; k < d->nsub[i]; k++) {
+            free(d->sub[i][k].dollar);
+            free(d->sub[i][k].qmark);
+        }
     free(d->text);
     memset(d, 0, sizeof(*d));
 }
@@ -98,7 +222,7 @@ void dialect_release(struct dialect *d)
 int sql_split(const char *script, int (*fn)(const char *stmt, void *arg), void *arg)
 {
     const char *p = script;
-    char *buf = malloc(strlen(script) + 1);
+    char *buf = malloc(strlen(script) + 2); /* each line gets its newline back */
     size_t n = 0;
     int rc = 0;
 

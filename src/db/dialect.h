@@ -12,12 +12,31 @@
 #include "core/err.h"
 #include "db/db.h"
 
+/* One SQL statement of a step, in both placeholder styles.  A named block
+ * may hold several statements (a "step", e.g. where a dialect has no
+ * RETURNING): they run in order with the step's parameters and the last
+ * one's rows are the step's result. */
+struct dialect_sub {
+    char *dollar;                  /* $1..$k renumbered densely (PostgreSQL) */
+    char *qmark;                   /* ? in order of appearance (ODBC) */
+    unsigned char dmap[DB_MAX_PARAMS]; /* $j of dollar is step parameter dmap[j-1] (1-based) */
+    unsigned char qmap[DB_MAX_PARAMS]; /* ?j of qmark is step parameter qmap[j-1] */
+    int nd, nq;                    /* entries in dmap, qmap */
+};
+
 struct dialect {
     char name[32];                   /* folder under schema/: "postgresql" */
-    const char *sql[DB_MAX_STMTS];   /* statement text by id (points into text) */
-    int nparams[DB_MAX_STMTS];       /* parameters counted from $n / ? markers */
-    char *text;                      /* owned copy of statements.sql, cut in place */
+    const char *sql[DB_MAX_STMTS];   /* whole block text by id (points into text) */
+    int nparams[DB_MAX_STMTS];       /* highest $n of the block */
+    int nsub[DB_MAX_STMTS];          /* statements in the block */
+    struct dialect_sub sub[DB_MAX_STMTS][DB_MAX_SUB];
+    char *text;                      /* owned copy of the .sql file, cut in place */
 };
+
+/* Rewrite $n placeholders to ? (order of appearance) into out (cap bytes);
+ * map[j] = n of the j-th ?.  Returns the number of ?, or -1 if out or map is
+ * too small.  String literals and ::casts are left alone. */
+int sql_to_qmark(const char *sql, char *out, size_t cap, unsigned char *map, int map_cap);
 
 /* Load from schema/<name>/<file>.sql the statements names[0..n-1] (id = index). */
 int dialect_load(struct dialect *d, const char *name, const char *file,

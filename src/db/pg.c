@@ -13,7 +13,7 @@
 
 #include "db/db.h"
 
-#define PG_MAX_PARAMS 64
+#define PG_MAX_PARAMS DB_MAX_PARAMS
 #define PG_SCRATCH 8192
 
 struct pg_conn {
@@ -21,7 +21,7 @@ struct pg_conn {
     PGresult *res;                  /* result of the last exec/query, or NULL */
     int row;                        /* current row for next(), -1 before the first */
     int nrows;
-    char stmt_name[DB_MAX_STMTS][8]; /* "s12" */
+    char stmt_name[DB_MAX_SLOTS][8]; /* "s12" */
     char scratch[PG_SCRATCH];        /* text form of numeric parameters */
     PGresult *pres[DB_PIPE_MAX];     /* results of the last pipeline, in order */
     int npipe;                       /* statements queued in the pipeline */
@@ -169,7 +169,7 @@ static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct
     snprintf(c->server_name, sizeof(c->server_name), "PostgreSQL");
     ver = PQparameterStatus(p->conn, "server_version");
     snprintf(c->server_version, sizeof(c->server_version), "%s", ver ? ver : "unknown");
-    for (int i = 0; i < DB_MAX_STMTS; i++)
+    for (int i = 0; i < DB_MAX_SLOTS; i++)
         snprintf(p->stmt_name[i], sizeof(p->stmt_name[i]), "s%d", i);
     return 0;
 }

@@ -423,7 +423,7 @@ int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
     struct nb_io io = { .fd = -1, .timeout_us = o->timeout_us, .unmask = NULL };
     sigset_t old, unmask;
     unsigned char hello[NB_HELLO_BYTES], answer[NB_ANSWER_BYTES];
-    unsigned char *msg = NULL, *rbuf = NULL;
+    unsigned char *msg = NULL, *rbuf = NULL, head[8];
     size_t rcap;
     uint64_t reply_bytes = o->reply == NB_REPLY_SIZE ? o->size_bytes : NB_ACK_BYTES;
     uint64_t t0, t_start;
@@ -504,7 +504,7 @@ int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
         }
         /* The reply: its first 8 bytes (when it has 8) are the repetition number. */
         if (reply_bytes >= 8) {
-            if ((rc = io_read_all(&io, rbuf, 8, 8, 1, e)) < 0 ||
+            if ((rc = io_read_all(&io, head, 8, 8, 1, e)) < 0 ||
                 (rc = io_read_all(&io, rbuf, rcap, reply_bytes - 8, 0, e)) < 0) {
                 rc = io_fail(e, rc, "waiting for the reply", rep, o->n_repeat, o->timeout_us);
                 goto out;
@@ -515,10 +515,10 @@ int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
         }
         dt = now_ns() - t;
         r->bytes_received += reply_bytes;
-        if (reply_bytes >= 8 && get_u64(rbuf) != rep) {
+        if (reply_bytes >= 8 && get_u64(head) != rep) {
             rc = err_set(e, E_FAIL,
                          "the reply to repetition %u is numbered %llu: the server is out of step",
-                         rep, (unsigned long long)get_u64(rbuf));
+                         rep, (unsigned long long)get_u64(head));
             goto out;
         }
         hist_record(&r->rtt, (dt + 500) / 1000);

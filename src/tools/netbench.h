@@ -74,7 +74,7 @@ struct nb_client_report {
     uint64_t bytes_sent;     /* replies to the client */
     double elapsed_s;        /* from the hello to the last reply */
     int ok;                  /* 1: all repetitions served */
-    char error[256];         /* why not, when !ok */
+    char error[512];         /* why not, when !ok (a struct err message) */
 };
 
 /* Called from the client's thread when it finishes (calls are serialised). */

@@ -525,7 +525,7 @@ static void test_load_temp_file(void **state)
     snprintf(want, sizeof(want),
              "%s:4:3: unknown key 'run.bogus' (allowed here: virtual_users, rampup, warmup, "
              "duration, mix, think_time, max_retries, delivery_workers, delivery, "
-             "delivery_queue, isolation, seed)",
+             "delivery_queue, isolation, seed, mode, transactions)",
              path);
     check_msg("temp file", text, want, e.msg);
     assert_int_equal(unlink(path), 0);

@@ -1,0 +1,158 @@
+/*
+ * compare.c - `tpccbench compare RUN RUN [RUN...]`: the step table of a
+ * tuning study, what changed at each step, and the regression gate
+ * (--fail-if).  The work is in src/results/compare.c; this file parses the
+ * command line, prints and picks the exit code: 0 ok, 1 a rule tripped,
+ * 2 bad usage, unreadable or incomparable records.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "results/compare.h"
+
+#define MAX_RULES 32
+
+static void compare_usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tpccbench compare RUN RUN [RUN...] [--format F] [--fail-if RULE]... [--force]\n"
+            "\n"
+            "Compare run records in the order given (RUN: a run folder, its run.json, or a\n"
+            "results folder standing for every run folder in it, by time).  Runs in a row\n"
+            "with the same label are the repeats of one step: their median is compared and\n"
+            "their min..max shown.  Prints the step table (load time with its gain against\n"
+            "the step before and the first, NOTPM, TPS, New-Order p90), then what changed\n"
+            "at each step in the tool, config and environment (settings: old -> new).\n"
+            "Gains: load time old/new - 1, NOTPM and TPS new/old - 1.\n"
+            "\n"
+            "options:\n"
+            "  --format F        text (default), markdown, csv or json\n"
+            "  --fail-if RULE    exit 1 when the last step against the first breaks RULE:\n"
+            "                    METRIC < or > SIGNED_PERCENT, e.g. 'notpm < -5%%',\n"
+            "                    'load_time > +10%%', 'p90.new_order > +20%%'; metrics: notpm,\n"
+            "                    tps, load_time, p90.TYPE, p99.TYPE; the change is new/old - 1\n"
+            "                    of the metric (repeatable)\n"
+            "  --force           compare runs whose warehouses, duration, mix, virtual users\n"
+            "                    or isolation differ (refused otherwise)\n"
+            "  -h, --help        this text\n"
+            "\n"
+            "exit: 0 ok, 1 a --fail-if rule tripped, 2 usage, unreadable or incomparable runs\n");
+}
+
+/* Say where a rule is wrong: the message, then the rule with a caret under the column. */
+static int rule_error(const char *rule, int col, const struct err *e)
+{
+    fprintf(stderr, "tpccbench compare: --fail-if '%s': column %d: %s\n", rule, col, e->msg);
+    fprintf(stderr, "  %s\n  %*s^\n", rule, col > 1 ? col - 1 : 0, "");
+    return 2;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    const char *args[256];
+    struct cmp_rule rules[MAX_RULES];
+    struct cmp_verdict verdicts[MAX_RULES];
+    struct cmp_run *runs;
+    struct cmp c;
+    struct err e;
+    int nargs = 0, n_rules = 0, format = CMP_TEXT, force = 0, n_runs, tripped = 0, opts_done = 0;
+
+    err_clear(&e);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL;
+        if (opts_done || a[0] != '-' || !a[1]) {
+            if (nargs >= (int)(sizeof(args) / sizeof(args[0]))) {
+                fprintf(stderr, "tpccbench compare: too many runs (at most %d arguments)\n",
+                        (int)(sizeof(args) / sizeof(args[0])));
+                return 2;
+            }
+            args[nargs++] = a;
+            continue;
+        }
+        if (strcmp(a, "--") == 0) {
+            opts_done = 1;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            compare_usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--force") == 0) {
+            force = 1;
+        } else if (strncmp(a, "--format", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
+            val = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val) {
+                fprintf(stderr, "tpccbench compare: option '--format' needs a value (text, "
+                                "markdown, csv or json)\n");
+                return 2;
+            }
+            if ((format = cmp_format_parse(val)) < 0) {
+                fprintf(stderr, "tpccbench compare: unknown format '%s' (text, markdown, csv or "
+                                "json)\n",
+                        val);
+                return 2;
+            }
+        } else if (strncmp(a, "--fail-if", 9) == 0 && (a[9] == '\0' || a[9] == '=')) {
+            int col;
+            val = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
+            if (!val) {
+                fprintf(stderr, "tpccbench compare: option '--fail-if' needs a rule, e.g. "
+                                "'notpm < -5%%'\n");
+                return 2;
+            }
+            if (n_rules >= MAX_RULES) {
+                fprintf(stderr, "tpccbench compare: too many --fail-if rules (at most %d)\n",
+                        MAX_RULES);
+                return 2;
+            }
+            if (cmp_rule_parse(val, &rules[n_rules], &col, &e) < 0)
+                return rule_error(val, col, &e);
+            n_rules++;
+        } else {
+            fprintf(stderr, "tpccbench compare: unknown option '%s' (see 'tpccbench compare "
+                            "--help')\n",
+                    a);
+            return 2;
+        }
+    }
+    if (nargs < 1) {
+        fprintf(stderr, "tpccbench compare: give at least two runs (run folders or run.json "
+                        "files; see 'tpccbench compare --help')\n");
+        return 2;
+    }
+    if (cmp_load_args(args, nargs, &runs, &n_runs, &e) < 0)
+        return cmd_fail("compare", &e);
+    if (n_runs < 2) {
+        fprintf(stderr, "tpccbench compare: give at least two runs (got only '%s')\n",
+                runs[0].path);
+        cmp_run_release(&runs[0]);
+        free(runs);
+        return 2;
+    }
+    if (cmp_build(&c, runs, n_runs, force, &e) < 0) {
+        cmp_release(&c);
+        return cmd_fail("compare", &e);
+    }
+    for (int i = 0; i < n_rules; i++)
+        if (cmp_rule_eval(&c, &rules[i], &verdicts[i], &e) < 0) {
+            cmp_release(&c);
+            return cmd_fail("compare", &e);
+        }
+    cmp_print(stdout, &c, format, rules, verdicts, n_rules);
+    fflush(stdout);
+    for (int i = 0; i < c.n_warnings; i++)
+        fprintf(stderr, "warning: %s\n", c.warnings[i]);
+    for (int i = 0; i < n_rules; i++) {
+        char mn[32], o[32], n[32];
+        if (!verdicts[i].tripped)
+            continue;
+        tripped++;
+        cmp_metric_name(rules[i].metric, mn, sizeof(mn));
+        cmp_fmt_value(o, sizeof(o), rules[i].metric, verdicts[i].old_v);
+        cmp_fmt_value(n, sizeof(n), rules[i].metric, verdicts[i].new_v);
+        fprintf(stderr, "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %%%s\n",
+                rules[i].text, mn, o, n, verdicts[i].change_pct,
+                verdicts[i].within_noise ? " (within noise)" : "");
+    }
+    cmp_release(&c);
+    return tripped ? 1 : 0;
+}

@@ -1,0 +1,256 @@
+/*
+ * proxy.c - `tpccbench proxy --listen HOST:PORT --to HOST:PORT --delay D`:
+ * run the delaying TCP proxy (src/tools/proxy.c) until Ctrl-C, then print
+ * what went through it.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "cmd/cmd.h"
+#include "core/config.h"
+#include "core/signals.h"
+#include "tools/netbench.h"
+#include "tools/proxy.h"
+
+#define PX_CMD "proxy"
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: tpccbench proxy --listen HOST:PORT --to HOST:PORT --delay D [options]\n"
+            "\n"
+            "A TCP proxy that holds every chunk of data in each direction for the one-way\n"
+            "delay D before passing it on, so the round trip through it grows by 2 x D: a\n"
+            "database \"D away\".  Byte order is kept; a half-close (FIN) is passed on after\n"
+            "the data before it; a reset on one side resets the other.  Runs until Ctrl-C,\n"
+            "then prints what went through.  Example: 3.25 ms each way to a local PostgreSQL:\n"
+            "  tpccbench proxy --listen 127.0.0.1:6432 --to 127.0.0.1:5432 --delay 3.25ms\n"
+            "\n"
+            "options:\n"
+            "  --listen HOST:PORT   where clients connect ([::1]:PORT for IPv6, :PORT for all\n"
+            "                       addresses; port 0 picks a free one, printed)\n"
+            "  --to HOST:PORT       the server\n"
+            "  --delay D            one-way delay: 0.15ms, 250us, 3.25ms, 1s (default 0)\n"
+            "  --jitter J           plus a uniform -J..+J per chunk, never reordering bytes\n"
+            "  --max-queue SIZE     bytes held per direction before reading stops\n"
+            "                       (default 4M; K and M suffixes)\n"
+            "  --seed N             seed of the jitter (default: from the clock)\n"
+            "  --json               start and stop lines as JSON\n"
+            "  -h, --help           this text\n"
+            "\n"
+            "The TCP handshake is not delayed (the kernel completes it); all data and FINs are.\n"
+            "Exit: 0 stopped by Ctrl-C/SIGTERM; 1 the proxy failed; 2 bad arguments.\n");
+}
+
+/* Durations print as "3.25ms", "150us", "0". */
+static void fmt_delay(int64_t us, char *buf, size_t size)
+{
+    if (us == 0)
+        snprintf(buf, size, "0");
+    else if (us % 1000 == 0)
+        snprintf(buf, size, "%lldms", (long long)(us / 1000));
+    else if (us < 1000)
+        snprintf(buf, size, "%lldus", (long long)us);
+    else {
+        char *p;
+        snprintf(buf, size, "%.3f", (double)us / 1000.0);
+        p = buf + strlen(buf) - 1;
+        while (*p == '0')
+            *p-- = '\0';
+        snprintf(p + 1, size - (size_t)(p + 1 - buf), "ms");
+    }
+}
+
+static void log_line(void *arg, const char *msg)
+{
+    (void)arg;
+    fprintf(stderr, "tpccbench proxy: %s\n", msg);
+}
+
+static int parse_delay(const char *name, const char *val, int64_t *out, struct err *e)
+{
+    if (parse_duration_us(val, out) != 0 || *out > PROXY_MAX_DELAY_US)
+        return err_set(e, E_USAGE,
+                       "'--%s' must be a duration from 0 to 60s with a unit, like 0.15ms, 250us "
+                       "or 3.25ms (got \"%s\")",
+                       name, val);
+    return 0;
+}
+
+static int parse(int argc, char **argv, struct proxy_opts *o, int *json, int *help,
+                 struct err *e)
+{
+    memset(o, 0, sizeof(*o));
+    *json = *help = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *val = NULL, *eq;
+        char name[32];
+        size_t n;
+
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            *help = 1;
+            return 0;
+        }
+        if (strncmp(a, "--", 2) != 0 || !a[2])
+            return err_set(e, E_USAGE,
+                           "unexpected argument \"%s\": the proxy takes only options (see "
+                           "'tpccbench proxy --help')",
+                           a);
+        eq = strchr(a + 2, '=');
+        n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+        snprintf(name, sizeof(name), "%.*s", (int)n, a + 2);
+        if (eq)
+            val = eq + 1;
+        if (strcmp(name, "json") == 0) {
+            if (val)
+                return err_set(e, E_USAGE, "option '--json' takes no value");
+            *json = 1;
+            continue;
+        }
+        if (strcmp(name, "listen") && strcmp(name, "to") && strcmp(name, "delay") &&
+            strcmp(name, "jitter") && strcmp(name, "max-queue") && strcmp(name, "seed"))
+            return err_set(e, E_USAGE, "unknown option '--%s' (see 'tpccbench proxy --help')",
+                           name);
+        if (!val) {
+            if (i + 1 >= argc)
+                return err_set(e, E_USAGE, "option '--%s' needs a value", name);
+            val = argv[++i];
+        }
+        if (strcmp(name, "listen") == 0) {
+            o->listen = val;
+        } else if (strcmp(name, "to") == 0) {
+            o->to = val;
+        } else if (strcmp(name, "delay") == 0) {
+            if (parse_delay(name, val, &o->delay_us, e) < 0)
+                return e->code;
+        } else if (strcmp(name, "jitter") == 0) {
+            if (parse_delay(name, val, &o->jitter_us, e) < 0)
+                return e->code;
+        } else if (strcmp(name, "max-queue") == 0) {
+            uint64_t v;
+            if (nb_parse_size(val, 64 * 1024, (uint64_t)1 << 30, &v) != 0)
+                return err_set(e, E_USAGE,
+                               "'--max-queue' must be a size from 64K to 1024M (got \"%s\")", val);
+            o->max_queue_bytes = (size_t)v;
+        } else {
+            int64_t v;
+            if (parse_int64(val, 1, INT64_MAX, &v) != 0)
+                return err_set(e, E_USAGE, "'--seed' must be an integer above 0 (got \"%s\")",
+                               val);
+            o->seed = (uint64_t)v;
+        }
+    }
+    if (!o->listen)
+        return err_set(e, E_USAGE, "'--listen HOST:PORT' is required (see 'tpccbench proxy "
+                                   "--help')");
+    if (!o->to)
+        return err_set(e, E_USAGE, "'--to HOST:PORT' is required (see 'tpccbench proxy --help')");
+    return 0;
+}
+
+/* Hundreds of connections take two descriptors each: lift the soft limit. */
+static void raise_nofile(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+int cmd_proxy(int argc, char **argv)
+{
+    struct proxy_opts o;
+    struct proxy *p = NULL;
+    struct proxy_stats st;
+    char d[32], j[32], rtt[32];
+    sigset_t stop, old;
+    int json = 0, help = 0, rc = 0;
+    struct err e;
+
+    err_clear(&e);
+    if (parse(argc, argv, &o, &json, &help, &e) < 0)
+        return cmd_fail(PX_CMD, &e);
+    if (help) {
+        usage(stdout);
+        return 0;
+    }
+    sig_install();
+    raise_nofile();
+    o.log = log_line;
+    /* The stop signals wait blocked until ppoll below; no race with the check. */
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, &old);
+    if (proxy_start(&o, &p, &e) < 0) {
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return cmd_fail(PX_CMD, &e);
+    }
+    fmt_delay(o.delay_us, d, sizeof(d));
+    fmt_delay(o.jitter_us, j, sizeof(j));
+    fmt_delay(2 * o.delay_us, rtt, sizeof(rtt));
+    if (json) {
+        json_t *js = json_pack("{s:s, s:s, s:i, s:s, s:f, s:f}", "event", "listening", "address",
+                               proxy_listen_name(p), "port", proxy_port(p), "to",
+                               proxy_target_name(p), "delay_ms", (double)o.delay_us / 1000.0,
+                               "jitter_ms", (double)o.jitter_us / 1000.0);
+        char *s = json_dumps(js, JSON_COMPACT);
+        printf("%s\n", s ? s : "{}");
+        free(s);
+        json_decref(js);
+    } else {
+        printf("tpccbench proxy: listening on %s, forwarding to %s, delay %s each way (round "
+               "trip +%s), jitter %s; Ctrl-C stops\n",
+               proxy_listen_name(p), proxy_target_name(p), d, rtt, j);
+    }
+    fflush(stdout);
+
+    while (!sig_stop_requested()) {
+        struct timespec ts = { .tv_sec = 1, .tv_nsec = 0 };
+        sigset_t unmask = old;
+
+        sigdelset(&unmask, SIGINT);
+        sigdelset(&unmask, SIGTERM);
+        ppoll(NULL, 0, &ts, &unmask);
+        if (proxy_error(p, &e) < 0) {
+            rc = cmd_fail(PX_CMD, &e);
+            break;
+        }
+    }
+    proxy_stats(p, &st);
+    proxy_stop(p);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (json) {
+        json_t *js = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "event", "stopped",
+                               "connections", (json_int_t)st.n_accepted, "closed",
+                               (json_int_t)st.n_closed, "reset", (json_int_t)st.n_reset,
+                               "connect_failed", (json_int_t)st.n_connect_failed, "open",
+                               (json_int_t)st.n_open, "bytes_to_server",
+                               (json_int_t)st.bytes_to_server, "bytes_to_client",
+                               (json_int_t)st.bytes_to_client);
+        char *s = json_dumps(js, JSON_COMPACT);
+        printf("%s\n", s ? s : "{}");
+        free(s);
+        json_decref(js);
+    } else {
+        printf("tpccbench proxy: stopped: %llu connections (%llu closed, %llu reset, %llu could "
+               "not connect, %llu open at the stop), %llu bytes to the server, %llu bytes to "
+               "the client\n",
+               (unsigned long long)st.n_accepted, (unsigned long long)st.n_closed,
+               (unsigned long long)st.n_reset, (unsigned long long)st.n_connect_failed,
+               (unsigned long long)st.n_open, (unsigned long long)st.bytes_to_server,
+               (unsigned long long)st.bytes_to_client);
+    }
+    fflush(stdout);
+    return rc;
+}

@@ -1,0 +1,1363 @@
+/*
+ * compare.c - read run records, group them into steps, compute gains, noise
+ * and differences, evaluate regression rules, print the step table (see
+ * compare.h for the definitions).  Reads files; prints only to the FILE the
+ * caller gives; never exits.
+ */
+#include "results/compare.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "results/record.h"
+
+#define NONE "(none)"
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+/* The value at dotted path in doc, or NULL. */
+static json_t *jget(json_t *doc, const char *path)
+{
+    char key[128];
+
+    while (doc && *path) {
+        size_t n = strcspn(path, ".");
+        if (n >= sizeof(key))
+            return NULL;
+        memcpy(key, path, n);
+        key[n] = '\0';
+        doc = json_is_object(doc) ? json_object_get(doc, key) : NULL;
+        path += n;
+        if (*path == '.')
+            path++;
+    }
+    return doc;
+}
+
+static const char *jstr(json_t *doc, const char *path)
+{
+    const char *s = json_string_value(jget(doc, path));
+
+    return s ? s : "";
+}
+
+static int add_warning(struct cmp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int add_warning(struct cmp *c, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+
+    if (c->n_warnings >= CMP_MAX_WARNINGS)
+        return 0;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof(buf), fmt, ap);
+    va_end(ap);
+    c->warnings[c->n_warnings] = strdup(buf);
+    if (c->warnings[c->n_warnings])
+        c->n_warnings++;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+/* ------------------------------------------------------------------ */
+/* Metrics                                                             */
+/* ------------------------------------------------------------------ */
+
+const char *cmp_metric_name(int m, char *buf, size_t len)
+{
+    if (m == CMP_LOAD)
+        snprintf(buf, len, "load_time");
+    else if (m == CMP_NOTPM)
+        snprintf(buf, len, "notpm");
+    else if (m == CMP_TPS)
+        snprintf(buf, len, "tps");
+    else if (m >= CMP_P90 && m < CMP_P90 + TX_NTYPES)
+        snprintf(buf, len, "p90.%s", tx_name((enum tx_type)(m - CMP_P90)));
+    else if (m >= CMP_P99 && m < CMP_NMETRICS)
+        snprintf(buf, len, "p99.%s", tx_name((enum tx_type)(m - CMP_P99)));
+    else
+        snprintf(buf, len, "?");
+    return buf;
+}
+
+double cmp_gain(int m, double old_v, double new_v)
+{
+    if (isnan(old_v) || isnan(new_v))
+        return NAN;
+    if (m == CMP_LOAD)
+        return new_v > 0 ? old_v / new_v - 1.0 : NAN;
+    return old_v > 0 ? new_v / old_v - 1.0 : NAN;
+}
+
+/* The raw change new / old - 1 (the gate's measure for every metric). */
+static double raw_change(double old_v, double new_v)
+{
+    if (isnan(old_v) || isnan(new_v) || old_v <= 0)
+        return NAN;
+    return new_v / old_v - 1.0;
+}
+
+int cmp_within_noise(const struct cmp *c, int s, int base, int m)
+{
+    const struct cmp_step *a = &c->steps[s], *b = &c->steps[base];
+
+    if (s == base || (a->n < 2 && b->n < 2))
+        return 0;
+    if (isnan(a->lo[m]) || isnan(b->lo[m]))
+        return 0;
+    return !(a->hi[m] < b->lo[m] || a->lo[m] > b->hi[m]);
+}
+
+void cmp_fmt_value(char *buf, size_t len, int m, double v)
+{
+    if (isnan(v))
+        snprintf(buf, len, "-");
+    else if (m == CMP_NOTPM)
+        snprintf(buf, len, "%.0f", v);
+    else if (m == CMP_TPS)
+        snprintf(buf, len, "%.1f", v);
+    else
+        snprintf(buf, len, "%.2f", v);
+}
+
+void cmp_fmt_pct(char *buf, size_t len, double frac)
+{
+    if (isnan(frac) || isinf(frac))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.1f %%", frac * 100.0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading records                                                     */
+/* ------------------------------------------------------------------ */
+
+void cmp_run_release(struct cmp_run *r)
+{
+    json_decref(r->doc);
+    r->doc = NULL;
+}
+
+/* A number at path, or NAN; E_USAGE when present but not a number. */
+static int get_num(json_t *doc, const char *path, double *out, const char *name, struct err *e)
+{
+    json_t *v = jget(doc, path);
+
+    *out = NAN;
+    if (!v || json_is_null(v))
+        return 0;
+    if (!json_is_number(v))
+        return err_set(e, E_USAGE, "'%s': %s is not a number: the record is damaged", name, path);
+    *out = json_number_value(v);
+    return 0;
+}
+
+int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct err *e)
+{
+    json_t *ver, *run, *load;
+    int rc;
+
+    r->doc = doc;
+    for (int m = 0; m < CMP_NMETRICS; m++)
+        r->v[m] = NAN;
+    if (!json_is_object(doc))
+        return err_set(e, E_USAGE, "'%s' is not a tpccbench run record (not a JSON object)",
+                       name);
+    ver = jget(doc, "tool.record_version");
+    if (!json_is_integer(ver))
+        return err_set(e, E_USAGE,
+                       "'%s' is not a tpccbench run record (no tool.record_version)", name);
+    if (json_integer_value(ver) > RECORD_VERSION)
+        return err_set(e, E_USAGE,
+                       "'%s' has record_version %lld, newer than this tpccbench reads (%d): use "
+                       "the tpccbench that wrote it, or a newer one",
+                       name, (long long)json_integer_value(ver), RECORD_VERSION);
+    if (json_integer_value(ver) < 1)
+        return err_set(e, E_USAGE, "'%s' has an invalid record_version %lld", name,
+                       (long long)json_integer_value(ver));
+    r->label = jstr(doc, "label");
+    r->change = jstr(doc, "change");
+    r->status = jstr(doc, "status");
+    r->started = jstr(doc, "started");
+    load = json_object_get(doc, "load");
+    if (load && !json_is_object(load))
+        return err_set(e, E_USAGE, "'%s': load is not an object: the record is damaged", name);
+    if (load && strcmp(jstr(load, "phase_reached"), "done") == 0 &&
+        (rc = get_num(load, "seconds", &r->v[CMP_LOAD], name, e)) < 0)
+        return rc;
+    run = json_object_get(doc, "run");
+    if (run && !json_is_object(run))
+        return err_set(e, E_USAGE, "'%s': run is not an object: the record is damaged", name);
+    if (run) {
+        if ((rc = get_num(run, "notpm", &r->v[CMP_NOTPM], name, e)) < 0 ||
+            (rc = get_num(run, "tps", &r->v[CMP_TPS], name, e)) < 0)
+            return rc;
+        for (int t = 0; t < TX_NTYPES; t++) {
+            char p[96];
+            snprintf(p, sizeof(p), "transactions.%s.p90_ms", tx_name((enum tx_type)t));
+            if ((rc = get_num(run, p, &r->v[CMP_P90 + t], name, e)) < 0)
+                return rc;
+            snprintf(p, sizeof(p), "transactions.%s.p99_ms", tx_name((enum tx_type)t));
+            if ((rc = get_num(run, p, &r->v[CMP_P99 + t], name, e)) < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+int cmp_run_load(struct cmp_run *r, const char *arg, struct err *e)
+{
+    struct stat st;
+    json_error_t je;
+    json_t *doc;
+    char eb[128];
+    const char *slash;
+
+    memset(r, 0, sizeof(*r));
+    if (stat(arg, &st) < 0)
+        return err_set(e, E_USAGE, "'%s': %s (give a run folder or its run.json)", arg,
+                       err_errno(errno, eb, sizeof(eb)));
+    if (S_ISDIR(st.st_mode)) {
+        size_t n = strlen(arg);
+        while (n > 1 && arg[n - 1] == '/')
+            n--;
+        snprintf(r->dir, sizeof(r->dir), "%.*s", (int)n, arg);
+        snprintf(r->path, sizeof(r->path), "%.*s/run.json", (int)n, arg);
+        if (stat(r->path, &st) < 0)
+            return err_set(e, E_USAGE, "'%s' holds no run.json (give a run folder or its run.json)",
+                           arg);
+    } else {
+        snprintf(r->path, sizeof(r->path), "%s", arg);
+        slash = strrchr(arg, '/');
+        if (slash)
+            snprintf(r->dir, sizeof(r->dir), "%.*s", (int)(slash == arg ? 1 : slash - arg), arg);
+        else
+            snprintf(r->dir, sizeof(r->dir), ".");
+    }
+    {
+        char real[PATH_MAX];
+        const char *base = realpath(r->dir, real) ? real : r->dir;
+        slash = strrchr(base, '/');
+        snprintf(r->name, sizeof(r->name), "%.255s", slash && slash[1] ? slash + 1 : base);
+    }
+    if (stat(r->path, &st) == 0 && st.st_size == 0)
+        return err_set(e, E_USAGE, "'%s' is empty: the run that wrote it did not finish", r->path);
+    doc = json_load_file(r->path, JSON_REJECT_DUPLICATES, &je);
+    if (!doc) {
+        if (je.line < 0 || strstr(je.text, "unable to open"))
+            return err_set(e, E_USAGE, "cannot read '%s': %s", r->path, je.text);
+        return err_set(e, E_USAGE,
+                       "'%s' is truncated or not valid JSON (line %d, column %d: %s): the run that "
+                       "wrote it was cut short or the file was damaged",
+                       r->path, je.line, je.column, je.text);
+    }
+    return cmp_run_from_json(r, doc, r->path, e);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Append the run folders below dir (those holding run.json), sorted, to *list. */
+static int expand_dir(const char *dir, char ***list, int *n, int *cap, struct err *e)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int first = *n;
+
+    if (!d)
+        return err_set(e, E_USAGE, "cannot open folder '%s'", dir);
+    while ((de = readdir(d)) != NULL) {
+        char p[PATH_MAX];
+        struct stat st;
+        if (de->d_name[0] == '.')
+            continue;
+        if (snprintf(p, sizeof(p), "%s/%s/run.json", dir, de->d_name) >= (int)sizeof(p) ||
+            stat(p, &st) < 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (*n == *cap) {
+            char **nl = realloc(*list, sizeof(char *) * (size_t)(*cap ? *cap * 2 : 16));
+            if (!nl) {
+                closedir(d);
+                return err_set(e, E_FAIL, "out of memory");
+            }
+            *list = nl;
+            *cap = *cap ? *cap * 2 : 16;
+        }
+        p[strlen(p) - strlen("/run.json")] = '\0';
+        (*list)[(*n)++] = strdup(p);
+    }
+    closedir(d);
+    if (*n == first)
+        return err_set(e, E_USAGE,
+                       "'%s' holds no run.json and no run folders (give a run folder or its "
+                       "run.json)",
+                       dir);
+    qsort(*list + first, (size_t)(*n - first), sizeof(char *), cmp_str);
+    return 0;
+}
+
+int cmp_load_args(const char *const *args, int nargs, struct cmp_run **runs, int *n_runs,
+                  struct err *e)
+{
+    char **list = NULL;
+    int n = 0, cap = 0, rc = 0;
+    struct cmp_run *rs = NULL;
+
+    *runs = NULL;
+    *n_runs = 0;
+    for (int i = 0; i < nargs && rc == 0; i++) {
+        struct stat st;
+        char p[PATH_MAX];
+        snprintf(p, sizeof(p), "%s/run.json", args[i]);
+        if (stat(args[i], &st) == 0 && S_ISDIR(st.st_mode) && stat(p, &st) < 0) {
+            rc = expand_dir(args[i], &list, &n, &cap, e);
+            continue;
+        }
+        if (n == cap) {
+            char **nl = realloc(list, sizeof(char *) * (size_t)(cap ? cap * 2 : 16));
+            if (!nl) {
+                rc = err_set(e, E_FAIL, "out of memory");
+                break;
+            }
+            list = nl;
+            cap = cap ? cap * 2 : 16;
+        }
+        list[n++] = strdup(args[i]);
+    }
+    if (rc == 0 && n > 0 && !(rs = calloc((size_t)n, sizeof(*rs))))
+        rc = err_set(e, E_FAIL, "out of memory");
+    for (int i = 0; rc == 0 && i < n; i++) {
+        if (!list[i])
+            rc = err_set(e, E_FAIL, "out of memory");
+        else if ((rc = cmp_run_load(&rs[i], list[i], e)) == 0)
+            *n_runs = i + 1;
+        else
+            cmp_run_release(&rs[i]);
+    }
+    for (int i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+    if (rc < 0) {
+        for (int i = 0; i < *n_runs; i++)
+            cmp_run_release(&rs[i]);
+        free(rs);
+        *n_runs = 0;
+        return rc;
+    }
+    *runs = rs;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Flattening and differences                                          */
+/* ------------------------------------------------------------------ */
+
+struct kv {
+    char path[256];
+    char val[256];
+};
+
+struct kvlist {
+    struct kv *a;
+    int n, cap;
+};
+
+static void kv_add(struct kvlist *l, const char *path, const char *val)
+{
+    if (l->n == l->cap) {
+        int ncap = l->cap ? l->cap * 2 : 128;
+        struct kv *na = realloc(l->a, sizeof(*na) * (size_t)ncap);
+        if (!na)
+            return;
+        l->a = na;
+        l->cap = ncap;
+    }
+    snprintf(l->a[l->n].path, sizeof(l->a[l->n].path), "%s", path);
+    snprintf(l->a[l->n].val, sizeof(l->a[l->n].val), "%s", val);
+    l->n++;
+}
+
+/* The keys compare never reports (see compare.h). */
+static int ignored(const char *p)
+{
+    return strcmp(p, "environment.config_hash") == 0 || strcmp(p, "config.file") == 0 ||
+           strncmp(p, "config.results", 14) == 0 ||
+           strncmp(p, "environment.dbms.settings_source.", 33) == 0 ||
+           strcmp(p, "environment.dbms.settings.unix_socket_directories") == 0 ||
+           strcmp(p, "environment.dbms.error") == 0;
+}
+
+static void flatten(json_t *v, const char *prefix, struct kvlist *l)
+{
+    char buf[256];
+
+    if (json_is_object(v)) {
+        const char *k;
+        json_t *x;
+        json_object_foreach(v, k, x)
+        {
+            char p[256];
+            snprintf(p, sizeof(p), "%s%s%s", prefix, prefix[0] ? "." : "", k);
+            flatten(x, p, l);
+        }
+        return;
+    }
+    if (ignored(prefix))
+        return;
+    if (json_is_string(v)) {
+        kv_add(l, prefix, json_string_value(v));
+        return;
+    }
+    if (json_is_integer(v))
+        snprintf(buf, sizeof(buf), "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(buf, sizeof(buf), "%.10g", json_real_value(v));
+    else if (json_is_true(v))
+        snprintf(buf, sizeof(buf), "true");
+    else if (json_is_false(v))
+        snprintf(buf, sizeof(buf), "false");
+    else if (json_is_null(v))
+        snprintf(buf, sizeof(buf), "null");
+    else {
+        char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        snprintf(buf, sizeof(buf), "%s", t ? t : "?");
+        free(t);
+    }
+    kv_add(l, prefix, buf);
+}
+
+static int kv_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct kv *)a)->path, ((const struct kv *)b)->path);
+}
+
+static void run_flatten(const struct cmp_run *r, struct kvlist *l)
+{
+    static const char *const sections[] = { "tool", "config", "environment" };
+
+    memset(l, 0, sizeof(*l));
+    for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++) {
+        json_t *s = json_object_get(r->doc, sections[i]);
+        if (s)
+            flatten(s, sections[i], l);
+    }
+    if (l->n)
+        qsort(l->a, (size_t)l->n, sizeof(*l->a), kv_cmp);
+}
+
+static void display_key(const char *path, char *out, size_t len)
+{
+    static const char *const strip[] = { "environment.dbms.settings.", "environment.sysctl.",
+                                         "environment." };
+
+    for (size_t i = 0; i < sizeof(strip) / sizeof(strip[0]); i++)
+        if (strncmp(path, strip[i], strlen(strip[i])) == 0) {
+            snprintf(out, len, "%s", path + strlen(strip[i]));
+            return;
+        }
+    snprintf(out, len, "%s", path);
+}
+
+static int has_diff(const struct cmp_diff *d, int n, const char *path)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(d[i].path, path) == 0)
+            return 1;
+    return 0;
+}
+
+/* The source of server setting name in run r ("default" when not recorded). */
+static const char *setting_source(const struct cmp_run *r, const char *name)
+{
+    json_t *src = json_object_get(jget(r->doc, "environment.dbms.settings_source"), name);
+
+    return json_is_string(src) ? json_string_value(src) : "default";
+}
+
+static int server_chosen(const char *source)
+{
+    return strcmp(source, "default") == 0 || strcmp(source, "override") == 0;
+}
+
+/* Mark the differences that follow from others (see compare.h). */
+static void mark_derived(const struct cmp_run *a, const struct cmp_run *b, struct cmp_diff *d,
+                         int n)
+{
+    static const char set_prefix[] = "environment.dbms.settings.";
+    int dd_moved = has_diff(d, n, "environment.storage.data_directory");
+    int cfg_dd = has_diff(d, n, "config.database.datadir");
+    int cfg_conn = has_diff(d, n, "config.database.conninfo") ||
+                   has_diff(d, n, "config.database.managed") ||
+                   has_diff(d, n, "config.database.driver");
+    int version = has_diff(d, n, "environment.dbms.version");
+
+    for (int i = 0; i < n; i++) {
+        const char *p = d[i].path;
+        if (strncmp(p, set_prefix, sizeof(set_prefix) - 1) == 0) {
+            const char *name = p + sizeof(set_prefix) - 1;
+            d[i].derived = server_chosen(setting_source(a, name)) &&
+                           server_chosen(setting_source(b, name));
+        } else if (strcmp(p, "environment.storage.data_directory") == 0) {
+            d[i].derived = cfg_dd || cfg_conn;
+        } else if (strncmp(p, "environment.storage.", 20) == 0) {
+            d[i].derived = dd_moved || cfg_dd || cfg_conn;
+        } else if (strcmp(p, "environment.dbms.connection") == 0 ||
+                   strcmp(p, "environment.dbms.local") == 0) {
+            d[i].derived = cfg_conn;
+        } else if (strcmp(p, "environment.dbms.version_full") == 0) {
+            d[i].derived = version;
+        }
+    }
+}
+
+/* The differences from run a (old) to run b (new) into *out (heap). */
+static int run_diff(const struct cmp_run *a, const struct cmp_run *b, struct cmp_diff **out,
+                    int *n_out)
+{
+    struct kvlist la, lb;
+    struct cmp_diff *d = NULL;
+    int n = 0, cap = 0, i = 0, j = 0;
+
+    run_flatten(a, &la);
+    run_flatten(b, &lb);
+    while (i < la.n || j < lb.n) {
+        int c = i >= la.n ? 1 : j >= lb.n ? -1 : strcmp(la.a[i].path, lb.a[j].path);
+        const char *path, *ov, *nv;
+        if (c == 0 && strcmp(la.a[i].val, lb.a[j].val) == 0) {
+            i++;
+            j++;
+            continue;
+        }
+        path = c <= 0 ? la.a[i].path : lb.a[j].path;
+        ov = c <= 0 ? la.a[i].val : NONE;
+        nv = c >= 0 ? lb.a[j].val : NONE;
+        if (n == cap) {
+            struct cmp_diff *nd = realloc(d, sizeof(*d) * (size_t)(cap ? cap * 2 : 16));
+            if (!nd)
+                break;
+            d = nd;
+            cap = cap ? cap * 2 : 16;
+        }
+        memset(&d[n], 0, sizeof(d[n]));
+        snprintf(d[n].path, sizeof(d[n].path), "%s", path);
+        display_key(path, d[n].key, sizeof(d[n].key));
+        snprintf(d[n].old, sizeof(d[n].old), "%s", ov);
+        snprintf(d[n].new_, sizeof(d[n].new_), "%s", nv);
+        n++;
+        if (c <= 0)
+            i++;
+        if (c >= 0)
+            j++;
+    }
+    free(la.a);
+    free(lb.a);
+    mark_derived(a, b, d, n);
+    *out = d;
+    *n_out = n;
+    return 0;
+}
+
+/* "a, b, c" of the counted differences, into buf. */
+static void changed_names(const struct cmp_diff *d, int n, char *buf, size_t len)
+{
+    size_t o = 0;
+
+    buf[0] = '\0';
+    for (int i = 0; i < n && o + 1 < len; i++) {
+        int w;
+        if (d[i].derived)
+            continue;
+        w = snprintf(buf + o, len - o, "%s%s", o ? ", " : "", d[i].key);
+        if (w < 0)
+            break;
+        o += (size_t)w;
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Building the comparison                                             */
+/* ------------------------------------------------------------------ */
+
+/* What must be equal for runs to be comparable. */
+static const struct {
+    const char *path; /* in the record */
+    const char *what; /* in messages */
+} same[] = {
+    { "config.schema.warehouses", "warehouses" },
+    { "config.run.duration_s", "duration" },
+    { "config.run.mix", "mix" },
+    { "config.run.virtual_users", "virtual users" },
+    { "config.run.isolation", "isolation" },
+};
+
+static void value_text(json_t *v, char *buf, size_t len)
+{
+    char *t;
+
+    if (!v) {
+        snprintf(buf, len, NONE);
+        return;
+    }
+    if (json_is_string(v)) {
+        snprintf(buf, len, "%s", json_string_value(v));
+        return;
+    }
+    t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    snprintf(buf, len, "%s", t ? t : "?");
+    free(t);
+}
+
+static int check_comparable(struct cmp *c, int force, struct err *e)
+{
+    for (int i = 1; i < c->n_runs; i++) {
+        for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
+            json_t *a = jget(c->runs[0].doc, same[k].path), *b = jget(c->runs[i].doc, same[k].path);
+            char va[128], vb[128];
+            if (a && b && json_equal(a, b))
+                continue;
+            if (!a && !b)
+                continue;
+            value_text(a, va, sizeof(va));
+            value_text(b, vb, sizeof(vb));
+            if (!force)
+                return err_set(e, E_USAGE,
+                               "runs are not comparable: %s is %s in '%s' but %s in '%s': "
+                               "compare runs with the same warehouses, duration, mix, virtual "
+                               "users and isolation, or pass --force",
+                               same[k].what, va, c->runs[0].path, vb, c->runs[i].path);
+            add_warning(c, "%s differs (%s in '%s', %s in '%s'): compared anyway (--force)",
+                        same[k].what, va, c->runs[0].name, vb, c->runs[i].name);
+        }
+    }
+    return 0;
+}
+
+static void step_stats(struct cmp *c, struct cmp_step *s)
+{
+    double vals[1024];
+
+    for (int m = 0; m < CMP_NMETRICS; m++) {
+        int k = 0;
+        for (int i = 0; i < s->n && k < 1024; i++) {
+            double v = c->runs[s->first + i].v[m];
+            if (!isnan(v))
+                vals[k++] = v;
+        }
+        if (k == 0) {
+            s->med[m] = s->lo[m] = s->hi[m] = NAN;
+            continue;
+        }
+        qsort(vals, (size_t)k, sizeof(double), cmp_double);
+        s->lo[m] = vals[0];
+        s->hi[m] = vals[k - 1];
+        s->med[m] = k % 2 ? vals[k / 2] : (vals[k / 2 - 1] + vals[k / 2]) / 2.0;
+    }
+}
+
+int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct err *e)
+{
+    int rc;
+
+    memset(c, 0, sizeof(*c));
+    c->runs = runs;
+    c->n_runs = n_runs;
+    if (n_runs < 1)
+        return err_set(e, E_USAGE, "no runs to compare");
+    if ((rc = check_comparable(c, force, e)) < 0)
+        return rc;
+    c->steps = calloc((size_t)n_runs, sizeof(*c->steps));
+    if (!c->steps)
+        return err_set(e, E_FAIL, "out of memory");
+    for (int i = 0; i < n_runs; i++) {
+        if (c->n_steps > 0 &&
+            strcmp(runs[i].label, runs[c->steps[c->n_steps - 1].first].label) == 0) {
+            c->steps[c->n_steps - 1].n++;
+            continue;
+        }
+        c->steps[c->n_steps].first = i;
+        c->steps[c->n_steps].n = 1;
+        c->n_steps++;
+    }
+    for (int i = 0; i < n_runs; i++) {
+        const struct cmp_run *r = &runs[i];
+        json_t *valid = jget(r->doc, "run.validity.valid");
+        if (strcmp(r->status, "complete") != 0)
+            add_warning(c, "run '%s' (%s) has status '%s'%s", r->name, r->label,
+                        r->status[0] ? r->status : "none",
+                        strcmp(r->status, "running") == 0
+                            ? ": the command that wrote it did not finish (it crashed, or still "
+                              "runs)"
+                        : strcmp(r->status, "interrupted") == 0
+                            ? ": its figures cover only part of the window"
+                            : "");
+        if (json_is_false(valid))
+            add_warning(c, "run '%s' (%s) is not valid by the input checks of TPC-C 5.5.1.5",
+                        r->name, r->label);
+    }
+    for (int s = 0; s < c->n_steps; s++) {
+        struct cmp_step *st = &c->steps[s];
+        step_stats(c, st);
+        /* Repeats should not differ from the first run of their step. */
+        for (int k = 1; k < st->n; k++) {
+            struct cmp_diff *d;
+            int n, counted = 0;
+            char names[512];
+            run_diff(&runs[st->first], &runs[st->first + k], &d, &n);
+            for (int i = 0; i < n; i++)
+                counted += !d[i].derived;
+            if (counted) {
+                changed_names(d, n, names, sizeof(names));
+                add_warning(c, "step %d '%s': repeat '%s' differs from '%s' in %s", s + 1,
+                            runs[st->first].label, runs[st->first + k].name,
+                            runs[st->first].name, names);
+            }
+            free(d);
+        }
+        if (s == 0)
+            continue;
+        run_diff(&runs[c->steps[s - 1].first], &runs[st->first], &st->diffs, &st->n_diffs);
+        for (int i = 0; i < st->n_diffs; i++)
+            st->n_changes += !st->diffs[i].derived;
+        if (st->n_changes > 1) {
+            char names[512];
+            changed_names(st->diffs, st->n_diffs, names, sizeof(names));
+            add_warning(c,
+                        "step %d '%s' changed %d things (%s): its gain cannot be put on one "
+                        "change",
+                        s + 1, runs[st->first].label, st->n_changes, names);
+        }
+    }
+    return 0;
+}
+
+void cmp_release(struct cmp *c)
+{
+    for (int s = 0; c->steps && s < c->n_steps; s++)
+        free(c->steps[s].diffs);
+    free(c->steps);
+    for (int i = 0; c->runs && i < c->n_runs; i++)
+        cmp_run_release(&c->runs[i]);
+    free(c->runs);
+    for (int i = 0; i < c->n_warnings; i++)
+        free(c->warnings[i]);
+    memset(c, 0, sizeof(*c));
+}
+
+/* ------------------------------------------------------------------ */
+/* Regression rules                                                    */
+/* ------------------------------------------------------------------ */
+
+int cmp_format_parse(const char *s)
+{
+    static const char *const names[] = { "text", "markdown", "csv", "json" };
+
+    for (int i = 0; i < 4; i++)
+        if (strcmp(s, names[i]) == 0)
+            return i;
+    if (strcmp(s, "md") == 0)
+        return CMP_MARKDOWN;
+    return -1;
+}
+
+static const char *skip_blanks(const char *p)
+{
+    while (*p == ' ' || *p == '\t')
+        p++;
+    return p;
+}
+
+int cmp_rule_parse(const char *text, struct cmp_rule *r, int *col, struct err *e)
+{
+    const char *p = skip_blanks(text), *w;
+    char word[64], num[32];
+    size_t n;
+
+    memset(r, 0, sizeof(*r));
+    snprintf(r->text, sizeof(r->text), "%s", text);
+    *col = 0;
+    /* METRIC */
+    w = p;
+    while (isalnum((unsigned char)*p) || *p == '_' || *p == '.')
+        p++;
+    n = (size_t)(p - w);
+    snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), w);
+    *col = (int)(w - text) + 1;
+    if (n == 0)
+        return err_set(e, E_USAGE,
+                       "expected a metric (notpm, tps, load_time, p90.TYPE, p99.TYPE)");
+    if (strcmp(word, "notpm") == 0)
+        r->metric = CMP_NOTPM;
+    else if (strcmp(word, "tps") == 0)
+        r->metric = CMP_TPS;
+    else if (strcmp(word, "load_time") == 0)
+        r->metric = CMP_LOAD;
+    else if ((strncmp(word, "p90.", 4) == 0 || strncmp(word, "p99.", 4) == 0)) {
+        int t;
+        for (t = 0; t < TX_NTYPES; t++)
+            if (strcmp(word + 4, tx_name((enum tx_type)t)) == 0)
+                break;
+        if (t == TX_NTYPES) {
+            *col += 4;
+            return err_set(e, E_USAGE,
+                           "unknown transaction type '%s' (new_order, payment, order_status, "
+                           "delivery, stock_level)",
+                           word + 4);
+        }
+        r->metric = (word[2] == '0' ? CMP_P90 : CMP_P99) + t;
+    } else {
+        return err_set(e, E_USAGE,
+                       "unknown metric '%s' (notpm, tps, load_time, p90.TYPE, p99.TYPE)", word);
+    }
+    /* OP */
+    p = skip_blanks(p);
+    *col = (int)(p - text) + 1;
+    if (*p != '<' && *p != '>')
+        return err_set(e, E_USAGE, "expected '<' or '>' after the metric");
+    r->op = *p++;
+    if (*p == '=' || *p == '<' || *p == '>')
+        return *col = (int)(p - text) + 1,
+               err_set(e, E_USAGE, "the operator is a single '<' or '>'");
+    /* SIGNED_PERCENT */
+    p = skip_blanks(p);
+    *col = (int)(p - text) + 1;
+    if (*p != '+' && *p != '-')
+        return err_set(e, E_USAGE,
+                       "expected a sign '+' or '-' before the percentage (e.g. -5%% or +10%%)");
+    w = p++;
+    if (!isdigit((unsigned char)*p))
+        return *col = (int)(p - text) + 1,
+               err_set(e, E_USAGE, "expected digits after the sign");
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (*p == '.') {
+        p++;
+        if (!isdigit((unsigned char)*p))
+            return *col = (int)(p - text) + 1,
+                   err_set(e, E_USAGE, "expected digits after the decimal point");
+        while (isdigit((unsigned char)*p))
+            p++;
+    }
+    n = (size_t)(p - w);
+    if (n >= sizeof(num))
+        return *col = (int)(w - text) + 1, err_set(e, E_USAGE, "the percentage is too long");
+    memcpy(num, w, n);
+    num[n] = '\0';
+    r->pct = strtod(num, NULL);
+    *col = (int)(p - text) + 1;
+    if (*p != '%')
+        return err_set(e, E_USAGE, "expected '%%' after the number");
+    p = skip_blanks(p + 1);
+    *col = (int)(p - text) + 1;
+    if (*p)
+        return err_set(e, E_USAGE, "unexpected text after the rule");
+    *col = 0;
+    return 0;
+}
+
+int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verdict *v,
+                  struct err *e)
+{
+    const struct cmp_step *a = &c->steps[0], *b = &c->steps[c->n_steps - 1];
+    char mn[32];
+
+    memset(v, 0, sizeof(*v));
+    v->old_v = a->med[r->metric];
+    v->new_v = b->med[r->metric];
+    cmp_metric_name(r->metric, mn, sizeof(mn));
+    if (isnan(v->old_v) || isnan(v->new_v)) {
+        const struct cmp_run *x = &c->runs[isnan(v->old_v) ? a->first : b->first];
+        return err_set(e, E_USAGE, "--fail-if '%s': run '%s' (%s) has no %s%s", r->text, x->name,
+                       x->label, mn,
+                       r->metric == CMP_LOAD ? " (it has no complete load section)" : "");
+    }
+    if (v->old_v <= 0)
+        return err_set(e, E_USAGE, "--fail-if '%s': %s of the first step is 0: no change to judge",
+                       r->text, mn);
+    v->change_pct = raw_change(v->old_v, v->new_v) * 100.0;
+    /* At the threshold exactly (within rounding of the division) it does not trip. */
+    v->tripped = r->op == '<' ? v->change_pct < r->pct - 1e-9 : v->change_pct > r->pct + 1e-9;
+    v->within_noise = cmp_within_noise(c, c->n_steps - 1, 0, r->metric);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+/* The step table's columns. */
+enum col {
+    C_STEP,
+    C_LABEL,
+    C_NOTE,
+    C_RUNS,
+    C_LOAD,
+    C_LOAD_GAIN,
+    C_LOAD_FIRST,
+    C_NOTPM,
+    C_NOTPM_GAIN,
+    C_TPS,
+    C_TPS_GAIN,
+    C_P90,
+    C_P90_CHANGE,
+    C_NCOLS
+};
+
+static const char *const col_head[C_NCOLS] = {
+    "step", "label", "change note", "runs", "load s", "gain", "vs first",
+    "NOTPM", "gain", "TPS", "gain", "NO p90 ms", "change",
+};
+
+#define CELL 96
+
+/* A percentage cell, "~" appended when within noise (text) or " (within noise)" (markdown). */
+static void gain_cell(char *buf, size_t len, double frac, int noise, int format)
+{
+    char p[32];
+
+    cmp_fmt_pct(p, sizeof(p), frac);
+    if (noise && strcmp(p, "-") != 0)
+        snprintf(buf, len, "%s%s", p, format == CMP_MARKDOWN ? " (within noise)" : "~");
+    else
+        snprintf(buf, len, "%s", p);
+}
+
+/* Fill the cells of step s for the text and markdown tables. */
+static void step_cells(const struct cmp *c, int s, int format, char cells[C_NCOLS][CELL],
+                       char range[C_NCOLS][CELL])
+{
+    const struct cmp_step *st = &c->steps[s], *prev = s ? &c->steps[s - 1] : NULL,
+                          *first = &c->steps[0];
+    const struct cmp_run *r = &c->runs[st->first];
+    static const int value_cols[][2] = {
+        { C_LOAD, CMP_LOAD }, { C_NOTPM, CMP_NOTPM }, { C_TPS, CMP_TPS },
+        { C_P90, CMP_P90 + TX_NEW_ORDER },
+    };
+
+    for (int k = 0; k < C_NCOLS; k++)
+        cells[k][0] = range[k][0] = '\0';
+    snprintf(cells[C_STEP], CELL, "%d", s + 1);
+    snprintf(cells[C_LABEL], CELL, "%s", r->label[0] ? r->label : "(none)");
+    if (format == CMP_TEXT && strlen(r->change) > 36)
+        snprintf(cells[C_NOTE], CELL, "%.33s...", r->change);
+    else
+        snprintf(cells[C_NOTE], CELL, "%s", r->change[0] ? r->change : "-");
+    snprintf(cells[C_RUNS], CELL, "%d", st->n);
+    for (size_t k = 0; k < sizeof(value_cols) / sizeof(value_cols[0]); k++) {
+        int col = value_cols[k][0], m = value_cols[k][1];
+        cmp_fmt_value(cells[col], CELL, m, st->med[m]);
+        if (st->n > 1 && !isnan(st->lo[m])) {
+            char lo[32], hi[32];
+            cmp_fmt_value(lo, sizeof(lo), m, st->lo[m]);
+            cmp_fmt_value(hi, sizeof(hi), m, st->hi[m]);
+            snprintf(range[col], CELL, "%s..%s", lo, hi);
+        }
+    }
+    if (!prev) {
+        snprintf(cells[C_LOAD_GAIN], CELL, "-");
+        snprintf(cells[C_LOAD_FIRST], CELL, "-");
+        snprintf(cells[C_NOTPM_GAIN], CELL, "-");
+        snprintf(cells[C_TPS_GAIN], CELL, "-");
+        snprintf(cells[C_P90_CHANGE], CELL, "-");
+        return;
+    }
+    gain_cell(cells[C_LOAD_GAIN], CELL, cmp_gain(CMP_LOAD, prev->med[CMP_LOAD], st->med[CMP_LOAD]),
+              cmp_within_noise(c, s, s - 1, CMP_LOAD), format);
+    gain_cell(cells[C_LOAD_FIRST], CELL,
+              cmp_gain(CMP_LOAD, first->med[CMP_LOAD], st->med[CMP_LOAD]),
+              cmp_within_noise(c, s, 0, CMP_LOAD), format);
+    gain_cell(cells[C_NOTPM_GAIN], CELL,
+              cmp_gain(CMP_NOTPM, prev->med[CMP_NOTPM], st->med[CMP_NOTPM]),
+              cmp_within_noise(c, s, s - 1, CMP_NOTPM), format);
+    gain_cell(cells[C_TPS_GAIN], CELL, cmp_gain(CMP_TPS, prev->med[CMP_TPS], st->med[CMP_TPS]),
+              cmp_within_noise(c, s, s - 1, CMP_TPS), format);
+    gain_cell(cells[C_P90_CHANGE], CELL,
+              cmp_gain(CMP_P90, prev->med[CMP_P90], st->med[CMP_P90]),
+              cmp_within_noise(c, s, s - 1, CMP_P90), format);
+}
+
+static int any_repeats(const struct cmp *c)
+{
+    for (int s = 0; s < c->n_steps; s++)
+        if (c->steps[s].n > 1)
+            return 1;
+    return 0;
+}
+
+static int any_noise(const struct cmp *c)
+{
+    static const int ms[] = { CMP_LOAD, CMP_NOTPM, CMP_TPS, CMP_P90 };
+
+    for (int s = 1; s < c->n_steps; s++)
+        for (size_t k = 0; k < sizeof(ms) / sizeof(ms[0]); k++)
+            if (cmp_within_noise(c, s, s - 1, ms[k]) || cmp_within_noise(c, s, 0, ms[k]))
+                return 1;
+    return 0;
+}
+
+static int left_aligned(int col)
+{
+    return col == C_LABEL || col == C_NOTE;
+}
+
+static void print_text(FILE *out, const struct cmp *c)
+{
+    char(*cells)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*cells));
+    char(*range)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*range));
+    int width[C_NCOLS], reps = any_repeats(c);
+
+    if (!cells || !range) {
+        free(cells);
+        free(range);
+        return;
+    }
+    for (int k = 0; k < C_NCOLS; k++)
+        width[k] = (int)strlen(col_head[k]);
+    for (int s = 0; s < c->n_steps; s++) {
+        step_cells(c, s, CMP_TEXT, cells[s], range[s]);
+        for (int k = 0; k < C_NCOLS; k++) {
+            int w = (int)strlen(cells[s][k]), wr = (int)strlen(range[s][k]);
+            if (w > width[k])
+                width[k] = w;
+            if (wr > width[k])
+                width[k] = wr;
+        }
+    }
+    fprintf(out, "tpccbench compare: %d run%s in %d step%s; NOTPM is TPC-C derived, not audited\n",
+            c->n_runs, c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
+    fprintf(out, "gains: load time old/new - 1, NOTPM and TPS new/old - 1, against the step "
+                 "before (and the first)\n\n");
+    for (int k = 0; k < C_NCOLS; k++) {
+        if (k == C_RUNS && !reps)
+            continue;
+        fprintf(out, "%s%*s%s", k ? "  " : "", left_aligned(k) ? -width[k] : width[k],
+                col_head[k], "");
+    }
+    fputc('\n', out);
+    for (int s = 0; s < c->n_steps; s++) {
+        for (int pass = 0; pass < (c->steps[s].n > 1 ? 2 : 1); pass++) {
+            char line[2048];
+            size_t o = 0;
+            for (int k = 0; k < C_NCOLS; k++) {
+                const char *v = pass ? range[s][k] : cells[s][k];
+                int w;
+                if (k == C_RUNS && !reps)
+                    continue;
+                w = snprintf(line + o, sizeof(line) - o, "%s%*s", k ? "  " : "",
+                             left_aligned(k) ? -width[k] : width[k], v);
+                if (w < 0 || (size_t)w >= sizeof(line) - o)
+                    break;
+                o += (size_t)w;
+            }
+            while (o > 0 && line[o - 1] == ' ')
+                line[--o] = '\0';
+            fprintf(out, "%s\n", line);
+        }
+    }
+    if (any_noise(c))
+        fprintf(out, "\n~ within noise: the step's min..max overlaps its baseline's\n");
+    if (c->n_steps > 1) {
+        const struct cmp_step *a = &c->steps[0], *b = &c->steps[c->n_steps - 1];
+        char l[32], n[32], t[32], p[32];
+        cmp_fmt_pct(l, sizeof(l), cmp_gain(CMP_LOAD, a->med[CMP_LOAD], b->med[CMP_LOAD]));
+        cmp_fmt_pct(n, sizeof(n), cmp_gain(CMP_NOTPM, a->med[CMP_NOTPM], b->med[CMP_NOTPM]));
+        cmp_fmt_pct(t, sizeof(t), cmp_gain(CMP_TPS, a->med[CMP_TPS], b->med[CMP_TPS]));
+        cmp_fmt_pct(p, sizeof(p), cmp_gain(CMP_P90, a->med[CMP_P90], b->med[CMP_P90]));
+        fprintf(out, "\nstep %d against step 1: load time %s, NOTPM %s, TPS %s, New-Order p90 %s\n",
+                c->n_steps, l, n, t, p);
+    }
+    fprintf(out, "\nruns:\n");
+    for (int s = 0; s < c->n_steps; s++)
+        for (int i = 0; i < c->steps[s].n; i++) {
+            const struct cmp_run *r = &c->runs[c->steps[s].first + i];
+            fprintf(out, "  %d %s: %s (%s)\n", s + 1, r->label, r->dir, r->status);
+        }
+    if (c->n_steps > 1)
+        fprintf(out, "\nwhat changed (tool, config and environment, each step against the one "
+                     "before):\n");
+    for (int s = 1; s < c->n_steps; s++) {
+        const struct cmp_step *st = &c->steps[s];
+        fprintf(out, "  %d %s (against %d %s):\n", s + 1, c->runs[st->first].label, s,
+                c->runs[c->steps[s - 1].first].label);
+        if (st->n_diffs == 0)
+            fprintf(out, "      nothing that tpccbench records\n");
+        for (int i = 0; i < st->n_diffs; i++)
+            fprintf(out, "      %s: %s -> %s%s\n", st->diffs[i].key, st->diffs[i].old,
+                    st->diffs[i].new_, st->diffs[i].derived ? "  (follows from another change)" : "");
+    }
+    free(cells);
+    free(range);
+}
+
+/* Markdown cell text: '|' escaped, newlines blanked. */
+static void md_cell(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", out);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', out);
+        else
+            fputc(*s, out);
+    }
+}
+
+static void print_markdown(FILE *out, const struct cmp *c)
+{
+    int reps = any_repeats(c);
+
+    fprintf(out, "### tpccbench compare: %d run%s in %d step%s\n\n", c->n_runs,
+            c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
+    fprintf(out, "NOTPM is TPC-C derived, not audited. Gains: load time old/new - 1, NOTPM "
+                 "and TPS new/old - 1, against the step before (and the first)%s.\n\n",
+            reps ? "; figures are medians of the repeats, min..max below" : "");
+    fputc('|', out);
+    for (int k = 0; k < C_NCOLS; k++)
+        if (k != C_RUNS || reps)
+            fprintf(out, " %s |", k == C_P90 ? "New-Order p90 ms" : col_head[k]);
+    fprintf(out, "\n|");
+    for (int k = 0; k < C_NCOLS; k++)
+        if (k != C_RUNS || reps)
+            fprintf(out, "%s|", left_aligned(k) ? "---" : "---:");
+    fputc('\n', out);
+    for (int s = 0; s < c->n_steps; s++) {
+        char cells[C_NCOLS][CELL], range[C_NCOLS][CELL];
+        step_cells(c, s, CMP_MARKDOWN, cells, range);
+        fputc('|', out);
+        for (int k = 0; k < C_NCOLS; k++) {
+            if (k == C_RUNS && !reps)
+                continue;
+            fputc(' ', out);
+            md_cell(out, cells[k]);
+            if (range[k][0]) {
+                fputs(" (", out);
+                md_cell(out, range[k]);
+                fputc(')', out);
+            }
+            fputs(" |", out);
+        }
+        fputc('\n', out);
+    }
+    if (c->n_steps > 1)
+        fprintf(out, "\n**What changed** (each step against the one before):\n\n");
+    for (int s = 1; s < c->n_steps; s++) {
+        const struct cmp_step *st = &c->steps[s];
+        fprintf(out, "- step %d ", s + 1);
+        md_cell(out, c->runs[st->first].label);
+        fputs(st->n_diffs ? ":" : ": nothing that tpccbench records", out);
+        fputc('\n', out);
+        for (int i = 0; i < st->n_diffs; i++) {
+            fputs("  - `", out);
+            md_cell(out, st->diffs[i].key);
+            fputs("`: ", out);
+            md_cell(out, st->diffs[i].old);
+            fputs(" → ", out);
+            md_cell(out, st->diffs[i].new_);
+            fputs(st->diffs[i].derived ? " (follows from another change)\n" : "\n", out);
+        }
+    }
+    if (c->n_warnings)
+        fputc('\n', out);
+    for (int i = 0; i < c->n_warnings; i++) {
+        fputs("> **warning**: ", out);
+        md_cell(out, c->warnings[i]);
+        fputs("\n", out);
+    }
+}
+
+static void csv_field(FILE *out, const char *s, int last)
+{
+    if (strpbrk(s, ",\"\n\r")) {
+        fputc('"', out);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', out);
+            fputc(*s, out);
+        }
+        fputc('"', out);
+    } else {
+        fputs(s, out);
+    }
+    fputc(last ? '\n' : ',', out);
+}
+
+static void csv_num(FILE *out, double v, const char *fmt)
+{
+    if (isnan(v) || isinf(v)) {
+        fputc(',', out);
+        return;
+    }
+    /* fmt is one of our literals below. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    fprintf(out, fmt, v);
+#pragma GCC diagnostic pop
+    fputc(',', out);
+}
+
+static void print_csv(FILE *out, const struct cmp *c)
+{
+    static const int ms[] = { CMP_LOAD, CMP_NOTPM, CMP_TPS, CMP_P90 + TX_NEW_ORDER };
+    static const char *const names[] = { "load_s", "notpm", "tps", "new_order_p90_ms" };
+
+    fputs("step,label,change,runs", out);
+    for (int k = 0; k < 4; k++) {
+        fprintf(out, ",%s,%s_min,%s_max,%s_%s_pct,%s_within_noise", names[k], names[k], names[k],
+                names[k], k == 0 ? "gain" : k == 3 ? "change" : "gain", names[k]);
+        if (k == 0)
+            fputs(",load_s_gain_first_pct", out);
+    }
+    fputs(",changes\n", out);
+    for (int s = 0; s < c->n_steps; s++) {
+        const struct cmp_step *st = &c->steps[s];
+        const struct cmp_run *r = &c->runs[st->first];
+        char buf[4096];
+        size_t o = 0;
+        fprintf(out, "%d,", s + 1);
+        csv_field(out, r->label, 0);
+        csv_field(out, r->change, 0);
+        fprintf(out, "%d,", st->n);
+        for (int k = 0; k < 4; k++) {
+            int m = ms[k];
+            double g = s ? cmp_gain(m, c->steps[s - 1].med[m], st->med[m]) : NAN;
+            csv_num(out, st->med[m], "%.6g");
+            csv_num(out, st->lo[m], "%.6g");
+            csv_num(out, st->hi[m], "%.6g");
+            csv_num(out, g * 100.0, "%.2f");
+            fprintf(out, "%d,", s ? cmp_within_noise(c, s, s - 1, m) : 0);
+            if (k == 0)
+                csv_num(out, s ? cmp_gain(m, c->steps[0].med[m], st->med[m]) * 100.0 : NAN,
+                        "%.2f");
+        }
+        buf[0] = '\0';
+        for (int i = 0; i < st->n_diffs && o + 1 < sizeof(buf); i++) {
+            int w = snprintf(buf + o, sizeof(buf) - o, "%s%s: %s -> %s%s", i ? "; " : "",
+                             st->diffs[i].key, st->diffs[i].old, st->diffs[i].new_,
+                             st->diffs[i].derived ? " (derived)" : "");
+            if (w < 0)
+                break;
+            o += (size_t)w;
+        }
+        csv_field(out, buf, 1);
+    }
+}
+
+static json_t *jnum(double v)
+{
+    return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+static json_t *jfig(const struct cmp_step *st, int m)
+{
+    return json_pack("{s:o, s:o, s:o}", "median", jnum(st->med[m]), "min", jnum(st->lo[m]), "max",
+                     jnum(st->hi[m]));
+}
+
+static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *rules,
+                       const struct cmp_verdict *verdicts, int n_rules)
+{
+    json_t *doc = json_object(), *steps = json_array(), *warn = json_array(), *gate = json_array();
+
+    json_object_set_new(doc, "metric", json_string("NOTPM (TPC-C derived, not audited)"));
+    json_object_set_new(doc, "gains",
+                        json_string("load time: old/new - 1; NOTPM, TPS: new/old - 1; "
+                                    "latency: new/old - 1"));
+    for (int s = 0; s < c->n_steps; s++) {
+        const struct cmp_step *st = &c->steps[s];
+        const struct cmp_run *r = &c->runs[st->first];
+        json_t *o = json_object(), *runs = json_array(), *ch = json_array(), *p90 = json_object(),
+               *p99 = json_object();
+        for (int i = 0; i < st->n; i++)
+            json_array_append_new(runs, json_string(c->runs[st->first + i].path));
+        json_object_set_new(o, "step", json_integer(s + 1));
+        json_object_set_new(o, "label", json_string(r->label));
+        json_object_set_new(o, "change", json_string(r->change));
+        json_object_set_new(o, "runs", runs);
+        json_object_set_new(o, "load_s", jfig(st, CMP_LOAD));
+        json_object_set_new(o, "notpm", jfig(st, CMP_NOTPM));
+        json_object_set_new(o, "tps", jfig(st, CMP_TPS));
+        for (int t = 0; t < TX_NTYPES; t++) {
+            json_object_set_new(p90, tx_name((enum tx_type)t), jfig(st, CMP_P90 + t));
+            json_object_set_new(p99, tx_name((enum tx_type)t), jfig(st, CMP_P99 + t));
+        }
+        json_object_set_new(o, "p90_ms", p90);
+        json_object_set_new(o, "p99_ms", p99);
+        if (s > 0) {
+            const struct cmp_step *pv = &c->steps[s - 1], *f = &c->steps[0];
+            json_object_set_new(
+                o, "gain_pct",
+                json_pack("{s:o, s:o, s:o, s:o, s:o}", "load", jnum(100 * cmp_gain(CMP_LOAD, pv->med[CMP_LOAD], st->med[CMP_LOAD])),
+                          "load_vs_first", jnum(100 * cmp_gain(CMP_LOAD, f->med[CMP_LOAD], st->med[CMP_LOAD])),
+                          "notpm", jnum(100 * cmp_gain(CMP_NOTPM, pv->med[CMP_NOTPM], st->med[CMP_NOTPM])),
+                          "tps", jnum(100 * cmp_gain(CMP_TPS, pv->med[CMP_TPS], st->med[CMP_TPS])),
+                          "new_order_p90_change", jnum(100 * cmp_gain(CMP_P90, pv->med[CMP_P90], st->med[CMP_P90]))));
+            json_object_set_new(
+                o, "within_noise",
+                json_pack("{s:b, s:b, s:b, s:b, s:b}", "load", cmp_within_noise(c, s, s - 1, CMP_LOAD),
+                          "load_vs_first", cmp_within_noise(c, s, 0, CMP_LOAD), "notpm",
+                          cmp_within_noise(c, s, s - 1, CMP_NOTPM), "tps",
+                          cmp_within_noise(c, s, s - 1, CMP_TPS), "new_order_p90_change",
+                          cmp_within_noise(c, s, s - 1, CMP_P90)));
+        }
+        for (int i = 0; i < st->n_diffs; i++)
+            json_array_append_new(ch, json_pack("{s:s, s:s, s:s, s:s, s:b}", "key",
+                                                st->diffs[i].key, "path", st->diffs[i].path, "old",
+                                                st->diffs[i].old, "new", st->diffs[i].new_,
+                                                "derived", st->diffs[i].derived));
+        json_object_set_new(o, "changes", ch);
+        json_object_set_new(o, "n_changes", json_integer(st->n_changes));
+        json_array_append_new(steps, o);
+    }
+    for (int i = 0; i < c->n_warnings; i++)
+        json_array_append_new(warn, json_string(c->warnings[i]));
+    for (int i = 0; i < n_rules; i++) {
+        char mn[32];
+        json_array_append_new(
+            gate, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:b}", "rule", rules[i].text, "metric",
+                            cmp_metric_name(rules[i].metric, mn, sizeof(mn)), "old",
+                            jnum(verdicts[i].old_v), "new", jnum(verdicts[i].new_v), "change_pct",
+                            jnum(verdicts[i].change_pct), "tripped", verdicts[i].tripped,
+                            "within_noise", verdicts[i].within_noise));
+    }
+    json_object_set_new(doc, "steps", steps);
+    json_object_set_new(doc, "warnings", warn);
+    json_object_set_new(doc, "gate", gate);
+    json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    json_decref(doc);
+}
+
+void cmp_print(FILE *out, const struct cmp *c, int format, const struct cmp_rule *rules,
+               const struct cmp_verdict *verdicts, int n_rules)
+{
+    switch (format) {
+    case CMP_MARKDOWN:
+        print_markdown(out, c);
+        break;
+    case CMP_CSV:
+        print_csv(out, c);
+        break;
+    case CMP_JSON:
+        print_json(out, c, rules, verdicts, n_rules);
+        break;
+    default:
+        print_text(out, c);
+        break;
+    }
+}
