@@ -10,7 +10,7 @@ ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread
 VERSION  := 0.1.0
 COMMIT   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 CPPFLAGS += -D_GNU_SOURCE -Isrc -Ibuild -I$(PG_INC) -DTPCC_VERSION='"$(VERSION)"' -DTPCC_GIT_COMMIT='"$(COMMIT)"'
-LDLIBS   := -lpq -lyaml -ljansson -lm -pthread
+LDLIBS   := -lpq -lodbc -lyaml -ljansson -lm -pthread
 
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror

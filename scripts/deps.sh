@@ -5,10 +5,10 @@
 #   scripts/deps.sh build|test|demo
 set -eu
 what=${1:-build}
-pkgs="gcc make libpq-dev libyaml-dev libjansson-dev"
+pkgs="gcc make libpq-dev libyaml-dev libjansson-dev unixodbc-dev"
 case "$what" in
     build) ;;
-    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps" ;;
+    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb mariadb-server mariadb-client chromium" ;;
     demo) pkgs="$pkgs postgresql postgresql-client" ;;
     *) echo "deps.sh: unknown target '$what' (build, test or demo)" >&2; exit 2 ;;
 esac

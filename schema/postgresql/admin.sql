@@ -157,7 +157,7 @@ SELECT warehouses, seed, c_last, c_id, ol_i_id FROM tpcc_meta LIMIT 1;
 -- on this connection (NULL over a Unix socket), this backend's pid, the full
 -- version string, and the data directory when this user may see it (superuser or
 -- pg_read_all_settings; else no row in pg_settings, so NULL).
-SELECT inet_server_addr()::text, pg_backend_pid(), version(),
+SELECT host(inet_server_addr()), pg_backend_pid(), version(),
        (SELECT setting FROM pg_settings WHERE name = 'data_directory');
 
 -- name: fp_settings

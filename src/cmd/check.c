@@ -66,7 +66,7 @@ int check_with_session(struct session *s, unsigned mask, struct check_result *r,
     struct db_conn *c = NULL;
     int rc;
 
-    if ((rc = admin_dialect_load(&ad, "postgresql", e)) < 0)
+    if ((rc = admin_dialect_load(&ad, s->dialect, e)) < 0)
         return rc;
     if ((rc = db_connect(s->ops, &ad, &s->args, &c, e)) == 0) {
         rc = check_run(c, &ad, mask, r, e);

@@ -60,6 +60,7 @@ struct session {
     char password[256];    /* from the environment; never printed or recorded */
     struct managed_pg mpg;
     int managed;           /* 1: mpg is in use */
+    char dialect[32];      /* SQL dialect: folder under schema/ ("postgresql", "mysql") */
 };
 
 /* Start the managed server if configured and prepare connection arguments. */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/signals.h"
+#include "db/dialect.h"
 
 const struct cmd_opt cmd_db_opts[] = {
     { "driver", 0, 1, "database.driver", "driver: postgres (libpq) or null (testing)" },
@@ -164,6 +165,8 @@ int cmd_fail(const char *cmd, const struct err *e)
     return code;
 }
 
+static int session_dialect(struct session *s, struct err *e);
+
 int session_open(struct session *s, const struct config *cfg, struct err *e)
 {
     int rc;
@@ -171,12 +174,9 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     memset(s, 0, sizeof(*s));
     s->cfg = cfg;
     s->ops = db_find(cfg->database.driver);
-    if (!s->ops) {
-        if (strcmp(cfg->database.driver, "odbc") == 0)
-            return err_set(e, E_NOTYET, "the odbc driver is not built yet: use driver postgres");
+    if (!s->ops)
         return err_set(e, E_USAGE, "unknown driver '%s' (known: %s)", cfg->database.driver,
                        db_driver_names());
-    }
     if (cfg->database.password_env[0]) {
         const char *pw = getenv(cfg->database.password_env);
         if (!pw)
@@ -207,7 +207,37 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     s->args.conninfo = s->conninfo;
     s->args.dsn = cfg->database.dsn;
     s->args.app_name = "tpccbench";
-    return 0;
+    return session_dialect(s, e);
+}
+
+/* Which schema/<dialect>/ to use: the config's schema.dialect, else what the
+ * DBMS calls itself (ODBC: SQLGetInfo(SQL_DBMS_NAME)). */
+static int session_dialect(struct session *s, struct err *e)
+{
+    struct db_conn *c = NULL;
+    int rc;
+
+    if (s->cfg->schema.dialect[0]) {
+        snprintf(s->dialect, sizeof(s->dialect), "%.31s", s->cfg->schema.dialect);
+        return 0;
+    }
+    if (s->ops != &db_odbc_ops) {
+        snprintf(s->dialect, sizeof(s->dialect), "postgresql");
+        return 0;
+    }
+    if ((rc = db_connect(s->ops, NULL, &s->args, &c, e)) < 0)
+        return rc;
+    rc = dialect_for_dbms(c->server_name, s->dialect, sizeof(s->dialect));
+    if (rc < 0)
+        err_set(e, E_USAGE,
+                "no SQL dialect for the DBMS '%s': set schema.dialect to postgresql or mysql, "
+                "or add schema/<dialect>/ (see README, Any ODBC database)",
+                c->server_name);
+    else
+        fprintf(stderr, "ODBC: %s %s, SQL dialect %s\n", c->server_name, c->server_version,
+                s->dialect);
+    db_close(c);
+    return rc < 0 ? E_USAGE : 0;
 }
 
 void session_close(struct session *s)

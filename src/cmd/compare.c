@@ -86,8 +86,9 @@ int cmd_compare(int argc, char **argv)
                 return 2;
             }
             if ((format = cmp_format_parse(val)) < 0) {
-                fprintf(stderr, "tpccbench compare: unknown format '%s' (text, markdown, csv or "
-                                "json)\n",
+                fprintf(stderr,
+                        "tpccbench compare: unknown format '%s' (text, markdown, csv or "
+                        "json)\n",
                         val);
                 return 2;
             }
@@ -108,8 +109,9 @@ int cmd_compare(int argc, char **argv)
                 return rule_error(val, col, &e);
             n_rules++;
         } else {
-            fprintf(stderr, "tpccbench compare: unknown option '%s' (see 'tpccbench compare "
-                            "--help')\n",
+            fprintf(stderr,
+                    "tpccbench compare: unknown option '%s' (see 'tpccbench compare "
+                    "--help')\n",
                     a);
             return 2;
         }

@@ -122,9 +122,9 @@ static char *iobench_report(const struct iobench_opts *o, const struct iobench_r
 
     if (o->json) {
         json_t *doc = iobench_json(o, r);
-        char *s = doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-                                            JSON_REAL_PRECISION(10))
-                      : NULL;
+        char *s =
+            doc ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10))
+                : NULL;
         size_t n = s ? strlen(s) : 0;
         json_decref(doc);
         /* A final newline, like every text file. */

@@ -66,7 +66,7 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, struct er
     struct load_opts o = {
         .ops = s->ops,
         .args = &s->args,
-        .dialect = "postgresql",
+        .dialect = s->dialect,
         .warehouses = cfg->schema.warehouses,
         .jobs = cfg->load.jobs,
         .drop = cfg->load.drop,
@@ -148,7 +148,7 @@ int cmd_load(int argc, char **argv)
         session_close(&s);
         return cmd_fail("load", &e);
     }
-    fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args);
+    fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
     rc = load_with_session(&s, rec, dir, &e);
     if (rc == 0)
         json_object_set_new(rec, "status", json_string("complete"));
@@ -190,7 +190,7 @@ int cmd_install_procedures(int argc, char **argv)
     sig_install();
     if ((rc = session_open(&s, &cfg, &e)) == 0 &&
         (rc = db_connect(s.ops, NULL, &s.args, &c, &e)) == 0) {
-        rc = load_install_procedures(c, "postgresql", &e);
+        rc = load_install_procedures(c, s.dialect, &e);
         db_close(c);
     }
     session_close(&s);

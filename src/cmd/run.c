@@ -77,7 +77,7 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
                             struct err *e)
 {
     struct run_opts o = {
-        .cfg = s->cfg, .ops = s->ops, .args = &s->args, .dialect = "postgresql", .dir = dir,
+        .cfg = s->cfg, .ops = s->ops, .args = &s->args, .dialect = s->dialect, .dir = dir,
         .progress = stderr,
     };
     struct run_result *r = calloc(1, sizeof(*r));
@@ -155,7 +155,7 @@ static int one_record(const char *cmd, int bench, struct config *cfg, const stru
         session_close(&s);
         return finish(cmd, rec, dir, rc, &e);
     }
-    fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args);
+    fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
     if (bench && !cmd_extra(a, "no-load")) {
         cfg->load.drop = 1; /* a bench step always starts from fresh data */
         rc = load_with_session(&s, rec, dir, &e);

@@ -14,7 +14,7 @@
 #include "db/dialect.h"
 
 /* The registered drivers, in one explicit array. */
-static const struct db_ops *const drivers[] = { &db_pg_ops, &db_null_ops, NULL };
+static const struct db_ops *const drivers[] = { &db_pg_ops, &db_odbc_ops, &db_null_ops, NULL };
 
 const struct db_ops *db_find(const char *name)
 {
@@ -26,7 +26,7 @@ const struct db_ops *db_find(const char *name)
 
 const char *db_driver_names(void)
 {
-    return "postgres, null (odbc: not yet)";
+    return "postgres, odbc, null";
 }
 
 /* An armed fault for op: consume one and fill e. */
@@ -278,6 +278,13 @@ int db_bulk_end(struct db_conn *c, int abort, struct err *e)
 {
     c->n_roundtrips++;
     return c->ops->bulk_end(c, abort, e);
+}
+
+int db_end_reads(struct db_conn *c, struct err *e)
+{
+    if (c->ops->flags & DB_F_AUTOCOMMIT)
+        return 0;
+    return db_commit(c, e);
 }
 
 int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e)

@@ -55,6 +55,7 @@ struct db_connect_args {
 #define DB_F_BULK 0x1     /* bulk_* load rows faster than inserts */
 #define DB_F_PIPELINE 0x2 /* pipe_* send many statements in one round trip */
 #define DB_F_QMARK 0x4    /* placeholders are ? (ODBC), not $n */
+#define DB_F_AUTOCOMMIT 0x8 /* a statement outside begin() commits by itself */
 
 /* Pseudo statement ids for db_pipe_exec. */
 #define DB_PIPE_BEGIN (-1)
@@ -189,6 +190,10 @@ int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, st
 int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e);
 int db_pipe_result(struct db_conn *c, int k);
 
+/* End the implicit transaction a driver without autocommit (ODBC) opened
+ * with reads; nothing for drivers with autocommit. */
+int db_end_reads(struct db_conn *c, struct err *e);
+
 /* Query returning a single integer (first column of the first row). */
 int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e);
 
@@ -203,5 +208,6 @@ int db_format_scaled(char *buf, size_t cap, int64_t v, int scale);
 
 extern const struct db_ops db_pg_ops;
 extern const struct db_ops db_null_ops;
+extern const struct db_ops db_odbc_ops;
 
 #endif

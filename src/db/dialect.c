@@ -40,6 +40,17 @@ static int count_params(const char *sql)
     return max > nq ? max : nq;
 }
 
+int dialect_for_dbms(const char *dbms, char *out, size_t cap)
+{
+    if (strcasestr(dbms, "postgres"))
+        snprintf(out, cap, "postgresql");
+    else if (strcasestr(dbms, "mysql") || strcasestr(dbms, "mariadb"))
+        snprintf(out, cap, "mysql");
+    else
+        return -1;
+    return 0;
+}
+
 int sql_to_qmark(const char *sql, char *out, size_t cap, unsigned char *map, int map_cap)
 {
     size_t n = 0;

@@ -33,6 +33,10 @@ struct dialect {
     char *text;                      /* owned copy of the .sql file, cut in place */
 };
 
+/* The dialect for a DBMS name as SQLGetInfo reports it ("PostgreSQL",
+ * "MySQL", "MariaDB"); -1 when there is none. */
+int dialect_for_dbms(const char *dbms, char *out, size_t cap);
+
 /* Rewrite $n placeholders to ? (order of appearance) into out (cap bytes);
  * map[j] = n of the j-th ?.  Returns the number of ?, or -1 if out or map is
  * too small.  String literals and ::casts are left alone. */

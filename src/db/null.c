@@ -129,7 +129,7 @@ static int null_bulk_end(struct db_conn *c, int abort, struct err *e)
 
 const struct db_ops db_null_ops = {
     .name = "null",
-    .flags = DB_F_BULK,
+    .flags = DB_F_BULK | DB_F_AUTOCOMMIT,
     .priv_size = 0,
     .connect = null_connect,
     .close = null_close,

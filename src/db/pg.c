@@ -507,7 +507,7 @@ static int pg_pipe_result(struct db_conn *c, int k)
 
 const struct db_ops db_pg_ops = {
     .name = "postgres",
-    .flags = DB_F_BULK | DB_F_PIPELINE,
+    .flags = DB_F_BULK | DB_F_PIPELINE | DB_F_AUTOCOMMIT,
     .priv_size = sizeof(struct pg_conn),
     .connect = pg_connect,
     .close = pg_close,

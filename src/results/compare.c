@@ -176,12 +176,11 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
     for (int m = 0; m < CMP_NMETRICS; m++)
         r->v[m] = NAN;
     if (!json_is_object(doc))
-        return err_set(e, E_USAGE, "'%s' is not a tpccbench run record (not a JSON object)",
-                       name);
+        return err_set(e, E_USAGE, "'%s' is not a tpccbench run record (not a JSON object)", name);
     ver = jget(doc, "tool.record_version");
     if (!json_is_integer(ver))
-        return err_set(e, E_USAGE,
-                       "'%s' is not a tpccbench run record (no tool.record_version)", name);
+        return err_set(e, E_USAGE, "'%s' is not a tpccbench run record (no tool.record_version)",
+                       name);
     if (json_integer_value(ver) > RECORD_VERSION)
         return err_set(e, E_USAGE,
                        "'%s' has record_version %lld, newer than this tpccbench reads (%d): use "
@@ -198,22 +197,22 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
     if (load && !json_is_object(load))
         return err_set(e, E_USAGE, "'%s': load is not an object: the record is damaged", name);
     if (load && strcmp(jstr(load, "phase_reached"), "done") == 0 &&
-        (rc = get_num(load, "seconds", &r->v[CMP_LOAD], name, e)) < 0)
+        (rc = get_num(doc, "load.seconds", &r->v[CMP_LOAD], name, e)) < 0)
         return rc;
     run = json_object_get(doc, "run");
     if (run && !json_is_object(run))
         return err_set(e, E_USAGE, "'%s': run is not an object: the record is damaged", name);
     if (run) {
-        if ((rc = get_num(run, "notpm", &r->v[CMP_NOTPM], name, e)) < 0 ||
-            (rc = get_num(run, "tps", &r->v[CMP_TPS], name, e)) < 0)
+        if ((rc = get_num(doc, "run.notpm", &r->v[CMP_NOTPM], name, e)) < 0 ||
+            (rc = get_num(doc, "run.tps", &r->v[CMP_TPS], name, e)) < 0)
             return rc;
         for (int t = 0; t < TX_NTYPES; t++) {
             char p[96];
-            snprintf(p, sizeof(p), "transactions.%s.p90_ms", tx_name((enum tx_type)t));
-            if ((rc = get_num(run, p, &r->v[CMP_P90 + t], name, e)) < 0)
+            snprintf(p, sizeof(p), "run.transactions.%s.p90_ms", tx_name((enum tx_type)t));
+            if ((rc = get_num(doc, p, &r->v[CMP_P90 + t], name, e)) < 0)
                 return rc;
-            snprintf(p, sizeof(p), "transactions.%s.p99_ms", tx_name((enum tx_type)t));
-            if ((rc = get_num(run, p, &r->v[CMP_P99 + t], name, e)) < 0)
+            snprintf(p, sizeof(p), "run.transactions.%s.p99_ms", tx_name((enum tx_type)t));
+            if ((rc = get_num(doc, p, &r->v[CMP_P99 + t], name, e)) < 0)
                 return rc;
         }
     }
@@ -496,6 +495,18 @@ static int server_chosen(const char *source)
     return strcmp(source, "default") == 0 || strcmp(source, "override") == 0;
 }
 
+/* Settings chosen when the cluster was made (source override): a change is a change. */
+static int fixed_at_initdb(const char *name)
+{
+    static const char *const names[] = { "data_checksums", "wal_segment_size", "block_size",
+                                         "lc_collate",     "lc_ctype",         "server_encoding" };
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return 0;
+}
+
 /* Mark the differences that follow from others (see compare.h). */
 static void mark_derived(const struct cmp_run *a, const struct cmp_run *b, struct cmp_diff *d,
                          int n)
@@ -512,7 +523,7 @@ static void mark_derived(const struct cmp_run *a, const struct cmp_run *b, struc
         const char *p = d[i].path;
         if (strncmp(p, set_prefix, sizeof(set_prefix) - 1) == 0) {
             const char *name = p + sizeof(set_prefix) - 1;
-            d[i].derived = server_chosen(setting_source(a, name)) &&
+            d[i].derived = !fixed_at_initdb(name) && server_chosen(setting_source(a, name)) &&
                            server_chosen(setting_source(b, name));
         } else if (strcmp(p, "environment.storage.data_directory") == 0) {
             d[i].derived = cfg_dd || cfg_conn;
@@ -574,21 +585,31 @@ static int run_diff(const struct cmp_run *a, const struct cmp_run *b, struct cmp
     return 0;
 }
 
-/* "a, b, c" of the counted differences, into buf. */
+/* "a, b, c" of the counted differences into buf: the first eight, then how many more. */
 static void changed_names(const struct cmp_diff *d, int n, char *buf, size_t len)
 {
     size_t o = 0;
+    int shown = 0, more = 0;
 
     buf[0] = '\0';
-    for (int i = 0; i < n && o + 1 < len; i++) {
+    for (int i = 0; i < n; i++) {
         int w;
         if (d[i].derived)
             continue;
+        if (shown == 8) {
+            more++;
+            continue;
+        }
         w = snprintf(buf + o, len - o, "%s%s", o ? ", " : "", d[i].key);
-        if (w < 0)
-            break;
+        if (w < 0 || (size_t)w >= len - o) {
+            more++;
+            continue;
+        }
         o += (size_t)w;
+        shown++;
     }
+    if (more && o < len)
+        snprintf(buf + o, len - o, " and %d more", more);
 }
 
 /* ------------------------------------------------------------------ */
@@ -707,9 +728,28 @@ int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct
                         : strcmp(r->status, "interrupted") == 0
                             ? ": its figures cover only part of the window"
                             : "");
-        if (json_is_false(valid))
-            add_warning(c, "run '%s' (%s) is not valid by the input checks of TPC-C 5.5.1.5",
-                        r->name, r->label);
+        if (json_is_false(valid)) {
+            /* Name the checks that failed: "new_order_rollback_pct 0.62 not in [0.9, 1.1]". */
+            char why[512] = "";
+            size_t o = 0;
+            const char *k;
+            json_t *it;
+            json_object_foreach(jget(r->doc, "run.validity"), k, it)
+            {
+                int w;
+                if (!json_is_object(it) || !json_is_false(json_object_get(it, "ok")))
+                    continue;
+                w = snprintf(why + o, sizeof(why) - o, "%s%s %.3g not in [%g, %g]", o ? ", " : "",
+                             k, json_number_value(json_object_get(it, "value")),
+                             json_number_value(json_object_get(it, "min")),
+                             json_number_value(json_object_get(it, "max")));
+                if (w < 0 || (size_t)w >= sizeof(why) - o)
+                    break;
+                o += (size_t)w;
+            }
+            add_warning(c, "run '%s' (%s) is not valid by the input checks of TPC-C 5.5.1.5%s%s",
+                        r->name, r->label, why[0] ? ": " : "", why);
+        }
     }
     for (int s = 0; s < c->n_steps; s++) {
         struct cmp_step *st = &c->steps[s];
@@ -725,8 +765,8 @@ int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct
             if (counted) {
                 changed_names(d, n, names, sizeof(names));
                 add_warning(c, "step %d '%s': repeat '%s' differs from '%s' in %s", s + 1,
-                            runs[st->first].label, runs[st->first + k].name,
-                            runs[st->first].name, names);
+                            runs[st->first].label, runs[st->first + k].name, runs[st->first].name,
+                            names);
             }
             free(d);
         }
@@ -800,8 +840,7 @@ int cmp_rule_parse(const char *text, struct cmp_rule *r, int *col, struct err *e
     snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) ? n : sizeof(word) - 1), w);
     *col = (int)(w - text) + 1;
     if (n == 0)
-        return err_set(e, E_USAGE,
-                       "expected a metric (notpm, tps, load_time, p90.TYPE, p99.TYPE)");
+        return err_set(e, E_USAGE, "expected a metric (notpm, tps, load_time, p90.TYPE, p99.TYPE)");
     if (strcmp(word, "notpm") == 0)
         r->metric = CMP_NOTPM;
     else if (strcmp(word, "tps") == 0)
@@ -842,8 +881,7 @@ int cmp_rule_parse(const char *text, struct cmp_rule *r, int *col, struct err *e
                        "expected a sign '+' or '-' before the percentage (e.g. -5%% or +10%%)");
     w = p++;
     if (!isdigit((unsigned char)*p))
-        return *col = (int)(p - text) + 1,
-               err_set(e, E_USAGE, "expected digits after the sign");
+        return *col = (int)(p - text) + 1, err_set(e, E_USAGE, "expected digits after the sign");
     while (isdigit((unsigned char)*p))
         p++;
     if (*p == '.') {
@@ -920,8 +958,8 @@ enum col {
 };
 
 static const char *const col_head[C_NCOLS] = {
-    "step", "label", "change note", "runs", "load s", "gain", "vs first",
-    "NOTPM", "gain", "TPS", "gain", "NO p90 ms", "change",
+    "step",  "label", "change note", "runs", "load s",    "gain",   "vs first",
+    "NOTPM", "gain",  "TPS",         "gain", "NO p90 ms", "change",
 };
 
 #define CELL 96
@@ -946,7 +984,9 @@ static void step_cells(const struct cmp *c, int s, int format, char cells[C_NCOL
                           *first = &c->steps[0];
     const struct cmp_run *r = &c->runs[st->first];
     static const int value_cols[][2] = {
-        { C_LOAD, CMP_LOAD }, { C_NOTPM, CMP_NOTPM }, { C_TPS, CMP_TPS },
+        { C_LOAD, CMP_LOAD },
+        { C_NOTPM, CMP_NOTPM },
+        { C_TPS, CMP_TPS },
         { C_P90, CMP_P90 + TX_NEW_ORDER },
     };
 
@@ -987,8 +1027,7 @@ static void step_cells(const struct cmp *c, int s, int format, char cells[C_NCOL
               cmp_within_noise(c, s, s - 1, CMP_NOTPM), format);
     gain_cell(cells[C_TPS_GAIN], CELL, cmp_gain(CMP_TPS, prev->med[CMP_TPS], st->med[CMP_TPS]),
               cmp_within_noise(c, s, s - 1, CMP_TPS), format);
-    gain_cell(cells[C_P90_CHANGE], CELL,
-              cmp_gain(CMP_P90, prev->med[CMP_P90], st->med[CMP_P90]),
+    gain_cell(cells[C_P90_CHANGE], CELL, cmp_gain(CMP_P90, prev->med[CMP_P90], st->med[CMP_P90]),
               cmp_within_noise(c, s, s - 1, CMP_P90), format);
 }
 
@@ -1046,8 +1085,8 @@ static void print_text(FILE *out, const struct cmp *c)
     for (int k = 0; k < C_NCOLS; k++) {
         if (k == C_RUNS && !reps)
             continue;
-        fprintf(out, "%s%*s%s", k ? "  " : "", left_aligned(k) ? -width[k] : width[k],
-                col_head[k], "");
+        fprintf(out, "%s%*s%s", k ? "  " : "", left_aligned(k) ? -width[k] : width[k], col_head[k],
+                "");
     }
     fputc('\n', out);
     for (int s = 0; s < c->n_steps; s++) {
@@ -1099,7 +1138,8 @@ static void print_text(FILE *out, const struct cmp *c)
             fprintf(out, "      nothing that tpccbench records\n");
         for (int i = 0; i < st->n_diffs; i++)
             fprintf(out, "      %s: %s -> %s%s\n", st->diffs[i].key, st->diffs[i].old,
-                    st->diffs[i].new_, st->diffs[i].derived ? "  (follows from another change)" : "");
+                    st->diffs[i].new_,
+                    st->diffs[i].derived ? "  (follows from another change)" : "");
     }
     free(cells);
     free(range);
@@ -1124,8 +1164,9 @@ static void print_markdown(FILE *out, const struct cmp *c)
 
     fprintf(out, "### tpccbench compare: %d run%s in %d step%s\n\n", c->n_runs,
             c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
-    fprintf(out, "NOTPM is TPC-C derived, not audited. Gains: load time old/new - 1, NOTPM "
-                 "and TPS new/old - 1, against the step before (and the first)%s.\n\n",
+    fprintf(out,
+            "NOTPM is TPC-C derived, not audited. Gains: load time old/new - 1, NOTPM "
+            "and TPS new/old - 1, against the step before (and the first)%s.\n\n",
             reps ? "; figures are medians of the repeats, min..max below" : "");
     fputc('|', out);
     for (int k = 0; k < C_NCOLS; k++)
@@ -1219,7 +1260,11 @@ static void print_csv(FILE *out, const struct cmp *c)
     fputs("step,label,change,runs", out);
     for (int k = 0; k < 4; k++) {
         fprintf(out, ",%s,%s_min,%s_max,%s_%s_pct,%s_within_noise", names[k], names[k], names[k],
-                names[k], k == 0 ? "gain" : k == 3 ? "change" : "gain", names[k]);
+                names[k],
+                k == 0   ? "gain"
+                : k == 3 ? "change"
+                         : "gain",
+                names[k]);
         if (k == 0)
             fputs(",load_s_gain_first_pct", out);
     }
@@ -1242,8 +1287,7 @@ static void print_csv(FILE *out, const struct cmp *c)
             csv_num(out, g * 100.0, "%.2f");
             fprintf(out, "%d,", s ? cmp_within_noise(c, s, s - 1, m) : 0);
             if (k == 0)
-                csv_num(out, s ? cmp_gain(m, c->steps[0].med[m], st->med[m]) * 100.0 : NAN,
-                        "%.2f");
+                csv_num(out, s ? cmp_gain(m, c->steps[0].med[m], st->med[m]) * 100.0 : NAN, "%.2f");
         }
         buf[0] = '\0';
         for (int i = 0; i < st->n_diffs && o + 1 < sizeof(buf); i++) {
@@ -1302,18 +1346,23 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
             const struct cmp_step *pv = &c->steps[s - 1], *f = &c->steps[0];
             json_object_set_new(
                 o, "gain_pct",
-                json_pack("{s:o, s:o, s:o, s:o, s:o}", "load", jnum(100 * cmp_gain(CMP_LOAD, pv->med[CMP_LOAD], st->med[CMP_LOAD])),
-                          "load_vs_first", jnum(100 * cmp_gain(CMP_LOAD, f->med[CMP_LOAD], st->med[CMP_LOAD])),
-                          "notpm", jnum(100 * cmp_gain(CMP_NOTPM, pv->med[CMP_NOTPM], st->med[CMP_NOTPM])),
+                json_pack("{s:o, s:o, s:o, s:o, s:o}", "load",
+                          jnum(100 * cmp_gain(CMP_LOAD, pv->med[CMP_LOAD], st->med[CMP_LOAD])),
+                          "load_vs_first",
+                          jnum(100 * cmp_gain(CMP_LOAD, f->med[CMP_LOAD], st->med[CMP_LOAD])),
+                          "notpm",
+                          jnum(100 * cmp_gain(CMP_NOTPM, pv->med[CMP_NOTPM], st->med[CMP_NOTPM])),
                           "tps", jnum(100 * cmp_gain(CMP_TPS, pv->med[CMP_TPS], st->med[CMP_TPS])),
-                          "new_order_p90_change", jnum(100 * cmp_gain(CMP_P90, pv->med[CMP_P90], st->med[CMP_P90]))));
-            json_object_set_new(
-                o, "within_noise",
-                json_pack("{s:b, s:b, s:b, s:b, s:b}", "load", cmp_within_noise(c, s, s - 1, CMP_LOAD),
-                          "load_vs_first", cmp_within_noise(c, s, 0, CMP_LOAD), "notpm",
-                          cmp_within_noise(c, s, s - 1, CMP_NOTPM), "tps",
-                          cmp_within_noise(c, s, s - 1, CMP_TPS), "new_order_p90_change",
-                          cmp_within_noise(c, s, s - 1, CMP_P90)));
+                          "new_order_p90_change",
+                          jnum(100 * cmp_gain(CMP_P90, pv->med[CMP_P90], st->med[CMP_P90]))));
+            json_object_set_new(o, "within_noise",
+                                json_pack("{s:b, s:b, s:b, s:b, s:b}", "load",
+                                          cmp_within_noise(c, s, s - 1, CMP_LOAD), "load_vs_first",
+                                          cmp_within_noise(c, s, 0, CMP_LOAD), "notpm",
+                                          cmp_within_noise(c, s, s - 1, CMP_NOTPM), "tps",
+                                          cmp_within_noise(c, s, s - 1, CMP_TPS),
+                                          "new_order_p90_change",
+                                          cmp_within_noise(c, s, s - 1, CMP_P90)));
         }
         for (int i = 0; i < st->n_diffs; i++)
             json_array_append_new(ch, json_pack("{s:s, s:s, s:s, s:s, s:b}", "key",

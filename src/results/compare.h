@@ -27,9 +27,10 @@
  * server with a long data directory path).  A difference that follows from
  * another is marked derived and not counted as a change of its own: a
  * server setting nobody set in either run (source default or override in
- * both, e.g. wal_buffers following shared_buffers), the storage details of a
- * moved data directory, the full version string of a new version.  A step
- * that changed more than one thing gets a warning.
+ * both, e.g. wal_buffers following shared_buffers; not those fixed by
+ * initdb, such as data_checksums), the storage details of a moved data
+ * directory, the full version string of a new version.  A step that changed
+ * more than one thing gets a warning.
  *
  * Runs are comparable only with the same warehouses, duration, mix, virtual
  * users and isolation; cmp_build() refuses others (E_USAGE) unless forced.
@@ -48,11 +49,11 @@
 
 /* The figures compared, per run.  NAN: not in the record. */
 enum cmp_metric {
-    CMP_LOAD = 0,                       /* load.seconds (a complete load only) */
-    CMP_NOTPM,                          /* run.notpm */
-    CMP_TPS,                            /* run.tps */
-    CMP_P90,                            /* + enum tx_type: run.transactions.T.p90_ms */
-    CMP_P99 = CMP_P90 + TX_NTYPES,      /* + enum tx_type: run.transactions.T.p99_ms */
+    CMP_LOAD = 0,                  /* load.seconds (a complete load only) */
+    CMP_NOTPM,                     /* run.notpm */
+    CMP_TPS,                       /* run.tps */
+    CMP_P90,                       /* + enum tx_type: run.transactions.T.p90_ms */
+    CMP_P99 = CMP_P90 + TX_NTYPES, /* + enum tx_type: run.transactions.T.p99_ms */
     CMP_NMETRICS = CMP_P99 + TX_NTYPES
 };
 
@@ -80,13 +81,13 @@ struct cmp_diff {
 
 /* A step: consecutive runs with the same label. */
 struct cmp_step {
-    int first, n;                /* runs[first .. first + n - 1] */
-    double med[CMP_NMETRICS];    /* median over the runs (NAN when none has it) */
-    double lo[CMP_NMETRICS];     /* min */
-    double hi[CMP_NMETRICS];     /* max */
-    struct cmp_diff *diffs;      /* against the step before (none for step 0); heap */
+    int first, n;             /* runs[first .. first + n - 1] */
+    double med[CMP_NMETRICS]; /* median over the runs (NAN when none has it) */
+    double lo[CMP_NMETRICS];  /* min */
+    double hi[CMP_NMETRICS];  /* max */
+    struct cmp_diff *diffs;   /* against the step before (none for step 0); heap */
     int n_diffs;
-    int n_changes;               /* diffs that are not derived */
+    int n_changes; /* diffs that are not derived */
 };
 
 #define CMP_MAX_WARNINGS 64

@@ -18,9 +18,16 @@
 #include <unistd.h>
 
 #include "db/dialect.h"
-#include "tpcc/admin.h"
 
 #define UNKNOWN "unknown"
+
+/*
+ * Our statements in schema/<dialect>/admin.sql.  Loaded on their own, so a
+ * dialect without them still loads its admin statements; its fingerprint
+ * then says why the DBMS part is unknown.
+ */
+enum fp_stmt { FP_SERVER = 0, FP_SETTINGS, FP_NSTMTS };
+static const char *const fp_names[FP_NSTMTS] = { "fp_server", "fp_settings" };
 
 /* The sysctls a database tuning study looks at (relative to /proc/sys). */
 static const char *const sysctls[] = {
@@ -143,8 +150,8 @@ void fingerprint_host(json_t *env)
     }
     json_object_set_new(env, "transparent_hugepage", thp);
     set_str(env, "cpu_governor",
-            read_small("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", val,
-                       sizeof(val)) == 0
+            read_small("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", val, sizeof(val)) ==
+                    0
                 ? val
                 : NULL);
     {
@@ -197,8 +204,8 @@ void fingerprint_config_hash(const json_t *config, char *out, size_t len)
     }
     json_object_del(copy, "file");
     json_object_del(copy, "results");
-    text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY |
-                                JSON_REAL_PRECISION(17));
+    text =
+        json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY | JSON_REAL_PRECISION(17));
     json_decref(copy);
     if (!text) {
         snprintf(out, len, "%s", UNKNOWN);
@@ -369,9 +376,8 @@ json_t *fingerprint_storage(const char *dir)
 
     set_str(s, "data_directory", dir);
     if (!dir || !realpath(dir, real) || !(mi = read_mountinfo())) {
-        const char *keys[] = { "mount_point", "fstype",    "mount_options", "super_options",
-                               "source",      "device",    "disk",          "scheduler",
-                               "rotational" };
+        const char *keys[] = { "mount_point", "fstype", "mount_options", "super_options", "source",
+                               "device",      "disk",   "scheduler",     "rotational" };
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
             set_str(s, keys[i], NULL);
         return s;
@@ -452,7 +458,8 @@ static json_t *storage_unknown(const char *datadir)
     return s;
 }
 
-void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_connect_args *a)
+void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_connect_args *a,
+                      const char *dialect)
 {
     json_t *dbms = json_object(), *settings = json_object(), *sources = json_object();
     char datadir[PATH_MAX] = "", via[128] = "", version_full[512] = "", cwd_dir[PATH_MAX] = "";
@@ -464,9 +471,10 @@ void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_con
 
     err_clear(&e);
     memset(&ad, 0, sizeof(ad));
-    if ((rc = admin_dialect_load(&ad, "postgresql", &e)) == 0)
-        rc = db_connect(ops, &ad, a, &c, &e);
-    if (rc == 0 && (rc = db_query(c, ad.sql[A_FP_SERVER], NULL, 0, &e)) == 0) {
+    if ((rc = db_connect(ops, NULL, a, &c, &e)) == 0 &&
+        (rc = dialect_load(&ad, dialect, "admin", fp_names, FP_NSTMTS, &e)) < 0)
+        err_prefix(&e, "no fingerprint statements for dialect '%s'", dialect);
+    if (rc == 0 && (rc = db_query(c, ad.sql[FP_SERVER], NULL, 0, &e)) == 0) {
         if (db_next(c)) {
             const char *addr = col(c, 0), *v = col(c, 2), *dd = col(c, 3), *p = col(c, 1);
             snprintf(via, sizeof(via), "%s", addr ? addr : "unix socket");
@@ -477,7 +485,7 @@ void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_con
                 ;
         }
     }
-    if (rc == 0 && (rc = db_query(c, ad.sql[A_FP_SETTINGS], NULL, 0, &e)) == 0) {
+    if (rc == 0 && (rc = db_query(c, ad.sql[FP_SETTINGS], NULL, 0, &e)) == 0) {
         while (db_next(c)) {
             const char *name = col(c, 0), *val = col(c, 1), *src = col(c, 2);
             if (!name)

@@ -6,9 +6,10 @@
  * Three parts, all added to run.json's "environment":
  *  - the host (this machine): sysctls, transparent huge pages, CPU governor,
  *    OS release (kernel, CPU and memory come from record_environment());
- *  - the DBMS, read through the driver interface (admin.sql fp_server and
- *    fp_settings): name, version, every setting not at its default plus a
- *    fixed list of key ones, how we reached it, and whether it is local;
+ *  - the DBMS, read through the driver interface (fp_server and fp_settings
+ *    of schema/<dialect>/admin.sql): name, version, every setting not at its
+ *    default plus a fixed list of key ones, how we reached it, and whether
+ *    it is local;
  *  - the storage of its data directory, only when the server is local:
  *    mount point, filesystem type, mount options, block device, scheduler,
  *    rotational flag.  A remote server's storage is recorded as "unknown".
@@ -32,11 +33,13 @@
 void fingerprint_host(json_t *env);
 
 /*
- * Connect with ops and a, read the DBMS part and add env.dbms and
- * env.storage.  Never fails: a failure is recorded as env.dbms.error and
- * what could not be read is "unknown".
+ * Connect with ops and a, read the DBMS part with the statements of dialect
+ * ("postgresql") and add env.dbms and env.storage.  Never fails: a failure
+ * (also a dialect without the statements) is recorded as env.dbms.error
+ * and what could not be read is "unknown".
  */
-void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_connect_args *a);
+void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_connect_args *a,
+                      const char *dialect);
 
 /* FNV-1a 64-bit hash of len bytes. */
 uint64_t fingerprint_fnv1a64(const void *data, size_t len);

@@ -36,8 +36,7 @@ struct report_series {
  * (no final newline, a row with fewer fields than the header) or lacks the
  * columns second, phase, total_tps, new_order_tps.
  */
-int report_series_parse(const char *text, const char *name, struct report_series *s,
-                        struct err *e);
+int report_series_parse(const char *text, const char *name, struct report_series *s, struct err *e);
 void report_series_release(struct report_series *s);
 
 struct report_opts {

@@ -495,7 +495,8 @@ static int count_new_orders(struct db_conn *c, int64_t *out, struct err *e)
     if (db_next(c) != 1)
         return err_set(e, E_FAIL, "cannot read sum(d_next_o_id)");
     *out = db_col_int(c, 0);
-    return 0;
+    /* Never leave the monitor inside a transaction (a snapshot held open). */
+    return db_end_reads(c, e);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -663,6 +664,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         }
         qsort(s, 100, sizeof(s[0]), cmp_u64);
         r->rtt_median_us = (double)(s[49] + s[50]) / 2.0;
+        if ((rc = db_end_reads(mc, e)) < 0)
+            goto out;
     }
 
     if (o->dir) {

@@ -5,7 +5,8 @@
  * A test runs T threads; each opens its own descriptor with the -F flags,
  * allocates its own (aligned) buffer and histogram, waits at a start gate,
  * then issues pread/pwrite calls of -b bytes back to back, timing each one.
- * The main thread merges after join (no locks or atomics on the I/O path).
+ * The main thread merges after join; on the I/O path there are no locks,
+ * only one relaxed load of the stop flag per I/O.
  * Before each test the file's cached pages are dropped (fdatasync +
  * POSIX_FADV_DONTNEED), as fio does by default, so a read test measures the
  * disk unless the test itself re-reads what it just read.
@@ -33,6 +34,7 @@
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -45,9 +47,9 @@
 #define IOB_FILL_CHUNK (UINT64_C(1) << 20)
 /* Stream identifiers mixed into the seed (ASCII tags, any distinct values do). */
 #define IOB_STREAM_OFFSETS UINT64_C(0x6f666673) /* "offs" */
-#define IOB_STREAM_DATA UINT64_C(0x64617461)    /* "data" */
+#define IOB_STREAM_DATA    UINT64_C(0x64617461) /* "data" */
 /* Filesystem magic numbers of statfs(2) that cannot do O_DIRECT on old kernels. */
-#define IOB_TMPFS_MAGIC 0x01021994
+#define IOB_TMPFS_MAGIC     0x01021994
 #define IOB_OVERLAYFS_MAGIC 0x794c7630
 
 static const struct {
@@ -71,6 +73,9 @@ void iobench_opts_init(struct iobench_opts *o)
     o->block_bytes = 8192;
     o->total_bytes = UINT64_C(1) << 30;
     o->flags = IOB_F_SYNC;
+    o->types[0] = IOB_SW;
+    o->types[1] = IOB_RW;
+    o->ntypes = 2;
     o->nthreads = 1;
 }
 
@@ -163,8 +168,7 @@ void iobench_format_flags(unsigned flags, char *buf, size_t len)
     buf[0] = '\0';
     for (size_t i = 0; i < IOB_NFLAGS; i++)
         if ((flags & iob_flag_names[i].bit) && n < len)
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "|" : "",
-                                  iob_flag_names[i].name);
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "|" : "", iob_flag_names[i].name);
     if (!n)
         snprintf(buf, len, "none");
 }
@@ -231,6 +235,10 @@ static int iob_parse_types(struct iobench_opts *o, const char *val, struct err *
 {
     const char *p = val;
 
+    if (!o->types_given) {
+        o->ntypes = 0; /* any -i replaces the default SW, RW */
+        o->types_given = 1;
+    }
     for (;;) {
         size_t n = strcspn(p, ",");
         int found = 0;
@@ -283,6 +291,11 @@ static int iob_opts_check(const struct iobench_opts *o, struct err *e)
                        "'-s' %s (%" PRIu64 " bytes) must be a multiple of the block size "
                        "'-b' %s (%" PRIu64 " bytes)",
                        s, o->total_bytes, b, o->block_bytes);
+    if (o->block_bytes * (uint64_t)o->nthreads > IOB_MAX_BUFFER_BYTES)
+        return err_set(e, E_USAGE,
+                       "'-T' %d threads with '-b' %s need %" PRIu64 "M of buffers, more than the "
+                       "1G allowed: use fewer threads or smaller blocks",
+                       o->nthreads, b, (o->block_bytes * (uint64_t)o->nthreads) >> 20);
     if (o->total_bytes / o->block_bytes < (uint64_t)o->nthreads) {
         iobench_format_size(o->block_bytes * (uint64_t)o->nthreads, need, sizeof(need));
         return err_set(e, E_USAGE,
@@ -347,8 +360,8 @@ int iobench_parse_args(struct iobench_opts *o, int argc, char **argv, struct err
         else if (i + 1 < argc)
             val = argv[++i];
         else
-            return err_set(e, E_USAGE, "option '-%c' needs a value (see 'tpccbench iobench --help')",
-                           opt);
+            return err_set(e, E_USAGE,
+                           "option '-%c' needs a value (see 'tpccbench iobench --help')", opt);
         switch (opt) {
         case 'b':
             if (iobench_parse_size(val, &v) < 0 || v < 1 || v > IOB_MAX_BLOCK_BYTES)
@@ -404,11 +417,6 @@ int iobench_parse_args(struct iobench_opts *o, int argc, char **argv, struct err
         default:
             break;
         }
-    }
-    if (o->ntypes == 0) {
-        o->types[0] = IOB_SW;
-        o->types[1] = IOB_RW;
-        o->ntypes = 2;
     }
     return iob_opts_check(o, e);
 }
@@ -510,7 +518,8 @@ const char *iobench_signature(const unsigned char *buf, size_t len)
         return "a LUKS encrypted volume";
     if (iob_has(buf, len, 32, "ORCLDISK", 8))
         return "an Oracle ASM disk";
-    if (iob_has(buf, len, 0, "\xfc\x4e\x2b\xa9", 4) || iob_has(buf, len, 4096, "\xfc\x4e\x2b\xa9", 4))
+    if (iob_has(buf, len, 0, "\xfc\x4e\x2b\xa9", 4) ||
+        iob_has(buf, len, 4096, "\xfc\x4e\x2b\xa9", 4))
         return "a Linux RAID (md) member";
     if (iob_has(buf, len, 32769, "CD001", 5))
         return "an ISO 9660 filesystem";
@@ -564,14 +573,16 @@ int iobench_mount_lookup(const char *mountinfo_path, const dev_t *devs, int ndev
         char *field[64], *save = NULL, *tok;
         int n = 0, dash = -1;
         unsigned maj, min;
-        for (tok = strtok_r(line, " \n", &save); tok && n < 64; tok = strtok_r(NULL, " \n", &save)) {
+        for (tok = strtok_r(line, " \n", &save); tok && n < 64;
+             tok = strtok_r(NULL, " \n", &save)) {
             if (dash < 0 && n >= 6 && strcmp(tok, "-") == 0)
                 dash = n;
             field[n++] = tok;
         }
         if (n < 5)
             continue;
-        if (sscanf(field[2], "%u:%u", &maj, &min) == 2 && iob_dev_in(makedev(maj, min), devs, ndevs))
+        if (sscanf(field[2], "%u:%u", &maj, &min) == 2 &&
+            iob_dev_in(makedev(maj, min), devs, ndevs))
             found = 1;
         /* btrfs and others report an anonymous device number: also match the source. */
         if (!found && dash > 0 && dash + 2 < n && strncmp(field[dash + 2], "/dev/", 5) == 0) {
@@ -700,8 +711,9 @@ static int iob_device_in_use(const char *path, dev_t rdev, char *why, size_t len
     /* The kernel refuses O_EXCL on a block device that something has claimed. */
     fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
     if (fd < 0 && errno == EBUSY) {
-        snprintf(why, len, "is in use (the kernel refuses an exclusive open: mounted, swap or "
-                           "a volume manager)");
+        snprintf(why, len,
+                 "is in use (the kernel refuses an exclusive open: mounted, swap or "
+                 "a volume manager)");
         return 1;
     }
     if (fd >= 0)
@@ -712,14 +724,14 @@ static int iob_device_in_use(const char *path, dev_t rdev, char *why, size_t len
 /* ---- the target -------------------------------------------------------- */
 
 struct iob_target {
-    char path[4096];        /* what we open */
-    int ctl_fd;             /* plain descriptor: size, cache drop, signature */
-    int created;            /* this run created the file */
-    int is_device;          /* a block device */
-    uint64_t valid_bytes;   /* bytes of the file that hold data already */
-    unsigned dio_align;     /* O_DIRECT offset/length alignment */
-    size_t buf_align;       /* buffer alignment */
-    char align_from[64];    /* where dio_align came from */
+    char path[4096];      /* what we open */
+    int ctl_fd;           /* plain descriptor: size, cache drop, signature */
+    int created;          /* this run created the file */
+    int is_device;        /* a block device */
+    uint64_t valid_bytes; /* bytes of the file that hold data already */
+    unsigned dio_align;   /* O_DIRECT offset/length alignment */
+    size_t buf_align;     /* buffer alignment */
+    char align_from[64];  /* where dio_align came from */
 };
 
 /* Create a random-named file in dir (NULL: the current directory). */
@@ -797,8 +809,8 @@ static int iob_file_dio_align(struct iob_target *t, struct err *e)
 #endif
     if (fstat(t->ctl_fd, &st) != 0)
         return err_set(e, E_FAIL, "cannot stat '%s'", t->path);
-    snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/logical_block_size",
-             major(st.st_dev), minor(st.st_dev));
+    snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/queue/logical_block_size", major(st.st_dev),
+             minor(st.st_dev));
     if (iob_read_uint_file(path, &v) != 0) {
         snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/../queue/logical_block_size",
                  major(st.st_dev), minor(st.st_dev));
@@ -918,8 +930,8 @@ static int iob_open_file(const struct iobench_opts *o, struct iob_target *t, int
                            t->path);
         }
         t->ctl_fd = open(t->path, (writes ? O_RDWR : O_RDONLY) | O_CLOEXEC | (trunc ? O_TRUNC : 0));
-        if (t->ctl_fd < 0 && o->force) {
-            /* -f: re-create a target that cannot be opened (it still is not "ours"). */
+        if (t->ctl_fd < 0 && o->force && (errno == EACCES || errno == EPERM || errno == ETXTBSY)) {
+            /* -f: re-create a target we may not open (it still is not "ours"). */
             if (unlink(t->path) == 0)
                 t->ctl_fd = open(t->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
             size = 0;
@@ -1021,25 +1033,27 @@ static int iob_target_open(const struct iobench_opts *o, struct iob_target *t, s
 
 /* ---- one test ---------------------------------------------------------- */
 
-struct iob_worker;
-
 /* What the threads of one test share; read-only once they run, except the
  * start gate, which the mutex guards. */
 struct iob_job {
     const char *path;
-    int oflags;              /* open(2) flags of each thread's descriptor */
+    int oflags; /* open(2) flags of each thread's descriptor */
     enum iobench_type type;
-    int test_no;             /* position in the run, for the data stamp */
+    int test_no; /* position in the run, for the data stamp */
     uint64_t seed;
     uint64_t nblocks;
     uint64_t block_bytes;
     size_t buf_align;
     int nthreads;
-    struct iob_worker *workers;
-    pthread_mutex_t mu;      /* guards n_ready and go */
+    pthread_mutex_t mu; /* guards n_ready, go and n_done */
     pthread_cond_t cond;
-    int n_ready;             /* threads set up and waiting at the gate */
-    int go;                  /* 0 wait, 1 run, -1 give up (a setup failed) */
+    int n_ready; /* threads set up and waiting at the gate */
+    int go;      /* 0 wait, 1 run, -1 give up (a setup failed) */
+    int n_done;  /* threads finished */
+    /* 1: stop now (a signal came).  Set by the main thread, which polls the
+     * signal flag, read relaxed by the workers before each I/O: the signal
+     * handler's flag itself is only read by the thread that installed it. */
+    int stop;
 };
 
 /* One thread: its own descriptor, buffer, generator, histogram and counts. */
@@ -1056,7 +1070,7 @@ struct iob_worker {
 
 /* Write or read all len bytes at off (a short transfer is continued). */
 static int iob_transfer(int fd, int write, unsigned char *buf, size_t len, uint64_t off,
-                        const char *path, struct err *e)
+                        const char *path, const int *stop, struct err *e)
 {
     char eb[128];
     size_t done = 0;
@@ -1065,7 +1079,7 @@ static int iob_transfer(int fd, int write, unsigned char *buf, size_t len, uint6
         ssize_t n = write ? pwrite(fd, buf + done, len - done, (off_t)(off + done))
                           : pread(fd, buf + done, len - done, (off_t)(off + done));
         if (n < 0 && errno == EINTR) {
-            if (sig_stop_requested())
+            if (stop ? __atomic_load_n(stop, __ATOMIC_RELAXED) : sig_stop_requested())
                 return err_set(e, E_INTR, "interrupted");
             continue;
         }
@@ -1096,8 +1110,8 @@ static void *iob_worker_main(void *arg)
     fd = open(job->path, job->oflags | O_CLOEXEC);
     if (fd < 0)
         w->rc = err_set(&w->err, errno == EINVAL && (job->oflags & O_DIRECT) ? E_USAGE : E_FAIL,
-                        "cannot open '%s' for %s: %s", job->path,
-                        iobench_type_name(job->type), err_errno(errno, eb, sizeof(eb)));
+                        "cannot open '%s' for %s: %s", job->path, iobench_type_name(job->type),
+                        err_errno(errno, eb, sizeof(eb)));
     else if (posix_memalign(&mem, job->buf_align, (size_t)job->block_bytes) != 0)
         w->rc = err_set(&w->err, E_FAIL, "out of memory for a %" PRIu64 "-byte buffer",
                         job->block_bytes);
@@ -1109,8 +1123,8 @@ static void *iob_worker_main(void *arg)
         rng_init_stream(&data_rng, job->seed, IOB_STREAM_DATA, (uint64_t)job->test_no,
                         (uint64_t)w->thread);
         iob_fill_random(&data_rng, buf, (size_t)job->block_bytes);
-        iobench_offgen_init(&g, job->type, job->seed, job->nblocks, job->block_bytes,
-                            job->nthreads, w->thread);
+        iobench_offgen_init(&g, job->type, job->seed, job->nblocks, job->block_bytes, job->nthreads,
+                            w->thread);
     }
     /* Everyone opens and allocates first; the I/O starts together. */
     pthread_mutex_lock(&job->mu);
@@ -1122,15 +1136,12 @@ static void *iob_worker_main(void *arg)
     pthread_mutex_unlock(&job->mu);
 
     if (go > 0 && w->rc == 0) {
-        if (g.random)
-            count = job->nblocks / (uint64_t)job->nthreads +
-                    ((uint64_t)w->thread < job->nblocks % (uint64_t)job->nthreads ? 1 : 0);
-        else
-            iobench_share(job->nblocks, job->nthreads, w->thread, &first, &count);
+        /* Random threads do as many I/Os as a sequential share holds. */
+        iobench_share(job->nblocks, job->nthreads, w->thread, &first, &count);
         w->start_us = t0 = clock_us();
         for (uint64_t i = 0; i < count; i++) {
             uint64_t off = iobench_offgen_next(&g), t1;
-            if (sig_stop_requested()) {
+            if (__atomic_load_n(&job->stop, __ATOMIC_RELAXED)) {
                 w->rc = err_set(&w->err, E_INTR, "interrupted");
                 break;
             }
@@ -1138,7 +1149,7 @@ static void *iob_worker_main(void *arg)
                 iob_stamp(buf, (size_t)job->block_bytes, off,
                           ((uint64_t)job->test_no << 56) ^ ((uint64_t)w->thread << 40) ^ i);
             if ((w->rc = iob_transfer(fd, write, buf, (size_t)job->block_bytes, off, job->path,
-                                      &w->err)) < 0)
+                                      &job->stop, &w->err)) < 0)
                 break;
             t1 = clock_us();
             hist_record(w->lat, t1 - t0);
@@ -1152,6 +1163,10 @@ static void *iob_worker_main(void *arg)
     free(mem);
     if (fd >= 0)
         close(fd);
+    pthread_mutex_lock(&job->mu);
+    job->n_done++;
+    pthread_cond_broadcast(&job->cond);
+    pthread_mutex_unlock(&job->mu);
     return NULL;
 }
 
@@ -1211,7 +1226,6 @@ static int iob_run_test(const struct iobench_opts *o, const struct iob_target *t
     job.block_bytes = o->block_bytes;
     job.buf_align = tg->buf_align;
     job.nthreads = n;
-    job.workers = w;
     pthread_mutex_init(&job.mu, NULL);
     pthread_cond_init(&job.cond, NULL);
 
@@ -1236,6 +1250,19 @@ static int iob_run_test(const struct iobench_opts *o, const struct iob_target *t
     if (rc < 0)
         job.go = -1;
     pthread_cond_broadcast(&job.cond);
+    /* Wait for the workers, passing a stop signal on to them. */
+    while (job.n_done < created) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += 20 * 1000 * 1000;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&job.cond, &job.mu, &ts);
+        if (sig_stop_requested())
+            __atomic_store_n(&job.stop, 1, __ATOMIC_RELAXED);
+    }
     pthread_mutex_unlock(&job.mu);
 
     for (int k = 0; k < created; k++)
@@ -1308,7 +1335,7 @@ static int iob_fill(const struct iobench_opts *o, struct iob_target *tg, uint64_
             break;
         }
         iob_stamp(buf, (size_t)n, off, UINT64_MAX);
-        rc = iob_transfer(fd, 1, buf, (size_t)n, off, tg->path, e);
+        rc = iob_transfer(fd, 1, buf, (size_t)n, off, tg->path, NULL, e);
         off += n;
     }
     if (rc == 0 && fdatasync(fd) != 0)
@@ -1360,7 +1387,7 @@ int iobench_run(const struct iobench_opts *o, struct iobench_result *r, struct e
 {
     struct iob_target tg;
     char b[32], s[32];
-    int rc;
+    int rc, keep;
 
     memset(r, 0, sizeof(*r));
     err_clear(e);
@@ -1399,8 +1426,10 @@ int iobench_run(const struct iobench_opts *o, struct iobench_result *r, struct e
             tg.valid_bytes = o->total_bytes;
     }
     r->interrupted = rc == E_INTR;
-    iob_target_close(&tg, o->keep);
-    r->removed = tg.created && !o->keep;
+    /* -k keeps a file that holds some result, not one a refusal left empty. */
+    keep = o->keep && (rc == 0 || r->ntests > 0);
+    iob_target_close(&tg, keep);
+    r->removed = tg.created && !keep;
     return rc;
 }
 
@@ -1418,13 +1447,14 @@ static double iob_mbps(uint64_t bytes, uint64_t us)
     return (double)bytes / 1048576.0 / ((us ? (double)us : 1.0) / 1e6);
 }
 
-static void iob_target_desc(const struct iobench_opts *o, const struct iobench_result *r,
-                            char *buf, size_t len)
+static void iob_target_desc(const struct iobench_opts *o, const struct iobench_result *r, char *buf,
+                            size_t len)
 {
     if (r->is_device)
         snprintf(buf, len, "block device");
     else if (r->created)
-        snprintf(buf, len, "file created by this run, %s", o->keep ? "kept (-k)" : "removed at the end");
+        snprintf(buf, len, "file created by this run, %s",
+                 o->keep ? "kept (-k)" : "removed at the end");
     else
         snprintf(buf, len, "existing file, kept");
 }
@@ -1497,18 +1527,18 @@ json_t *iobench_json(const struct iobench_opts *o, const struct iobench_result *
         json_t *th = json_array();
         for (int k = 0; k < t->nthreads; k++) {
             const struct iobench_thread_stat *ts = &t->threads[k];
-            json_array_append_new(
-                th, json_pack("{s:i, s:f, s:I, s:I, s:f}", "thread", k, "ms",
-                              (double)ts->elapsed_us / 1e3, "bytes", (json_int_t)ts->bytes, "ios",
-                              (json_int_t)ts->n_ios, "mbytes_per_sec",
-                              iob_mbps(ts->bytes, ts->elapsed_us)));
+            json_array_append_new(th,
+                                  json_pack("{s:i, s:f, s:I, s:I, s:f}", "thread", k, "ms",
+                                            (double)ts->elapsed_us / 1e3, "bytes",
+                                            (json_int_t)ts->bytes, "ios", (json_int_t)ts->n_ios,
+                                            "mbytes_per_sec", iob_mbps(ts->bytes, ts->elapsed_us)));
         }
         json_array_append_new(
             tests,
             json_pack("{s:s, s:s, s:f, s:I, s:f, s:f, s:I, s:f, s:{s:I, s:I, s:I, s:f}, s:b, "
                       "s:o}",
-                      "type", iobench_type_code(t->type), "name", iobench_type_name(t->type),
-                      "ms", (double)t->elapsed_us / 1e3, "bytes", (json_int_t)t->bytes, "mbytes",
+                      "type", iobench_type_code(t->type), "name", iobench_type_name(t->type), "ms",
+                      (double)t->elapsed_us / 1e3, "bytes", (json_int_t)t->bytes, "mbytes",
                       (double)t->bytes / 1048576.0, "mbytes_per_sec",
                       iob_mbps(t->bytes, t->elapsed_us), "ios", (json_int_t)t->n_ios, "iops",
                       (double)t->n_ios / secs, "latency_us", "p50",
@@ -1521,15 +1551,15 @@ json_t *iobench_json(const struct iobench_opts *o, const struct iobench_result *
         snprintf(seed_text, sizeof(seed_text), "%" PRIu64, r->seed);
         seed = json_string(seed_text);
     }
-    doc = json_pack("{s:o, s:s, s:{s:s, s:s, s:b, s:b}, s:I, s:I, s:o, s:i, s:o, s:o, s:o}",
-                    "tool", record_tool(), "status", r->interrupted ? "interrupted" : "complete",
-                    "target", "path", r->target, "kind", r->is_device ? "block device" : "file",
-                    "created", r->created, "removed", r->removed, "block_bytes",
-                    (json_int_t)o->block_bytes, "total_bytes", (json_int_t)o->total_bytes,
-                    "flags", flags, "threads", o->nthreads, "seed", seed,
-                    "types", types, "tests", tests);
+    doc = json_pack("{s:o, s:s, s:{s:s, s:s, s:b, s:b}, s:I, s:I, s:o, s:i, s:o, s:o, s:o}", "tool",
+                    record_tool(), "status", r->interrupted ? "interrupted" : "complete", "target",
+                    "path", r->target, "kind", r->is_device ? "block device" : "file", "created",
+                    r->created, "removed", r->removed, "block_bytes", (json_int_t)o->block_bytes,
+                    "total_bytes", (json_int_t)o->total_bytes, "flags", flags, "threads",
+                    o->nthreads, "seed", seed, "types", types, "tests", tests);
     if (doc && (o->flags & IOB_F_DIRECT))
-        json_object_set_new(doc, "direct_align", json_pack("{s:i, s:s}", "bytes", (int)r->dio_align,
-                                                           "from", r->dio_align_from));
+        json_object_set_new(
+            doc, "direct_align",
+            json_pack("{s:i, s:s}", "bytes", (int)r->dio_align, "from", r->dio_align_from));
     return doc;
 }

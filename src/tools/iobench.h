@@ -25,9 +25,10 @@
 #include "tpcc/random.h"
 
 /* Limits of the numeric options. */
-#define IOB_MAX_BLOCK_BYTES (UINT64_C(64) << 20) /* -b at most 64M */
-#define IOB_MAX_TOTAL_BYTES (UINT64_C(1) << 50)  /* -s at most 1P */
-#define IOB_MAX_THREADS 256                      /* -T at most 256 */
+#define IOB_MAX_BLOCK_BYTES  (UINT64_C(64) << 20) /* -b at most 64M */
+#define IOB_MAX_TOTAL_BYTES  (UINT64_C(1) << 50)  /* -s at most 1P */
+#define IOB_MAX_THREADS      256                  /* -T at most 256 */
+#define IOB_MAX_BUFFER_BYTES (UINT64_C(1) << 30)  /* -T x -b at most 1G of buffers */
 /* Bytes at the head of a block device read for filesystem signatures. */
 #define IOB_SIG_BYTES (128 * 1024)
 /* A write test under this many Mbytes/sec gets the slow-disk warning. */
@@ -46,22 +47,23 @@ enum {
 enum iobench_type { IOB_SW, IOB_SR, IOB_RW, IOB_RR, IOB_NTYPES };
 
 struct iobench_opts {
-    uint64_t block_bytes;                 /* -b, default 8K */
-    uint64_t total_bytes;                 /* -s, default 1G */
-    unsigned flags;                       /* -F, IOB_F_* bits; default IOB_F_SYNC */
-    int flags_given;                      /* 1: some -F was given (the default is dropped) */
-    const char *target;                   /* -t (not copied), NULL: iobench-XXXXXX.tmp in . */
-    int force;                            /* -f: write over a target we did not create */
-    int keep;                             /* -k: keep the target (a file we created) */
-    int destroy_data;                     /* --destroy-data: also a mounted/formatted device */
-    enum iobench_type types[IOB_NTYPES];  /* -i, in run order, no repeats */
-    int ntypes;                           /* 0 until parsed: default SW, RW */
-    int nthreads;                         /* -T, default 1 */
-    uint64_t seed;                        /* -S */
-    int seed_given;                       /* 0: iobench_run draws one and reports it */
-    const char *out_path;                 /* -o FILE (not copied), or NULL */
-    int json;                             /* --json: the report as JSON */
-    int help;                             /* -h/--help was given */
+    uint64_t block_bytes;                /* -b, default 8K */
+    uint64_t total_bytes;                /* -s, default 1G */
+    unsigned flags;                      /* -F, IOB_F_* bits; default IOB_F_SYNC */
+    int flags_given;                     /* 1: some -F was given (the default is dropped) */
+    const char *target;                  /* -t (not copied), NULL: iobench-XXXXXX.tmp in . */
+    int force;                           /* -f: write over a target we did not create */
+    int keep;                            /* -k: keep the target (a file we created) */
+    int destroy_data;                    /* --destroy-data: also a mounted/formatted device */
+    enum iobench_type types[IOB_NTYPES]; /* -i, in run order, no repeats */
+    int ntypes;                          /* default 2: SW, RW */
+    int types_given;                     /* 1: some -i was given (the default is dropped) */
+    int nthreads;                        /* -T, default 1 */
+    uint64_t seed;                       /* -S */
+    int seed_given;                      /* 0: iobench_run draws one and reports it */
+    const char *out_path;                /* -o FILE (not copied), or NULL */
+    int json;                            /* --json: the report as JSON */
+    int help;                            /* -h/--help was given */
     /* Called (from the calling thread) before each test and fill with a line
      * saying what starts; NULL for none.  The run does not print. */
     void (*progress)(void *arg, const char *line);
@@ -88,17 +90,17 @@ struct iobench_test {
 };
 
 struct iobench_result {
-    char target[4096];        /* the path used (a generated name when -t was not given) */
-    int is_device;            /* 1: a block device */
-    int created;              /* 1: this run created the file */
-    int removed;              /* 1: the file was removed at the end */
-    uint64_t device_bytes;    /* block device: its size */
-    uint64_t seed;            /* the seed used (given or drawn) */
-    unsigned dio_align;       /* O_DIRECT: required offset/length alignment in bytes */
-    char dio_align_from[64];  /* where dio_align came from ("BLKSSZGET", "statx", ...) */
-    int ntests;               /* tests completed */
+    char target[4096];       /* the path used (a generated name when -t was not given) */
+    int is_device;           /* 1: a block device */
+    int created;             /* 1: this run created the file */
+    int removed;             /* 1: the file was removed at the end */
+    uint64_t device_bytes;   /* block device: its size */
+    uint64_t seed;           /* the seed used (given or drawn) */
+    unsigned dio_align;      /* O_DIRECT: required offset/length alignment in bytes */
+    char dio_align_from[64]; /* where dio_align came from ("BLKSSZGET", "statx", ...) */
+    int ntests;              /* tests completed */
     struct iobench_test tests[IOB_NTYPES];
-    int interrupted;          /* 1: stopped by a signal before the end */
+    int interrupted; /* 1: stopped by a signal before the end */
 };
 
 /* Defaults of every option (tbiobench's). */

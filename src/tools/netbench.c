@@ -396,25 +396,27 @@ failed:
                    err_errno(soerr, eb, sizeof(eb)));
 }
 
-/* What went wrong during repetition rep, as a message. */
+/* What went wrong during repetition rep (0: before the first), as a message. */
 static int io_fail(struct err *e, int rc, const char *what, uint32_t rep, uint32_t n_repeat,
                    int64_t timeout_us)
 {
-    char tb[32];
+    char tb[32], where[300];
 
     if (rc == E_INTR)
         return rc;
+    if (rep)
+        snprintf(where, sizeof(where), "%s in repetition %u of %u", what, rep, n_repeat);
+    else
+        snprintf(where, sizeof(where), "%s", what);
     if (rc == E_FAIL && errno == ETIMEDOUT) {
         fmt_us(timeout_us, tb, sizeof(tb));
         return err_set(e, E_FAIL,
-                       "%s in repetition %u of %u: no progress within %s (--timeout): the "
-                       "peer stopped answering",
-                       what, rep, n_repeat, tb);
+                       "%s: no progress within %s (--timeout): the peer stopped answering", where,
+                       tb);
     }
     if (rc == E_CONN && strcmp(e->msg, "closed") == 0)
-        return err_set(e, E_CONN, "%s in repetition %u of %u: the peer closed the connection",
-                       what, rep, n_repeat);
-    return err_prefix(e, "%s in repetition %u of %u", what, rep, n_repeat);
+        return err_set(e, E_CONN, "%s: the peer closed the connection", where);
+    return err_prefix(e, "%s", where);
 }
 
 int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
@@ -527,6 +529,8 @@ int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
     }
     rc = 0;
 out:
+    if (rc == E_INTR)
+        err_set(e, E_INTR, "interrupted after %u of %u repetitions", r->n_done, o->n_repeat);
     r->elapsed_s = r->n_done ? r->elapsed_s : 0;
     if (io.fd >= 0)
         close(io.fd);

@@ -13,6 +13,12 @@
  * direction until EPOLLOUT; a direction holding max_queue bytes stops reading
  * its source until it drains (back-pressure, bounded memory).
  *
+ * Accuracy: a chunk's delay counts from the kernel's receive timestamp
+ * (arrival_ns), not from when this thread woke to read it, and the timer
+ * aims at the chunk reaching the destination socket at its due time (see
+ * arm_timer): the wake-up latencies of a virtual machine (20 to 60 us) would
+ * otherwise add a third to a 0.15 ms delay.
+ *
  * Freeing: a connection that ends mid-batch may still have an event later in
  * the same batch, so it is only unlinked and marked dead, and freed after the
  * batch.  Nothing here prints: messages go to the log callback.
@@ -49,6 +55,8 @@
 #define PX_MAX_IOV 64
 /* The most a chunk is written before its due time (see arm_timer). */
 #define PX_EARLY_MAX_NS (100u * 1000)
+/* The most a sendmsg() is taken to cost (see dir_flush). */
+#define PX_SEND_MAX_NS (30u * 1000)
 /* How long accepting pauses when the process is out of file descriptors. */
 #define PX_ACCEPT_PAUSE_NS (100u * 1000 * 1000)
 
@@ -117,6 +125,7 @@ struct proxy {
     int heap_n, heap_cap;
     uint64_t armed_ns;          /* absolute expiry the timerfd holds, 0 = disarmed */
     uint64_t early_ns;          /* how much earlier than due a timer wake-up is planned */
+    uint64_t send_ns;           /* what a sendmsg() takes: the last hop, see dir_flush */
     uint64_t accept_resume_ns;  /* 0 = accepting; else when to try again */
     struct px_conn *conns;      /* open connections */
     struct px_conn *dead;       /* closed in this batch, to free after it */
@@ -125,6 +134,7 @@ struct proxy {
     /* Counters, written by the proxy thread, read by anyone. */
     _Atomic uint64_t n_accepted, n_closed, n_reset, n_connect_failed;
     _Atomic uint64_t bytes_to_server, bytes_to_client;
+    _Atomic uint64_t peak_queue; /* the most bytes one direction held */
 
     pthread_mutex_t lock;       /* guards failed and err */
     int failed;
@@ -137,6 +147,18 @@ static uint64_t now_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* *avg moves 1/16 of the way to sample (capped at max): an average over the
+ * last ~16 samples that one outlier cannot throw off. */
+static void learn(uint64_t *avg, uint64_t sample, uint64_t max)
+{
+    if (sample > max)
+        sample = max;
+    if (sample >= *avg)
+        *avg += (sample - *avg) / 16;
+    else
+        *avg -= (*avg - sample) / 16;
 }
 
 static void count(_Atomic uint64_t *c, uint64_t n)
@@ -310,19 +332,20 @@ static int ep_update(struct proxy *p, struct px_conn *c, int s)
     if (s == 1 && c->connecting) {
         want = EPOLLOUT;
     } else {
-        /* Both ways done on this socket: nothing more to hear from it (and an
-         * EPOLLHUP left registered would wake us for ever). */
-        if (in->eof && out->fin_sent) {
-            if (ep->registered) {
-                epoll_ctl(p->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
-                ep->registered = 0;
-            }
-            return 0;
-        }
         if (!in->eof && in->queued < p->max_queue)
             want |= EPOLLIN;
         if (out->blocked)
             want |= EPOLLOUT;
+    }
+    /* Nothing wanted (done both ways, or the queue is full and nothing to
+     * write): leave the epoll set, since a hang-up would be reported even
+     * with no interest, for ever; errors show at the next read or write. */
+    if (!want) {
+        if (ep->registered) {
+            epoll_ctl(p->epfd, EPOLL_CTL_DEL, ep->fd, NULL);
+            ep->registered = 0;
+        }
+        return 0;
     }
     if (ep->registered && want == ep->events)
         return 0;
@@ -394,6 +417,8 @@ static int dir_push(struct proxy *p, struct px_dir *d, const void *data, size_t 
         d->head = k;
     d->tail = k;
     d->queued += n;
+    if (d->queued > atomic_load_explicit(&p->peak_queue, memory_order_relaxed))
+        atomic_store_explicit(&p->peak_queue, d->queued, memory_order_relaxed);
     if (dir_ready(d) && heap_push(p, d) < 0)
         return -1;
     return 0;
@@ -406,7 +431,7 @@ static int dir_flush(struct proxy *p, struct px_dir *d)
     struct px_conn *c = d->c;
     int fd = c->ep[d->dst].fd;
     _Atomic uint64_t *bytes = d->dst == 1 ? &p->bytes_to_server : &p->bytes_to_client;
-    uint64_t t = now_ns() + p->early_ns;
+    uint64_t t = now_ns() + p->early_ns + p->send_ns, t_send;
 
     while (d->head && d->head->due_ns <= t) {
         struct iovec iov[PX_MAX_IOV];
@@ -439,7 +464,9 @@ static int dir_flush(struct proxy *p, struct px_dir *d)
         memset(&mh, 0, sizeof(mh));
         mh.msg_iov = iov;
         mh.msg_iovlen = (size_t)n;
+        t_send = now_ns();
         w = sendmsg(fd, &mh, MSG_NOSIGNAL | MSG_DONTWAIT);
+        learn(&p->send_ns, now_ns() - t_send, PX_SEND_MAX_NS);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
@@ -480,15 +507,65 @@ static int dir_flush(struct proxy *p, struct px_dir *d)
     return c->dead ? -1 : 0;
 }
 
-/* Read what side s has (force: even past max_queue, when the socket hung up). */
-static int conn_read(struct proxy *p, struct px_conn *c, int s, int force)
+/*
+ * When the data of a recvmsg() reached the socket, on our monotonic clock.
+ * The delay counts from there, not from when this thread woke up to read
+ * it: a wake-up from idle takes 20 to 60 us on a virtual machine, and would
+ * add itself to every delay.  The kernel stamps each packet (SO_TIMESTAMPNS,
+ * CLOCK_REALTIME, the newest packet of the read); its age on the real-time
+ * clock is its age on ours.  Without a stamp, or with a strange one, now.
+ */
+static uint64_t arrival_ns(struct msghdr *mh)
+{
+    uint64_t t = now_ns();
+
+    for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm)) {
+        if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_TIMESTAMPNS) {
+            struct timespec ts, real;
+            int64_t age;
+            memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+            clock_gettime(CLOCK_REALTIME, &real);
+            age = ((int64_t)real.tv_sec - (int64_t)ts.tv_sec) * 1000000000 +
+                  ((int64_t)real.tv_nsec - (int64_t)ts.tv_nsec);
+            if (ts.tv_sec > 0 && age > 0 && (uint64_t)age < t && age < 1000000000)
+                t -= (uint64_t)age;
+        }
+    }
+    return t;
+}
+
+/* Ask the kernel for the arrival time of what fd receives (see arrival_ns). */
+static void set_sockopts(int fd)
+{
+    int one = 1;
+
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+}
+
+/* Read what side s has, up to the queue limit. */
+static int conn_read(struct proxy *p, struct px_conn *c, int s)
 {
     struct px_dir *d = &c->d[s];
     int fd = c->ep[s].fd;
 
-    while (!d->eof && (force || d->queued < p->max_queue)) {
-        ssize_t n = recv(fd, p->scratch, PX_READ_BYTES, 0);
-        uint64_t t = now_ns();
+    while (!d->eof && d->queued < p->max_queue) {
+        union {
+            char buf[CMSG_SPACE(sizeof(struct timespec))];
+            struct cmsghdr align;
+        } ctl;
+        struct iovec iov = { .iov_base = p->scratch, .iov_len = PX_READ_BYTES };
+        struct msghdr mh;
+        ssize_t n;
+        uint64_t t;
+
+        memset(&mh, 0, sizeof(mh));
+        mh.msg_iov = &iov;
+        mh.msg_iovlen = 1;
+        mh.msg_control = ctl.buf;
+        mh.msg_controllen = sizeof(ctl.buf);
+        n = recvmsg(fd, &mh, 0);
+        t = arrival_ns(&mh);
 
         if (n > 0) {
             if (dir_push(p, d, p->scratch, (size_t)n, t) < 0) {
@@ -543,10 +620,7 @@ static void conn_connect(struct proxy *p, struct px_conn *c)
             c->ep[1].fd = -1;
             continue;
         }
-        {
-            int one = 1;
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-        }
+        set_sockopts(fd);
         if (!c->connecting && c->d[0].head)
             heap_push(p, &c->d[0]);
         conn_update(p, c);
@@ -592,7 +666,7 @@ static void conn_accept(struct proxy *p)
 {
     for (;;) {
         struct px_conn *c;
-        int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), one = 1;
+        int fd = accept4(p->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
         if (fd < 0) {
             int err = errno;
@@ -614,7 +688,7 @@ static void conn_accept(struct proxy *p)
             close(fd);
             continue;
         }
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        set_sockopts(fd);
         for (int s = 0; s < 2; s++) {
             c->ep[s].kind = PX_SOCK;
             c->ep[s].c = c;
@@ -665,7 +739,7 @@ static void on_sock(struct proxy *p, struct px_ep *ep, uint32_t ev)
         conn_fail(p, c);
         return;
     }
-    if ((ev & (EPOLLIN | EPOLLHUP)) && !c->d[s].eof && conn_read(p, c, s, ev & EPOLLHUP) < 0)
+    if ((ev & (EPOLLIN | EPOLLHUP)) && !c->d[s].eof && conn_read(p, c, s) < 0)
         return;
     /* A hang-up while we still write to this socket: it was reset or
      * closed under us (a clean end has our FIN sent first). */
@@ -682,13 +756,16 @@ static void on_sock(struct proxy *p, struct px_ep *ep, uint32_t ev)
 }
 
 /*
- * Timer wake-ups come late: 20 to 60 us on a virtual machine, which is a
- * third of a 0.15 ms delay.  So the timer is armed early_ns before the
- * earliest due chunk, and on waking every chunk due within early_ns is
- * written: a chunk goes out early by at most early_ns, and on average on
- * time.  early_ns follows the measured lateness of timer wake-ups (an
- * average over the last ~16, each capped at PX_EARLY_MAX_NS so that one
- * descheduling does not throw it off).
+ * Aiming: a chunk should reach its destination socket at its due time.  Two
+ * costs stand between the timer and that moment, and both are learnt as
+ * they happen (learn(): an average of the last ~16, each sample capped):
+ *  - early_ns: how late a timer wake-up comes, 20 to 60 us on a virtual
+ *    machine, a third of a 0.15 ms delay;
+ *  - send_ns: what the sendmsg() that passes the chunk on takes (on
+ *    loopback it carries the data into the receiving socket).
+ * The timer is armed early_ns + send_ns before the earliest due chunk, and
+ * a wake-up writes every chunk due within that window: a chunk leaves at
+ * most that much early (100 + 30 us), and on average on time.
  */
 static int arm_timer(struct proxy *p)
 {
@@ -696,7 +773,7 @@ static int arm_timer(struct proxy *p)
     struct itimerspec its;
 
     if (next)
-        next = next > p->early_ns ? next - p->early_ns : 1;
+        next = next > p->early_ns + p->send_ns ? next - p->early_ns - p->send_ns : 1;
     if (p->accept_resume_ns && (!next || p->accept_resume_ns < next))
         next = p->accept_resume_ns;
     if (next == p->armed_ns)
@@ -714,15 +791,7 @@ static int arm_timer(struct proxy *p)
 /* The timer fired; we woke at t_wake.  Learn how late that was. */
 static void timer_fired(struct proxy *p, uint64_t t_wake)
 {
-    uint64_t late = t_wake > p->armed_ns ? t_wake - p->armed_ns : 0;
-
-    if (late > PX_EARLY_MAX_NS)
-        late = PX_EARLY_MAX_NS;
-    /* early += (late - early) / 16, in unsigned arithmetic. */
-    if (late >= p->early_ns)
-        p->early_ns += (late - p->early_ns) / 16;
-    else
-        p->early_ns -= (p->early_ns - late) / 16;
+    learn(&p->early_ns, t_wake > p->armed_ns ? t_wake - p->armed_ns : 0, PX_EARLY_MAX_NS);
     p->armed_ns = 0; /* expired: arm_timer sets it again */
 }
 
@@ -786,7 +855,7 @@ static void *px_main(void *arg)
         /* Release every chunk that is due (within early_ns). */
         while (p->heap_n) {
             struct px_dir *d = p->heap[0];
-            if (key(d) > now_ns() + p->early_ns)
+            if (key(d) > now_ns() + p->early_ns + p->send_ns)
                 break;
             heap_remove(p, d);
             dir_flush(p, d);
@@ -983,6 +1052,7 @@ void proxy_stats(const struct proxy *p, struct proxy_stats *s)
     s->n_connect_failed = atomic_load_explicit(&q->n_connect_failed, memory_order_relaxed);
     s->bytes_to_server = atomic_load_explicit(&q->bytes_to_server, memory_order_relaxed);
     s->bytes_to_client = atomic_load_explicit(&q->bytes_to_client, memory_order_relaxed);
+    s->peak_queue_bytes = atomic_load_explicit(&q->peak_queue, memory_order_relaxed);
     s->n_open = s->n_accepted - s->n_closed - s->n_reset - s->n_connect_failed;
 }
 

@@ -59,6 +59,8 @@ struct proxy_stats {
     uint64_t n_connect_failed; /* the server could not be reached for a client */
     uint64_t bytes_to_server;  /* forwarded client -> server */
     uint64_t bytes_to_client;  /* forwarded server -> client */
+    uint64_t peak_queue_bytes; /* the most one direction held at once (back-pressure keeps it
+                                  under max_queue_bytes + one read of 64 KB) */
 };
 
 /* Resolve both addresses, listen, and start the proxy's thread.  The thread

@@ -16,8 +16,6 @@ enum admin_stmt {
     A_SCHEMA_TABLES,
     A_META_INSERT,
     A_META_GET,
-    A_FP_SERVER,   /* fingerprint: address, backend pid, version(), data directory */
-    A_FP_SETTINGS, /* fingerprint: name, value, source of the settings recorded */
     A_NSTMTS
 };
 

@@ -151,7 +151,10 @@ static void *stmt_job(void *arg)
     err_clear(&e);
     while (!__atomic_load_n(&sh->abort, __ATOMIC_RELAXED) && !sig_stop_requested() &&
            (i = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->nstmts) {
-        if (db_exec_sql(sh->conns[j->id], sh->stmts[i], &e) < 0) {
+        /* Each statement its own transaction: drivers without autocommit
+         * (ODBC) would otherwise hold its locks until the end of the phase. */
+        struct db_conn *c = sh->conns[j->id];
+        if (db_begin(c, &e) < 0 || db_exec_sql(c, sh->stmts[i], &e) < 0 || db_commit(c, &e) < 0) {
             err_prefix(&e, "%.60s", sh->stmts[i]);
             fail_shared(sh, &e);
             break;
@@ -414,7 +417,9 @@ int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
         struct db_param p[5] = { DBP_INT(o->warehouses), DBP_INT((int64_t)o->seed),
                                  DBP_INT(st->c_load.c_last), DBP_INT(st->c_load.c_id),
                                  DBP_INT(st->c_load.ol_i_id) };
-        rc = db_query(sh.conns[0], ad.sql[A_META_INSERT], p, 5, e);
+        if ((rc = db_begin(sh.conns[0], e)) == 0 &&
+            (rc = db_query(sh.conns[0], ad.sql[A_META_INSERT], p, 5, e)) == 0)
+            rc = db_commit(sh.conns[0], e);
     }
     if (rc < 0)
         goto out;

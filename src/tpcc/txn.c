@@ -46,6 +46,9 @@ int txn_prepare(struct db_conn *c, int mode, struct err *e)
 {
     int rc;
 
+    if (mode == RUN_MODE_PIPELINE && !(c->ops->flags & DB_F_PIPELINE))
+        return err_set(e, E_USAGE, "run.mode pipeline needs libpq's pipeline mode: use driver "
+                                   "postgres, or mode client or procedure");
     if (mode == RUN_MODE_PIPELINE) {
         for (int id = S_NO_HEADER; id < S_PROC_NEW_ORDER; id++)
             if ((rc = db_prepare(c, id, e)) < 0)
@@ -621,7 +624,10 @@ static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct 
         /* The unused item: the function raised TPCRB after the valid lines. */
         if (rc < 0 && no->rollback && strcmp(e->sqlstate, "TPCRB") == 0) {
             out->rolled_back = 1;
-            return 0;
+            rc = 0;
+            if (!(c->ops->flags & DB_F_AUTOCOMMIT))
+                rc = db_rollback(c, e);
+            return rc;
         }
         if (rc == 0 && db_next(c) == 1)
             out->no_total_cents = db_col_num(c, 0, 2);
@@ -682,7 +688,17 @@ static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct 
         break;
     }
     }
-    /* The call is its own transaction: a lost connection leaves it unknown. */
+    /* With autocommit the call is its own transaction; otherwise (ODBC) the
+     * commit is a second round trip. */
+    if (!(c->ops->flags & DB_F_AUTOCOMMIT)) {
+        if (rc == 0 && (!out->rolled_back)) {
+            rc = db_commit(c, e);
+        } else if (rc != E_CONN) {
+            struct err ignore;
+            db_rollback(c, &ignore);
+        }
+    }
+    /* A lost connection after the call (or its commit) was sent: unknown. */
     out->commit_sent = rc == E_CONN && in->type != TX_ORDER_STATUS && in->type != TX_STOCK_LEVEL;
     return rc;
 }

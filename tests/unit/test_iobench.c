@@ -109,10 +109,17 @@ static void test_format_size(void **state)
         uint64_t in;
         const char *want;
     } cases[] = {
-        { 0, "0" },           { 512, "512" },        { 1000, "1000" },
-        { 1536, "1536" },     { 4096, "4K" },        { 8192, "8K" },
-        { 1048576, "1M" },    { 3 << 20, "3M" },     { UINT64_C(1) << 30, "1G" },
-        { UINT64_C(1) << 50, "1P" }, { (UINT64_C(1) << 30) + 4096, "1048580K" },
+        { 0, "0" },
+        { 512, "512" },
+        { 1000, "1000" },
+        { 1536, "1536" },
+        { 4096, "4K" },
+        { 8192, "8K" },
+        { 1048576, "1M" },
+        { 3 << 20, "3M" },
+        { UINT64_C(1) << 30, "1G" },
+        { UINT64_C(1) << 50, "1P" },
+        { (UINT64_C(1) << 30) + 4096, "1048580K" },
     };
     char buf[32], flags[96];
 
@@ -134,6 +141,11 @@ static void test_parse_defaults(void **state)
     struct err e;
 
     (void)state;
+    /* Library callers that build options by hand get the defaults from init. */
+    iobench_opts_init(&o);
+    CHECK(o.ntypes == 2 && o.types[0] == IOB_SW && o.types[1] == IOB_RW && o.nthreads == 1 &&
+              o.flags == IOB_F_SYNC,
+          "iobench_opts_init: %d types, -T %d, flags 0x%x", o.ntypes, o.nthreads, o.flags);
     CHECK(test_parse(&o, "", &e) == 0, "no options: %s", e.msg);
     CHECK(o.block_bytes == 8192, "default -b %" PRIu64 ", want 8192", o.block_bytes);
     CHECK(o.total_bytes == UINT64_C(1) << 30, "default -s %" PRIu64 ", want 1G", o.total_bytes);
@@ -152,8 +164,9 @@ static void test_parse_values(void **state)
     struct err e;
 
     (void)state;
-    CHECK(test_parse(&o, "-b 4K -s 4M -F O_DIRECT -F o_dsync -t /x/y -f -k -T 3 -S 42 -o r.txt "
-                         "--json --destroy-data",
+    CHECK(test_parse(&o,
+                     "-b 4K -s 4M -F O_DIRECT -F o_dsync -t /x/y -f -k -T 3 -S 42 -o r.txt "
+                     "--json --destroy-data",
                      &e) == 0,
           "all options: %s", e.msg);
     CHECK(o.block_bytes == 4096 && o.total_bytes == 4 << 20, "sizes %" PRIu64 " %" PRIu64,
@@ -176,8 +189,8 @@ static void test_parse_values(void **state)
     CHECK(test_parse(&o, "-i SEQ", &e) == 0 && o.ntypes == 2 && o.types[0] == IOB_SW &&
               o.types[1] == IOB_SR,
           "SEQ = SW SR");
-    CHECK(test_parse(&o, "-i rnd -i SW -i RW", &e) == 0 && o.ntypes == 3 &&
-              o.types[0] == IOB_RW && o.types[1] == IOB_RR && o.types[2] == IOB_SW,
+    CHECK(test_parse(&o, "-i rnd -i SW -i RW", &e) == 0 && o.ntypes == 3 && o.types[0] == IOB_RW &&
+              o.types[1] == IOB_RR && o.types[2] == IOB_SW,
           "RND then SW, RW not repeated");
     CHECK(test_parse(&o, "-h -b 0", &e) == 0 && o.help, "-h stops parsing");
     CHECK(test_parse(&o, "--help", &e) == 0 && o.help, "--help");
@@ -192,29 +205,43 @@ static void test_parse_errors(void **state)
         const char *args;
         const char *msg;
     } cases[] = {
-        { "-b 0", "'-b' must be a block size from 1 byte to 64M, like 512, 4K, 8K or 1M (got \"0\")" },
-        { "-b abc", "'-b' must be a block size from 1 byte to 64M, like 512, 4K, 8K or 1M (got \"abc\")" },
-        { "-b 65M", "'-b' must be a block size from 1 byte to 64M, like 512, 4K, 8K or 1M (got \"65M\")" },
+        { "-b 0",
+          "'-b' must be a block size from 1 byte to 64M, like 512, 4K, 8K or 1M (got \"0\")" },
+        { "-b abc",
+          "'-b' must be a block size from 1 byte to 64M, like 512, 4K, 8K or 1M (got \"abc\")" },
+        { "-b 65M",
+          "'-b' must be a block size from 1 byte to 64M, like 512, 4K, 8K or 1M (got \"65M\")" },
         { "-s 0", "'-s' must be a total size from 1 byte to 1P, like 256M or 1G (got \"0\")" },
         { "-s 2P", "'-s' must be a total size from 1 byte to 1P, like 256M or 1G (got \"2P\")" },
-        { "-s 1.5G", "'-s' must be a total size from 1 byte to 1P, like 256M or 1G (got \"1.5G\")" },
-        { "-s 1000 -b 512", "'-s' 1000 (1000 bytes) must be a multiple of the block size '-b' 512 (512 bytes)" },
-        { "-s 4K -b 4K -T 2", "'-s' 4K gives fewer blocks than threads: '-T' 2 with '-b' 4K needs '-s' 8K or more" },
-        { "-F O_FOO", "'-F' must be one of O_DIRECT, O_SYNC, O_DSYNC, O_TRUNC, O_NONBLOCK (got \"O_FOO\")" },
-        { "-F O_SYNC,", "'-F' must be one of O_DIRECT, O_SYNC, O_DSYNC, O_TRUNC, O_NONBLOCK (got \"\")" },
-        { "-i XX", "'-i' must be SW, SR, RR, RW, SEQ, RND or ALL, or a comma list of them (got \"XX\")" },
-        { "-i SW,,SR", "'-i' must be SW, SR, RR, RW, SEQ, RND or ALL, or a comma list of them (got \"\")" },
+        { "-s 1.5G",
+          "'-s' must be a total size from 1 byte to 1P, like 256M or 1G (got \"1.5G\")" },
+        { "-s 1000 -b 512",
+          "'-s' 1000 (1000 bytes) must be a multiple of the block size '-b' 512 (512 bytes)" },
+        { "-s 4K -b 4K -T 2",
+          "'-s' 4K gives fewer blocks than threads: '-T' 2 with '-b' 4K needs '-s' 8K or more" },
+        { "-b 64M -T 32",
+          "'-T' 32 threads with '-b' 64M need 2048M of buffers, more than the 1G allowed: use fewer threads or smaller blocks" },
+        { "-F O_FOO",
+          "'-F' must be one of O_DIRECT, O_SYNC, O_DSYNC, O_TRUNC, O_NONBLOCK (got \"O_FOO\")" },
+        { "-F O_SYNC,",
+          "'-F' must be one of O_DIRECT, O_SYNC, O_DSYNC, O_TRUNC, O_NONBLOCK (got \"\")" },
+        { "-i XX",
+          "'-i' must be SW, SR, RR, RW, SEQ, RND or ALL, or a comma list of them (got \"XX\")" },
+        { "-i SW,,SR",
+          "'-i' must be SW, SR, RR, RW, SEQ, RND or ALL, or a comma list of them (got \"\")" },
         { "-T 0", "'-T' must be a number of threads from 1 to 256 (got \"0\")" },
         { "-T 257", "'-T' must be a number of threads from 1 to 256 (got \"257\")" },
         { "-T -1", "'-T' must be a number of threads from 1 to 256 (got \"-1\")" },
         { "-T 2x", "'-T' must be a number of threads from 1 to 256 (got \"2x\")" },
         { "-S -1", "'-S' must be a random seed from 0 to 18446744073709551615 (got \"-1\")" },
-        { "-S 18446744073709551616", "'-S' must be a random seed from 0 to 18446744073709551615 (got \"18446744073709551616\")" },
+        { "-S 18446744073709551616",
+          "'-S' must be a random seed from 0 to 18446744073709551615 (got \"18446744073709551616\")" },
         { "-x", "unknown option '-x' (see 'tpccbench iobench --help')" },
         { "-fz", "unknown option '-z' (see 'tpccbench iobench --help')" },
         { "-fb", "option '-b' takes a value: give it on its own" },
         { "--bogus", "unknown option '--bogus' (see 'tpccbench iobench --help')" },
-        { "extra", "unexpected argument 'extra': iobench takes options only (see 'tpccbench iobench --help')" },
+        { "extra",
+          "unexpected argument 'extra': iobench takes options only (see 'tpccbench iobench --help')" },
         { "-b", "option '-b' needs a value (see 'tpccbench iobench --help')" },
         { "-o dir/", "'-o' needs a file name (got \"dir/\")" },
     };
@@ -245,8 +272,9 @@ static void test_share(void **state)
             for (int k = 0; k < n; k++) {
                 uint64_t first, count;
                 iobench_share(nblocks[i], n, k, &first, &count);
-                CHECK(first == next, "%" PRIu64 " blocks, %d threads: thread %d starts at %" PRIu64
-                                     ", want %" PRIu64,
+                CHECK(first == next,
+                      "%" PRIu64 " blocks, %d threads: thread %d starts at %" PRIu64
+                      ", want %" PRIu64,
                       nblocks[i], n, k, first, next);
                 next = first + count;
                 lo = count < lo ? count : lo;
@@ -273,8 +301,8 @@ static void test_offsets_sequential(void **state)
         iobench_share(nblocks, 3, k, &first, &count);
         for (uint64_t i = 0; i < count; i++, want += block) {
             uint64_t off = iobench_offgen_next(&g);
-            CHECK(off == want, "thread %d I/O %" PRIu64 ": offset %" PRIu64 ", want %" PRIu64, k,
-                  i, off, want);
+            CHECK(off == want, "thread %d I/O %" PRIu64 ": offset %" PRIu64 ", want %" PRIu64, k, i,
+                  off, want);
         }
     }
     CHECK(want == nblocks * block, "covered %" PRIu64 " bytes", want);
@@ -377,8 +405,8 @@ static void test_signatures(void **state)
     CHECK(iobench_signature(zeros, sizeof(zeros)) == NULL, "zeros have no signature");
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const char *got = test_sig_at(cases[i].off, cases[i].magic, cases[i].n);
-        CHECK(got && strcmp(got, cases[i].want) == 0, "magic at %zu: got %s, want %s",
-              cases[i].off, got ? got : "(none)", cases[i].want);
+        CHECK(got && strcmp(got, cases[i].want) == 0, "magic at %zu: got %s, want %s", cases[i].off,
+              got ? got : "(none)", cases[i].want);
     }
     /* A short buffer: magic beyond its end is not read. */
     memset(zeros, 0, sizeof(zeros));
@@ -407,8 +435,7 @@ static void test_signature_file(void **state)
     unlink(path);
     CHECK(n == (ssize_t)sizeof(buf), "read %zd bytes", n);
     got = iobench_signature(buf, (size_t)n);
-    CHECK(got && strcmp(got, "an ext2/ext3/ext4 filesystem") == 0, "got %s",
-          got ? got : "(none)");
+    CHECK(got && strcmp(got, "an ext2/ext3/ext4 filesystem") == 0, "got %s", got ? got : "(none)");
 }
 
 static void test_mount_lookup(void **state)
@@ -417,7 +444,7 @@ static void test_mount_lookup(void **state)
     char where[256];
     struct err e;
     dev_t devs[2];
-    FILE *f;
+    FILE *f = NULL;
     int fd = mkstemp(path), rc;
 
     (void)state;
@@ -490,8 +517,9 @@ static void test_run_small(void **state)
         const struct iobench_test *t = &r.tests[i];
         uint64_t sum = 0, ios = 0;
         CHECK(t->type == o.types[i], "test %d is type %d", i, t->type);
-        CHECK(t->bytes == o.total_bytes && t->n_ios == 256, "%s: %" PRIu64 " bytes, %" PRIu64 " I/Os",
-              iobench_type_code(t->type), t->bytes, t->n_ios);
+        CHECK(t->bytes == o.total_bytes && t->n_ios == 256,
+              "%s: %" PRIu64 " bytes, %" PRIu64 " I/Os", iobench_type_code(t->type), t->bytes,
+              t->n_ios);
         for (int k = 0; k < t->nthreads; k++) {
             sum += t->threads[k].bytes;
             ios += t->threads[k].n_ios;

@@ -1,0 +1,549 @@
+/*
+ * odbc.c - the ODBC driver, on unixODBC: any database with an ODBC driver.
+ *
+ * Autocommit is off: a transaction starts with the first statement and ends
+ * with SQLEndTran.  Each dialect statement is SQLPrepare'd once per
+ * connection (its $n placeholders already rewritten to ? by dialect.c);
+ * parameters are bound per execution with their SQL types (integers as
+ * BIGINT, scaled numbers as NUMERIC text, text as VARCHAR).  Rows are read
+ * with SQLFetch + SQLGetData into per-column buffers.  Bulk loads use array
+ * parameter binding (SQL_ATTR_PARAMSET_SIZE) in batches.  Errors are classed
+ * from SQLGetDiagRec: 40001/40P01 and MySQL's deadlock/lock-wait codes are
+ * retryable, class 08 and lost-server codes mean the connection is gone.
+ */
+#include <sql.h>
+#include <sqlext.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "db/db.h"
+#include "db/dialect.h"
+
+#define OD_MAX_COLS 64
+#define OD_COLBUF 1024  /* per result column: the longest we read is 500 chars */
+#define OD_PARAMBUF 48  /* per numeric parameter, as text */
+#define OD_BATCH 1000   /* rows per bulk execution */
+#define OD_BULK_COL 512 /* bytes per bulk column value (c_data is 500) */
+
+struct od_conn {
+    SQLHENV env;
+    SQLHDBC dbc;
+    int connected;
+    SQLHSTMT st[DB_MAX_SLOTS]; /* prepared dialect statements */
+    SQLHSTMT tmp;              /* exec_sql / query */
+    SQLHSTMT cur;              /* statement whose rows next() reads, or NULL */
+    SQLSMALLINT ncols;
+    SQLLEN affected;
+    char col[OD_MAX_COLS][OD_COLBUF];
+    SQLLEN collen[OD_MAX_COLS];
+    /* Parameters of the current execution. */
+    SQLBIGINT pint[DB_MAX_PARAMS];
+    char pnum[DB_MAX_PARAMS][OD_PARAMBUF];
+    SQLLEN pind[DB_MAX_PARAMS];
+    /* Bulk load state. */
+    SQLHSTMT bulk;
+    int bulk_ncols, bulk_nrows;
+    char *bulk_buf;       /* bulk_ncols x OD_BATCH x OD_BULK_COL */
+    SQLLEN *bulk_ind;     /* bulk_ncols x OD_BATCH */
+    SQLSMALLINT bulk_type[OD_MAX_COLS];
+};
+
+static struct od_conn *O(struct db_conn *c)
+{
+    return c->priv;
+}
+
+/* Fill e from the diagnostics of a handle; class by SQLSTATE / native code. */
+static int od_fail(SQLSMALLINT type, SQLHANDLE h, const char *what, struct err *e)
+{
+    SQLCHAR state[6] = "", msg[400] = "";
+    SQLINTEGER native = 0;
+    SQLSMALLINT len = 0;
+    int code = E_FAIL;
+
+    if (h)
+        SQLGetDiagRec(type, h, 1, state, &native, msg, sizeof(msg), &len);
+    if (strcmp((char *)state, "40001") == 0 || strcmp((char *)state, "40P01") == 0 ||
+        native == 1213 /* MySQL deadlock */ || native == 1205 /* lock wait timeout */)
+        code = E_RETRY;
+    else if (strncmp((char *)state, "08", 2) == 0 || strncmp((char *)state, "57P0", 4) == 0 ||
+             native == 2006 || native == 2013 /* MySQL: server gone, lost connection */)
+        code = E_CONN;
+    err_set(e, code, "%s: %s%s%s", what, msg[0] ? (char *)msg : "unknown ODBC error",
+            state[0] ? " (SQLSTATE " : "", state[0] ? (char *)state : "");
+    if (state[0]) {
+        size_t n = strlen(e->msg);
+        if (n + 1 < sizeof(e->msg)) {
+            e->msg[n] = ')';
+            e->msg[n + 1] = '\0';
+        }
+    }
+    snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", (char *)state);
+    return code;
+}
+
+static int ok(SQLRETURN r)
+{
+    return r == SQL_SUCCESS || r == SQL_SUCCESS_WITH_INFO;
+}
+
+static void close_cursor(struct od_conn *o)
+{
+    if (o->cur)
+        SQLFreeStmt(o->cur, SQL_CLOSE);
+    o->cur = NULL;
+    o->ncols = 0;
+}
+
+static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
+{
+    struct od_conn *o = O(c);
+    char cs[1024], out[1024];
+    SQLSMALLINT outlen = 0;
+    SQLCHAR info[64];
+    SQLSMALLINT ilen;
+    const char *dsn = a->dsn ? a->dsn : "";
+    int n;
+
+    if (!*dsn)
+        return err_set(e, E_USAGE, "database.dsn is empty: give a DSN name or a connection string");
+    /* A bare name is a DSN from odbc.ini; anything with '=' is a connection string. */
+    n = snprintf(cs, sizeof(cs), "%s%s", strchr(dsn, '=') ? "" : "DSN=", dsn);
+    if (a->password && *a->password)
+        n += snprintf(cs + n, sizeof(cs) - (size_t)n, "%sPWD={%s};",
+                      n && cs[n - 1] != ';' ? ";" : "", a->password);
+    if (n >= (int)sizeof(cs))
+        return err_set(e, E_USAGE, "ODBC connection string too long");
+    if (!ok(SQLAllocHandle(SQL_HANDLE_ENV, SQL_NULL_HANDLE, &o->env)) ||
+        !ok(SQLSetEnvAttr(o->env, SQL_ATTR_ODBC_VERSION, (SQLPOINTER)SQL_OV_ODBC3, 0)) ||
+        !ok(SQLAllocHandle(SQL_HANDLE_DBC, o->env, &o->dbc))) {
+        memset(cs, 0, sizeof(cs));
+        return err_set(e, E_FAIL, "cannot allocate ODBC handles (is unixODBC installed?)");
+    }
+    SQLSetConnectAttr(o->dbc, SQL_ATTR_LOGIN_TIMEOUT, (SQLPOINTER)10, 0);
+    if (!ok(SQLDriverConnect(o->dbc, NULL, (SQLCHAR *)cs, SQL_NTS, (SQLCHAR *)out, sizeof(out),
+                             &outlen, SQL_DRIVER_NOPROMPT))) {
+        /* The message names the DSN as configured, never the password. */
+        char what[300];
+        memset(cs, 0, sizeof(cs));
+        memset(out, 0, sizeof(out));
+        snprintf(what, sizeof(what), "cannot connect through ODBC (%.200s)", dsn);
+        od_fail(SQL_HANDLE_DBC, o->dbc, what, e);
+        /* A first connection that fails is the user's to fix. */
+        e->code = E_USAGE;
+        return E_USAGE;
+    }
+    memset(cs, 0, sizeof(cs));
+    memset(out, 0, sizeof(out));
+    o->connected = 1;
+    if (!ok(SQLSetConnectAttr(o->dbc, SQL_ATTR_AUTOCOMMIT, (SQLPOINTER)SQL_AUTOCOMMIT_OFF, 0)))
+        return od_fail(SQL_HANDLE_DBC, o->dbc, "turning autocommit off", e);
+    if (!ok(SQLAllocHandle(SQL_HANDLE_STMT, o->dbc, &o->tmp)))
+        return od_fail(SQL_HANDLE_DBC, o->dbc, "allocating a statement", e);
+    if (ok(SQLGetInfo(o->dbc, SQL_DBMS_NAME, info, sizeof(info), &ilen)))
+        snprintf(c->server_name, sizeof(c->server_name), "%s", (char *)info);
+    if (ok(SQLGetInfo(o->dbc, SQL_DBMS_VER, info, sizeof(info), &ilen)))
+        snprintf(c->server_version, sizeof(c->server_version), "%s", (char *)info);
+    return 0;
+}
+
+static void bulk_free(struct od_conn *o)
+{
+    if (o->bulk)
+        SQLFreeHandle(SQL_HANDLE_STMT, o->bulk);
+    o->bulk = NULL;
+    free(o->bulk_buf);
+    free(o->bulk_ind);
+    o->bulk_buf = NULL;
+    o->bulk_ind = NULL;
+}
+
+static void od_close(struct db_conn *c)
+{
+    struct od_conn *o = O(c);
+
+    if (!o)
+        return;
+    close_cursor(o);
+    bulk_free(o);
+    for (int i = 0; i < DB_MAX_SLOTS; i++)
+        if (o->st[i])
+            SQLFreeHandle(SQL_HANDLE_STMT, o->st[i]);
+    if (o->tmp)
+        SQLFreeHandle(SQL_HANDLE_STMT, o->tmp);
+    if (o->dbc) {
+        if (o->connected) {
+            SQLEndTran(SQL_HANDLE_DBC, o->dbc, SQL_ROLLBACK);
+            SQLDisconnect(o->dbc);
+        }
+        SQLFreeHandle(SQL_HANDLE_DBC, o->dbc);
+    }
+    if (o->env)
+        SQLFreeHandle(SQL_HANDLE_ENV, o->env);
+    memset(o->st, 0, sizeof(o->st));
+    o->tmp = o->dbc = o->env = NULL;
+    o->connected = 0;
+}
+
+/* Bind p[0..np-1] to h with their SQL types. */
+static int bind_params(struct od_conn *o, SQLHSTMT h, const struct db_param *p, int np,
+                       struct err *e)
+{
+    for (int i = 0; i < np; i++) {
+        const struct db_param *q = &p[i];
+        SQLRETURN r;
+
+        switch (q->type) {
+        case DB_INT:
+            o->pint[i] = q->i;
+            o->pind[i] = 0;
+            r = SQLBindParameter(h, (SQLUSMALLINT)(i + 1), SQL_PARAM_INPUT, SQL_C_SBIGINT,
+                                 SQL_BIGINT, 0, 0, &o->pint[i], 0, &o->pind[i]);
+            break;
+        case DB_NUM:
+            o->pind[i] = db_format_scaled(o->pnum[i], OD_PARAMBUF, q->i, q->scale);
+            r = SQLBindParameter(h, (SQLUSMALLINT)(i + 1), SQL_PARAM_INPUT, SQL_C_CHAR,
+                                 SQL_NUMERIC, 18, (SQLSMALLINT)q->scale, o->pnum[i], OD_PARAMBUF,
+                                 &o->pind[i]);
+            break;
+        case DB_TEXT: {
+            SQLLEN n = q->len < 0 ? (SQLLEN)strlen(q->s) : q->len;
+            o->pind[i] = n;
+            r = SQLBindParameter(h, (SQLUSMALLINT)(i + 1), SQL_PARAM_INPUT, SQL_C_CHAR,
+                                 SQL_VARCHAR, (SQLULEN)(n ? n : 1), 0, (SQLPOINTER)q->s, n,
+                                 &o->pind[i]);
+            break;
+        }
+        default:
+            o->pind[i] = SQL_NULL_DATA;
+            r = SQLBindParameter(h, (SQLUSMALLINT)(i + 1), SQL_PARAM_INPUT, SQL_C_CHAR,
+                                 SQL_VARCHAR, 1, 0, NULL, 0, &o->pind[i]);
+            break;
+        }
+        if (!ok(r))
+            return od_fail(SQL_HANDLE_STMT, h, "binding a parameter", e);
+    }
+    return 0;
+}
+
+/* Execute h (prepared, parameters bound): keep its rows for next(). */
+static int run_stmt(struct db_conn *c, SQLHSTMT h, SQLRETURN r, struct err *e)
+{
+    struct od_conn *o = O(c);
+
+    /* An UPDATE/DELETE that matched no row answers SQL_NO_DATA: not an error. */
+    if (!ok(r) && r != SQL_NO_DATA)
+        return od_fail(SQL_HANDLE_STMT, h, "executing", e);
+    o->affected = 0;
+    if (r != SQL_NO_DATA)
+        SQLRowCount(h, &o->affected);
+    if (!ok(SQLNumResultCols(h, &o->ncols)))
+        o->ncols = 0;
+    if (o->ncols > OD_MAX_COLS)
+        o->ncols = OD_MAX_COLS;
+    o->cur = o->ncols ? h : NULL;
+    if (!o->cur)
+        SQLFreeStmt(h, SQL_CLOSE);
+    return 0;
+}
+
+static int od_exec_sql(struct db_conn *c, const char *sql, struct err *e)
+{
+    struct od_conn *o = O(c);
+    SQLRETURN r;
+
+    close_cursor(o);
+    SQLFreeStmt(o->tmp, SQL_RESET_PARAMS);
+    r = SQLExecDirect(o->tmp, (SQLCHAR *)sql, SQL_NTS);
+    return run_stmt(c, o->tmp, r, e);
+}
+
+static int od_prepare(struct db_conn *c, int slot, const char *sql, int np, struct err *e)
+{
+    struct od_conn *o = O(c);
+
+    (void)np;
+    close_cursor(o);
+    if (!o->st[slot] && !ok(SQLAllocHandle(SQL_HANDLE_STMT, o->dbc, &o->st[slot])))
+        return od_fail(SQL_HANDLE_DBC, o->dbc, "allocating a statement", e);
+    if (!ok(SQLPrepare(o->st[slot], (SQLCHAR *)sql, SQL_NTS)))
+        return od_fail(SQL_HANDLE_STMT, o->st[slot], "preparing", e);
+    return 0;
+}
+
+static int od_exec(struct db_conn *c, int slot, const struct db_param *p, int np, struct err *e)
+{
+    struct od_conn *o = O(c);
+    SQLHSTMT h = o->st[slot];
+    int rc;
+
+    close_cursor(o);
+    SQLFreeStmt(h, SQL_RESET_PARAMS);
+    if ((rc = bind_params(o, h, p, np, e)) < 0)
+        return rc;
+    return run_stmt(c, h, SQLExecute(h), e);
+}
+
+static int od_query(struct db_conn *c, const char *sql, const struct db_param *p, int np,
+                    struct err *e)
+{
+    struct od_conn *o = O(c);
+    struct db_param sp[DB_MAX_PARAMS];
+    unsigned char map[DB_MAX_PARAMS];
+    size_t cap = strlen(sql) + 16;
+    char *q = malloc(cap);
+    int nq, rc;
+
+    if (!q)
+        return err_set(e, E_FAIL, "out of memory");
+    close_cursor(o);
+    nq = sql_to_qmark(sql, q, cap, map, DB_MAX_PARAMS);
+    for (int j = 0; j < nq; j++) {
+        if (map[j] > np) {
+            free(q);
+            return err_set(e, E_FAIL, "query uses parameter $%d of %d", map[j], np);
+        }
+        sp[j] = p[map[j] - 1];
+    }
+    SQLFreeStmt(o->tmp, SQL_RESET_PARAMS);
+    if (!ok(SQLPrepare(o->tmp, (SQLCHAR *)q, SQL_NTS))) {
+        free(q);
+        return od_fail(SQL_HANDLE_STMT, o->tmp, "preparing", e);
+    }
+    free(q);
+    if (nq > 0 && (rc = bind_params(o, o->tmp, sp, nq, e)) < 0)
+        return rc;
+    return run_stmt(c, o->tmp, SQLExecute(o->tmp), e);
+}
+
+static int od_next(struct db_conn *c)
+{
+    struct od_conn *o = O(c);
+    SQLRETURN r;
+
+    if (!o->cur)
+        return 0;
+    r = SQLFetch(o->cur);
+    if (!ok(r)) {
+        close_cursor(o);
+        return 0;
+    }
+    /* Read every column now, in order: not every driver allows any order. */
+    for (SQLSMALLINT i = 0; i < o->ncols; i++) {
+        r = SQLGetData(o->cur, (SQLUSMALLINT)(i + 1), SQL_C_CHAR, o->col[i], OD_COLBUF,
+                       &o->collen[i]);
+        if (!ok(r)) {
+            o->collen[i] = SQL_NULL_DATA;
+            continue;
+        }
+        if (o->collen[i] >= OD_COLBUF || o->collen[i] == SQL_NO_TOTAL)
+            o->collen[i] = OD_COLBUF - 1; /* truncated: longer than any column we read */
+    }
+    return 1;
+}
+
+static int od_col_isnull(struct db_conn *c, int col)
+{
+    struct od_conn *o = O(c);
+
+    return col >= o->ncols || o->collen[col] == SQL_NULL_DATA;
+}
+
+static int64_t od_col_int(struct db_conn *c, int col)
+{
+    struct od_conn *o = O(c);
+
+    return od_col_isnull(c, col) ? 0 : strtoll(o->col[col], NULL, 10);
+}
+
+static int64_t od_col_num(struct db_conn *c, int col, int scale)
+{
+    struct od_conn *o = O(c);
+
+    return od_col_isnull(c, col) ? 0 : db_parse_scaled(o->col[col], (int)o->collen[col], scale);
+}
+
+static const char *od_col_text(struct db_conn *c, int col, int *len)
+{
+    struct od_conn *o = O(c);
+
+    if (od_col_isnull(c, col)) {
+        if (len)
+            *len = 0;
+        return "";
+    }
+    if (len)
+        *len = (int)o->collen[col];
+    return o->col[col];
+}
+
+static int64_t od_affected(struct db_conn *c)
+{
+    return O(c)->affected;
+}
+
+static int od_begin(struct db_conn *c, struct err *e)
+{
+    /* Autocommit is off: the first statement opens the transaction. */
+    (void)c;
+    (void)e;
+    return 0;
+}
+
+static int od_end(struct db_conn *c, SQLSMALLINT how, struct err *e)
+{
+    struct od_conn *o = O(c);
+
+    close_cursor(o);
+    if (!ok(SQLEndTran(SQL_HANDLE_DBC, o->dbc, how)))
+        return od_fail(SQL_HANDLE_DBC, o->dbc, how == SQL_COMMIT ? "commit" : "rollback", e);
+    return 0;
+}
+
+static int od_commit(struct db_conn *c, struct err *e)
+{
+    return od_end(c, SQL_COMMIT, e);
+}
+
+static int od_rollback(struct db_conn *c, struct err *e)
+{
+    return od_end(c, SQL_ROLLBACK, e);
+}
+
+static int od_bulk_begin(struct db_conn *c, const char *table, const char *columns,
+                         struct err *e)
+{
+    struct od_conn *o = O(c);
+    char sql[2048];
+    int n, ncols = 1;
+
+    close_cursor(o);
+    bulk_free(o);
+    for (const char *p = columns; *p; p++)
+        ncols += *p == ',';
+    if (ncols > OD_MAX_COLS)
+        return err_set(e, E_FAIL, "too many columns for a bulk load (%d)", ncols);
+    n = snprintf(sql, sizeof(sql), "INSERT INTO %s (%s) VALUES (", table, columns);
+    for (int i = 0; i < ncols; i++)
+        n += snprintf(sql + n, sizeof(sql) - (size_t)n, "%s?", i ? "," : "");
+    snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
+    o->bulk_ncols = ncols;
+    o->bulk_nrows = 0;
+    o->bulk_buf = malloc((size_t)ncols * OD_BATCH * OD_BULK_COL);
+    o->bulk_ind = malloc((size_t)ncols * OD_BATCH * sizeof(SQLLEN));
+    if (!o->bulk_buf || !o->bulk_ind)
+        return err_set(e, E_FAIL, "out of memory for a bulk load");
+    if (!ok(SQLAllocHandle(SQL_HANDLE_STMT, o->dbc, &o->bulk)))
+        return od_fail(SQL_HANDLE_DBC, o->dbc, "allocating a statement", e);
+    if (!ok(SQLPrepare(o->bulk, (SQLCHAR *)sql, SQL_NTS)))
+        return od_fail(SQL_HANDLE_STMT, o->bulk, "preparing the bulk insert", e);
+    SQLSetStmtAttr(o->bulk, SQL_ATTR_PARAM_BIND_TYPE, (SQLPOINTER)SQL_PARAM_BIND_BY_COLUMN, 0);
+    for (int i = 0; i < ncols; i++) {
+        /* Bind text with the column's own type where the driver tells it,
+         * so the server converts (a VARCHAR into an INTEGER column would
+         * not be accepted by every DBMS). */
+        SQLSMALLINT type = SQL_VARCHAR, dec = 0, nullable;
+        SQLULEN size = 0;
+        if (!ok(SQLDescribeParam(o->bulk, (SQLUSMALLINT)(i + 1), &type, &size, &dec, &nullable)))
+            type = SQL_VARCHAR, dec = 0;
+        o->bulk_type[i] = type;
+        if (!ok(SQLBindParameter(o->bulk, (SQLUSMALLINT)(i + 1), SQL_PARAM_INPUT, SQL_C_CHAR,
+                                 type, OD_BULK_COL - 1, dec,
+                                 o->bulk_buf + (size_t)i * OD_BATCH * OD_BULK_COL, OD_BULK_COL,
+                                 o->bulk_ind + (size_t)i * OD_BATCH)))
+            return od_fail(SQL_HANDLE_STMT, o->bulk, "binding the bulk insert", e);
+    }
+    return 0;
+}
+
+static int bulk_flush(struct db_conn *c, struct err *e)
+{
+    struct od_conn *o = O(c);
+    SQLRETURN r;
+
+    if (o->bulk_nrows == 0)
+        return 0;
+    SQLSetStmtAttr(o->bulk, SQL_ATTR_PARAMSET_SIZE, (SQLPOINTER)(SQLULEN)o->bulk_nrows, 0);
+    r = SQLExecute(o->bulk);
+    o->bulk_nrows = 0;
+    if (!ok(r) && r != SQL_NO_DATA)
+        return od_fail(SQL_HANDLE_STMT, o->bulk, "bulk insert", e);
+    SQLFreeStmt(o->bulk, SQL_CLOSE);
+    return 0;
+}
+
+static int od_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e)
+{
+    struct od_conn *o = O(c);
+    const char *p = buf, *end = buf + len;
+    int rc;
+
+    while (p < end) {
+        int row = o->bulk_nrows;
+        for (int i = 0; i < o->bulk_ncols; i++) {
+            const char *v = p;
+            size_t n;
+            char *dst = o->bulk_buf + ((size_t)i * OD_BATCH + (size_t)row) * OD_BULK_COL;
+            SQLLEN *ind = o->bulk_ind + (size_t)i * OD_BATCH + (size_t)row;
+            while (p < end && *p != '\t' && *p != '\n')
+                p++;
+            n = (size_t)(p - v);
+            if (n == 2 && v[0] == '\\' && v[1] == 'N') {
+                *ind = SQL_NULL_DATA;
+            } else {
+                if (n >= OD_BULK_COL)
+                    return err_set(e, E_FAIL, "bulk value longer than %d bytes", OD_BULK_COL - 1);
+                memcpy(dst, v, n);
+                dst[n] = '\0';
+                *ind = (SQLLEN)n;
+            }
+            if (p < end)
+                p++; /* the tab or the newline */
+        }
+        if (++o->bulk_nrows == OD_BATCH && (rc = bulk_flush(c, e)) < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int od_bulk_end(struct db_conn *c, int abort, struct err *e)
+{
+    struct od_conn *o = O(c);
+    int rc = 0;
+
+    if (!abort)
+        rc = bulk_flush(c, e);
+    bulk_free(o);
+    if (rc == 0 && !abort)
+        return od_commit(c, e);
+    {
+        struct err ignore;
+        od_rollback(c, &ignore);
+    }
+    return rc;
+}
+
+const struct db_ops db_odbc_ops = {
+    .name = "odbc",
+    .flags = DB_F_BULK | DB_F_QMARK,
+    .priv_size = sizeof(struct od_conn),
+    .connect = od_connect,
+    .close = od_close,
+    .exec_sql = od_exec_sql,
+    .prepare = od_prepare,
+    .exec = od_exec,
+    .query = od_query,
+    .next = od_next,
+    .col_isnull = od_col_isnull,
+    .col_int = od_col_int,
+    .col_num = od_col_num,
+    .col_text = od_col_text,
+    .affected = od_affected,
+    .begin = od_begin,
+    .commit = od_commit,
+    .rollback = od_rollback,
+    .bulk_begin = od_bulk_begin,
+    .bulk_put = od_bulk_put,
+    .bulk_end = od_bulk_end,
+};

@@ -1,0 +1,277 @@
+#!/bin/sh
+# 0051-proxy.sh - `tpccbench proxy --listen A --to B --delay D [--jitter J]`:
+#  - the round trip it adds, measured with `tpccbench netbench` (median of 50
+#    round trips through the proxy minus the median of 50 without it), is
+#    2 x D within +-5 % or +-50 us, at 1 ms and 3.25 ms (0.15 ms and 0.3 ms are
+#    measured and printed, not asserted: a loaded machine wakes late);
+#  - every byte goes through, both ways, with jitter and with 20 connections at
+#    once, and every connection ends cleanly (the stop line counts them);
+#  - a server that refuses: the client is reset and the proxy says why;
+#  - bad arguments: exit 2 with the message;
+#  - a 5 s `tpccbench run` (2 VUs) against PostgreSQL through the proxy at
+#    1 ms: exit 0, New-Order counts agree, and the RTT probe sees >= 2 ms.
+# Byte-exact content checks (checksums, half-close, back-pressure) are in
+# tests/unit/test_proxy.c.  Ports: everything listens on port 0 and the test
+# reads the port printed.  Prints TAP; needs python3.  About 15 s.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+
+[ -x "$root/tpccbench" ] || bail_out "$root/tpccbench is missing: run make first"
+command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read the JSON (apt-get install python3)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0051.XXXXXX") || bail_out "mktemp failed"
+bgpids=
+cleanup() {
+    for _p in $bgpids; do
+        kill -KILL "$_p" 2>/dev/null
+        wait "$_p" 2>/dev/null
+    done
+    pg_stop
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+cp "$root/tpccbench" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
+bin=$tmp/tpccbench
+
+LC_ALL=C
+export LC_ALL
+t_start=$(date +%s)
+
+if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
+run() {
+    _name=$1
+    shift
+    # shellcheck disable=SC2086
+    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
+    rc=$?
+    out=$(cat "$tmp/$_name.out")
+    err=$(cat "$tmp/$_name.err")
+}
+explain() {
+    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
+}
+
+# bg NAME CMD...: start CMD in the background (output in $tmp/NAME.out/.err)
+# and wait until it prints "listening on ... port N"; sets bg_pid, bg_port.
+bg() {
+    _name=$1
+    shift
+    # Empty it first: the child truncates it only after the fork, and the
+    # loop below must not read an earlier process's port.
+    : >"$tmp/$_name.out"
+    "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null &
+    bg_pid=$!
+    bgpids="$bgpids $bg_pid"
+    _i=0
+    while [ $_i -lt 100 ]; do
+        bg_port=$(sed -n 's/.*listening on [^,]* port \([0-9][0-9]*\).*/\1/p; s/.*"port":\([0-9][0-9]*\).*/\1/p' \
+            "$tmp/$_name.out" | head -n 1)
+        [ -n "$bg_port" ] && return 0
+        kill -0 "$bg_pid" 2>/dev/null || return 1
+        sleep 0.05
+        _i=$((_i + 1))
+    done
+    return 1
+}
+
+# stop PID: SIGINT, wait; sets stop_rc.
+stop() {
+    kill -INT "$1" 2>/dev/null
+    wait "$1"
+    stop_rc=$?
+}
+
+# p50 FILE: the median round trip (ms) of a netbench --json record.
+p50() {
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rtt_ms']['p50'])" "$1" 2>/dev/null
+}
+
+# ---------------------------------------------------------------------------
+# 1. Added round trip at 1 ms and 3.25 ms (and, printed only, 0.15 and 0.3 ms).
+
+bg srv "$bin" netbench server 127.0.0.1 0 0 0 0 || bail_out "netbench server did not listen: $(cat "$tmp/srv.err")"
+srv_pid=$bg_pid
+srv_port=$bg_port
+
+# accuracy D_MS ASSERT: median of 50 through a proxy at D vs median of 50 direct.
+accuracy() {
+    _d=$1
+    bg px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$srv_port" --delay "${_d}ms" ||
+        { fail "proxy --delay ${_d}ms starts" "$(cat "$tmp/px.err")"; return; }
+    _px=$bg_pid
+    run direct "$bin" netbench client 127.0.0.1 "$srv_port" 1 64 50 --json
+    _rc1=$rc
+    run via "$bin" netbench client 127.0.0.1 "$bg_port" 1 64 50 --json
+    _rc2=$rc
+    stop "$_px"
+    _line=$(tail -n 1 "$tmp/px.out")
+    if [ "$_rc1" != 0 ] || [ "$_rc2" != 0 ]; then
+        fail "netbench direct and through the proxy at ${_d} ms" "exit $_rc1 and $_rc2" "$(cat "$tmp/direct.err" "$tmp/via.err")"
+        return
+    fi
+    _v=$(python3 -c "
+import sys
+d, direct, via = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+added, want = via - direct, 2 * d
+tol = max(0.05 * want, 0.05)
+print('%s %.3f %.3f %.3f %.3f %.3f' % ('ok' if abs(added - want) <= tol else 'off', added, want, tol, direct, via))
+" "$_d" "$(p50 "$tmp/direct.out")" "$(p50 "$tmp/via.out")")
+    set -- $_v
+    _desc="delay ${_d} ms: added round trip $2 ms, target $3 +- $4 ms (median of 50: direct $5, via proxy $6 ms)"
+    if [ "$assert" = 1 ]; then
+        is "$1" ok "$_desc"
+    else
+        note "$_desc (not asserted)"
+    fi
+    # 50 x 64 bytes + the 32-byte hello up; 50 x 8-byte acks + the 128-byte answer down.
+    is "$_line" "tpccbench proxy: stopped: 1 connections (1 closed, 0 reset, 0 could not connect, 0 open at the stop), 3232 bytes to the server, 528 bytes to the client" \
+        "delay ${_d} ms: the proxy passed every byte (3232 up, 528 down) and closed cleanly"
+    is "$stop_rc" 0 "delay ${_d} ms: SIGINT stops the proxy, exit 0"
+}
+assert=1
+accuracy 1
+accuracy 3.25
+assert=0
+accuracy 0.15
+accuracy 0.3
+
+# ---------------------------------------------------------------------------
+# 2. Jitter, 20 connections at once, both directions loaded.
+
+bg px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$srv_port" --delay 1ms --jitter 0.5ms --json ||
+    bail_out "proxy did not listen: $(cat "$tmp/px.err")"
+px_pid=$bg_pid
+px_port=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['port'])" "$tmp/px.out")
+is "$px_port" "$bg_port" "--json: the listening line is JSON with the port"
+i=0
+while [ $i -lt 20 ]; do
+    i=$((i + 1))
+    $to "$bin" netbench client 127.0.0.1 "$px_port" 4 65536 5 --reply size --json >"$tmp/j$i.out" 2>"$tmp/j$i.err" </dev/null &
+    eval "jp$i=\$!"
+done
+nok=0
+i=0
+while [ $i -lt 20 ]; do
+    i=$((i + 1))
+    eval "wait \$jp$i" && python3 -c "
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if j['bytes_sent'] == 4 * 65536 * 5 and j['bytes_received'] == 65536 * 5 else 1)" "$tmp/j$i.out" &&
+        nok=$((nok + 1))
+done
+is "$nok" 20 "20 clients at once through --delay 1ms --jitter 0.5ms: each exit 0, 1310720 bytes up and 327680 down" ||
+    diag "$(cat "$tmp"/j*.err | sort | uniq -c)"
+stop "$px_pid"
+is "$stop_rc" 0 "jitter proxy: exit 0 at SIGINT"
+jline=$(tail -n 1 "$tmp/px.out")
+is "$jline" '{"event":"stopped","connections":20,"closed":20,"reset":0,"connect_failed":0,"open":0,"bytes_to_server":26215040,"bytes_to_client":6556160}' \
+    "jitter proxy: 20 connections closed cleanly; bytes = 20 x (32 + 1310720) up, 20 x (128 + 327680) down"
+
+# ---------------------------------------------------------------------------
+# 3. A server that refuses.
+
+stop "$srv_pid"
+free_port=$srv_port
+bg px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$free_port" --delay 1ms || bail_out "proxy did not listen"
+px_pid=$bg_pid
+run refc "$bin" netbench client 127.0.0.1 "$bg_port" 1 64 5 --timeout 5s
+is "$rc" 1 "client through a proxy whose server refuses: exit 1" || explain
+like "$err" "tpccbench netbench: *: Connection reset by peer" "the client says the connection was reset"
+stop "$px_pid"
+like "$(cat "$tmp/px.err")" "*tpccbench proxy: cannot connect to 127.0.0.1 port $free_port: Connection refused: the client's connection is reset*" \
+    "the proxy says it cannot reach the server"
+like "$(tail -n 1 "$tmp/px.out")" "*1 connections (0 closed, 0 reset, 1 could not connect, 0 open at the stop)*" \
+    "the stop line counts the connection that could not connect"
+
+# ---------------------------------------------------------------------------
+# 4. Bad arguments.
+
+while IFS='|' read -r args want; do
+    [ -n "$want" ] || continue
+    set -f
+    # shellcheck disable=SC2086
+    run bad "$bin" proxy $args
+    set +f
+    is "$rc" 2 "proxy $args: exit 2" || explain
+    is "$err" "tpccbench proxy: $want" "proxy $args: the message"
+done <<'EOF'
+|'--listen HOST:PORT' is required (see 'tpccbench proxy --help')
+--listen 127.0.0.1:0|'--to HOST:PORT' is required (see 'tpccbench proxy --help')
+--listen 127.0.0.1:0 --to 127.0.0.1:5432 --delay fast|'--delay' must be a duration from 0 to 60s with a unit, like 0.15ms, 250us or 3.25ms (got "fast")
+--listen 127.0.0.1:0 --to 127.0.0.1:5432 --delay 2m|'--delay' must be a duration from 0 to 60s with a unit, like 0.15ms, 250us or 3.25ms (got "2m")
+--listen 127.0.0.1:0 --to 127.0.0.1:5432 --jitter -1ms|'--jitter' must be a duration from 0 to 60s with a unit, like 0.15ms, 250us or 3.25ms (got "-1ms")
+--listen 127.0.0.1 --to 127.0.0.1:5432|--listen: expected HOST:PORT (got "127.0.0.1"): the port is missing
+--listen ::1:6432 --to 127.0.0.1:5432|--listen: expected HOST:PORT (got "::1:6432"): write an IPv6 address in brackets, [::1]:5432
+--listen 127.0.0.1:0 --to 127.0.0.1:0|--to: expected HOST:PORT with a host and a port above 0 (got "127.0.0.1:0")
+--listen 127.0.0.1:0 --to 127.0.0.1:99999|--to: the port in "127.0.0.1:99999" must be a number from 0 to 65535
+--listen 192.0.2.1:0 --to 127.0.0.1:5432|--listen: cannot listen on 192.0.2.1 port 0: Cannot assign requested address
+--listen 127.0.0.1:0 --to 127.0.0.1:5432 --max-queue 1K|'--max-queue' must be a size from 64K to 1024M (got "1K")
+--listen 127.0.0.1:0 --to 127.0.0.1:5432 --speed 3|unknown option '--speed' (see 'tpccbench proxy --help')
+--listen 127.0.0.1:0 --to 127.0.0.1:5432 extra|unexpected argument "extra": the proxy takes only options (see 'tpccbench proxy --help')
+EOF
+
+# ---------------------------------------------------------------------------
+# 5. tpccbench run through the proxy: 1 ms each way.
+
+if ! pg_start 2>"$tmp/pg_start.err"; then
+    cat "$tmp/pg_start.err" >&2
+    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
+fi
+pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
+cat >"$tmp/direct.yaml" <<EOF
+database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
+schema: {warehouses: 1}
+results: {dir: "$tmp/results"}
+EOF
+run load "$bin" load -c "$tmp/direct.yaml" --warehouses 1 --jobs 2 --label load
+is "$rc" 0 "load 1 warehouse (directly): exit 0" || { explain; bail_out "nothing to run on"; }
+
+bg pgpx "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$PG_TEST_PORT" --delay 1ms ||
+    bail_out "proxy to PostgreSQL did not listen: $(cat "$tmp/pgpx.err")"
+pgpx_pid=$bg_pid
+cat >"$tmp/proxied.yaml" <<EOF
+database: {driver: postgres, managed: false, conninfo: "host=127.0.0.1 port=$bg_port dbname=tpcc user=tpcc", password_env: TPCC_TEST_PASSWORD}
+schema: {warehouses: 1}
+results: {dir: "$tmp/results"}
+EOF
+run via "$bin" run -c "$tmp/proxied.yaml" --vus 2 --duration 5s --warmup 0s --label via
+is "$rc" 0 "run --vus 2 --duration 5s through the proxy (1 ms each way): exit 0" || explain
+# The last FINs take a round trip (2 ms) to go through after the run exits.
+sleep 0.5
+stop "$pgpx_pid"
+is "$stop_rc" 0 "PostgreSQL proxy: exit 0 at SIGINT"
+like "$(tail -n 1 "$tmp/pgpx.out")" "tpccbench proxy: stopped: * connections (* closed, 0 reset, 0 could not connect, 0 open at the stop)*" \
+    "PostgreSQL proxy: every connection of the run closed cleanly" || diag "$(cat "$tmp/pgpx.out" "$tmp/pgpx.err")"
+rec=$(ls -d "$tmp/results/"*-via 2>/dev/null)
+python3 - "$rec/run.json" >"$tmp/checks" 2>&1 <<'EOF'
+import json, sys
+try:
+    run = json.load(open(sys.argv[1]))["run"]
+except Exception as ex:
+    print("FAIL\trun.json of the proxied run parses\t%s" % ex)
+    sys.exit(0)
+def check(c, d, *x):
+    print(("PASS\t" if c else "FAIL\t") + d + ("" if c else "\t" + "\t".join(map(str, x))))
+check(run.get("notpm_counts_agree") is True, "proxied run: run.notpm_counts_agree is true",
+      "got %r" % run.get("notpm_counts_agree"))
+rtt = run.get("rtt_median_ms", 0)
+check(2.0 <= rtt < 10.0, "proxied run: run.rtt_median_ms %.3f >= 2 (the probe sees the 2 ms added)" % rtt,
+      "got %r" % rtt)
+check(run.get("new_orders_client", 0) > 0, "proxied run: New-Orders were made (%r)" % run.get("new_orders_client"))
+EOF
+while IFS= read -r l; do
+    case $l in
+    PASS"	"*) pass "${l#PASS	}" ;;
+    FAIL"	"*) r=${l#FAIL	}; fail "${r%%	*}" "$(printf '%s' "${r#*	}" | tr '\t' '\n')" ;;
+    *) diag "$l" ;;
+    esac
+done <"$tmp/checks"
+
+note "elapsed: $(($(date +%s) - t_start)) s"
+done_testing

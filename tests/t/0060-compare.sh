@@ -1,0 +1,227 @@
+#!/bin/sh
+# 0060-compare.sh - `tpccbench compare` on real run records.
+#
+# First the errors that need no server: a bad --fail-if rule (exit 2, the
+# column and a caret under it), a truncated run.json, a record from a future
+# record_version, too few runs, an unknown format.  Then two 3 s runs on a
+# PostgreSQL from tests/lib/pg.sh with one setting changed between them
+# (ALTER SYSTEM SET work_mem = '8MB' + pg_reload_conf()): the fingerprint in
+# run.json must hold it, and compare must name that setting and nothing else
+# (not the config hash, the time, the label or the change note).  Then the
+# regression gate (trips: exit 1, one line per rule; a missing metric: exit
+# 2), runs with different virtual users (refused, or warned with --force),
+# and `run --repeat 2` grouped into one step.  Prints TAP; the server and the
+# temp directory are removed on exit, pass or fail.  About 20 s.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+
+[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0060.XXXXXX") || bail_out "mktemp failed"
+# A private copy: a rebuild of ./tpccbench during the test must not matter.
+cp "$root/tpccbench" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
+bin=$tmp/tpccbench
+cleanup() {
+    pg_stop
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+LC_ALL=C
+export LC_ALL
+
+if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
+# run NAME CMD...: stdout in $tmp/NAME.out, stderr in $tmp/NAME.err; sets rc, out, err.
+run() {
+    _name=$1
+    shift
+    # shellcheck disable=SC2086
+    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
+    rc=$?
+    out=$(cat "$tmp/$_name.out")
+    err=$(cat "$tmp/$_name.err")
+}
+explain() {
+    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
+}
+# rec LABEL: the run folders results/<stamp>-LABEL[-N], oldest first.
+rec() {
+    ls -d "$tmp/results/"*-"$1" "$tmp/results/"*-"$1"-[0-9] 2>/dev/null
+}
+# py EXPR FILE...: print a python expression over the parsed JSON files r[0], r[1], ...
+py() {
+    _e=$1
+    shift
+    python3 -c "import json,sys; r=[json.load(open(f)) for f in sys.argv[1:]]; print($_e)" "$@"
+}
+
+# ---------------------------------------------------------------------------
+# 1. Errors that need no server.
+
+mkdir -p "$tmp/fake/a" "$tmp/fake/b" "$tmp/fake/trunc" "$tmp/fake/future"
+printf '{"tool": {"record_version": 1}, "label": "a", "run": {"notpm": 100, "tps": 10}}\n' >"$tmp/fake/a/run.json"
+printf '{"tool": {"record_version": 1}, "label": "b", "run": {"notpm": 100, "tps": 10}}\n' >"$tmp/fake/b/run.json"
+printf '{"tool": {"record_version": 1}, "label": "t", "run": {"notpm": 1' >"$tmp/fake/trunc/run.json"
+printf '{"tool": {"record_version": 2}, "label": "f"}\n' >"$tmp/fake/future/run.json"
+
+run rule "$bin" compare "$tmp/fake/a" "$tmp/fake/b" --fail-if 'notpm << -5%'
+is "$rc" 2 "a bad --fail-if rule: exit 2" || explain
+is "$(sed -n 1p "$tmp/rule.err")" \
+    "tpccbench compare: --fail-if 'notpm << -5%': column 8: the operator is a single '<' or '>'" \
+    "the message names the rule, the column and the fault"
+is "$(sed -n 2p "$tmp/rule.err")" "  notpm << -5%" "then the rule"
+is "$(sed -n 3p "$tmp/rule.err")" "         ^" "then a caret under column 8"
+is "$out" "" "nothing on stdout"
+
+run rule2 "$bin" compare "$tmp/fake/a" "$tmp/fake/b" --fail-if 'notpm < 5%'
+is "$rc" 2 "a rule without a sign: exit 2" || explain
+like "$err" "*column 9: expected a sign '+' or '-'*" "the sign is required (column 9)"
+run rule3 "$bin" compare "$tmp/fake/a" "$tmp/fake/b" --fail-if 'p90.neworder > +5%'
+like "$err" "*column 5: unknown transaction type 'neworder'*" "an unknown transaction type (column 5)"
+
+run trunc "$bin" compare "$tmp/fake/a" "$tmp/fake/trunc"
+is "$rc" 2 "a truncated run.json: exit 2" || explain
+like "$err" "tpccbench compare: '$tmp/fake/trunc/run.json' is truncated or not valid JSON*" \
+    "the message names the truncated file"
+run future "$bin" compare "$tmp/fake/future/run.json" "$tmp/fake/a"
+is "$rc" 2 "a future record_version: exit 2" || explain
+like "$err" "*'$tmp/fake/future/run.json' has record_version 2, newer than this tpccbench reads (1)*" \
+    "the message names the file and the version"
+run report_trunc "$bin" report "$tmp/fake/trunc" -o "$tmp/r.html"
+is "$rc" 2 "report of a truncated run.json: exit 2" || explain
+like "$err" "tpccbench report: '$tmp/fake/trunc/run.json' is truncated*" "report names the file too"
+run one "$bin" compare "$tmp/fake/a"
+is "$rc" 2 "one run only: exit 2" || explain
+run fmt "$bin" compare "$tmp/fake/a" "$tmp/fake/b" --format yaml
+is "$rc" 2 "an unknown --format: exit 2" || explain
+is "$err" "tpccbench compare: unknown format 'yaml' (text, markdown, csv or json)" "it says which formats exist"
+
+# ---------------------------------------------------------------------------
+# 2. Two real runs, work_mem changed between them.
+
+if ! pg_start 2>"$tmp/pg_start.err"; then
+    cat "$tmp/pg_start.err" >&2
+    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
+fi
+cfg=$tmp/tpcc.yaml
+cat >"$cfg" <<EOF
+database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
+schema: {warehouses: 1}
+results: {dir: "$tmp/results"}
+EOF
+run load "$bin" load -c "$cfg" --label load
+is "$rc" 0 "load 1 warehouse: exit 0" || {
+    explain
+    bail_out "no data to run on"
+}
+run base "$bin" run -c "$cfg" --vus 2 --duration 3s --warmup 1s --label baseline --change defaults
+is "$rc" 0 "run baseline: exit 0" || explain
+pg_psql "ALTER SYSTEM SET work_mem = '8MB'" >/dev/null && pg_psql "SELECT pg_reload_conf()" >/dev/null
+ok $? "ALTER SYSTEM SET work_mem = '8MB' and reload"
+run wm "$bin" run -c "$cfg" --vus 2 --duration 3s --warmup 1s --label work-mem --change "work_mem = 8MB"
+is "$rc" 0 "run work-mem: exit 0" || explain
+a=$(rec baseline)
+b=$(rec work-mem)
+[ -f "$a/run.json" ] && [ -f "$b/run.json" ] || bail_out "no run records"
+
+# The fingerprint in run.json.
+is "$(py 'r[0]["environment"]["dbms"]["settings"]["work_mem"], r[1]["environment"]["dbms"]["settings"]["work_mem"]' "$a/run.json" "$b/run.json")" \
+    "4MB 8MB" "environment.dbms.settings.work_mem: 4MB, then 8MB"
+is "$(py 'r[0]["environment"]["dbms"]["settings_source"]["work_mem"], r[1]["environment"]["dbms"]["settings_source"]["work_mem"]' "$a/run.json" "$b/run.json")" \
+    "default configuration file" "its source: default, then configuration file"
+is "$(py 'r[0]["environment"]["dbms"]["local"], r[0]["environment"]["dbms"]["connection"]' "$a/run.json")" \
+    "True 127.0.0.1" "the server is local, reached on 127.0.0.1"
+is "$(py 'r[0]["environment"]["storage"]["data_directory"]' "$a/run.json")" "$PG_TEST_DIR/data" \
+    "environment.storage.data_directory is the server's"
+isnt "$(py 'r[0]["environment"]["storage"]["fstype"]' "$a/run.json")" "unknown" "its filesystem type is known"
+like "$(py 'r[0]["environment"]["storage"]["mount_options"]' "$a/run.json")" "rw*" "and its mount options"
+like "$(py 'r[0]["environment"]["dbms"]["settings"]["shared_buffers"], r[0]["environment"]["dbms"]["settings"]["fsync"], r[0]["environment"]["sysctl"]["vm.swappiness"], r[0]["environment"]["transparent_hugepage"]["enabled"]' "$a/run.json")" \
+    "128MB on [0-9]* *" "key settings, sysctls and transparent huge pages are recorded"
+is "$(py 'r[0]["environment"]["config_hash"] == r[1]["environment"]["config_hash"], r[0]["environment"]["config_hash"][:8], len(r[0]["environment"]["config_hash"])' "$a/run.json" "$b/run.json")" \
+    "True fnv1a64: 24" "the same config hash in both runs (fnv1a64, 16 hex digits)"
+if grep -q "$TPCC_TEST_PASSWORD" "$a/run.json" "$b/run.json"; then
+    fail "no run.json holds the password"
+else
+    pass "no run.json holds the password"
+fi
+
+run cmp "$bin" compare "$a" "$b"
+is "$rc" 0 "compare baseline work-mem: exit 0" || explain
+changed=$(sed -n '/^what changed/,$p' "$tmp/cmp.out" | sed 1d)
+is "$changed" "  2 work-mem (against 1 baseline):
+      work_mem: 4MB -> 8MB" "what changed: work_mem 4MB -> 8MB and nothing else"
+unlike "$out" "*config_hash*" "the config hash is not shown as a change"
+unlike "$err" "*changed 2 things*" "no warning of several changes"
+like "$out" "*   2  work-mem  work_mem = 8MB *" "the step table shows the step and its change note"
+run cmpj "$bin" compare --format json "$a/run.json" "$b/run.json"
+is "$rc" 0 "compare --format json: exit 0" || explain
+is "$(py '[(c["key"], c["old"], c["new"], c["derived"]) for c in r[0]["steps"][1]["changes"]], r[0]["steps"][1]["n_changes"], len(r[0]["steps"])' "$tmp/cmpj.out")" \
+    "[('work_mem', '4MB', '8MB', False)] 1 2" "json: one change, work_mem, in the second of two steps"
+py 'abs(r[0]["steps"][1]["gain_pct"]["tps"] - 100 * (r[2]["run"]["tps"] / r[1]["run"]["tps"] - 1)) < 1e-6' \
+    "$tmp/cmpj.out" "$a/run.json" "$b/run.json" >"$tmp/gain"
+is "$(cat "$tmp/gain")" "True" "json: the TPS gain is new/old - 1 of the two records"
+is "$(py 'r[0]["steps"][1]["load_s"]["median"]' "$tmp/cmpj.out")" "None" "a run without a load has no load time"
+like "$(sed -n '/^step /,/^$/p' "$tmp/cmp.out" | sed -n 2p)" "*defaults  *-  *-  *-  *" \
+    "text: '-' for its load time and gains"
+run cmpm "$bin" compare --format markdown "$a" "$b"
+like "$out" "*| 2 | work-mem | work_mem = 8MB | - | - | - |*" "markdown: the step row"
+like "$out" "*\`work_mem\`: 4MB → 8MB*" "markdown: what changed"
+run cmpc "$bin" compare --format csv "$a" "$b"
+like "$(sed -n 3p "$tmp/cmpc.out")" "2,work-mem,work_mem = 8MB,1,*,work_mem: 4MB -> 8MB" "csv: the step row ends with the change"
+
+# ---------------------------------------------------------------------------
+# 3. The regression gate.
+
+run gate0 "$bin" compare "$a" "$b" --fail-if 'notpm < -99%' --fail-if 'p90.new_order > +1000%'
+is "$rc" 0 "rules that hold: exit 0" || explain
+run gate1 "$bin" compare "$a" "$b" --fail-if 'notpm < -99%' --fail-if 'tps > -100%'
+is "$rc" 1 "a rule that trips: exit 1" || explain
+is "$(grep -c 'tripped' "$tmp/gate1.err")" 1 "one line per tripped rule"
+like "$err" "*tpccbench compare: --fail-if 'tps > -100%' tripped: tps * -> * is *%*" "the line names the rule and the figures"
+run gate2 "$bin" compare "$a" "$b" --fail-if 'load_time > +10%'
+is "$rc" 2 "a rule on a figure the runs lack: exit 2" || explain
+like "$err" "*--fail-if 'load_time > +10%': run '*baseline' (baseline) has no load_time*" "it says which run lacks it"
+
+# ---------------------------------------------------------------------------
+# 4. Incomparable runs.
+
+mkdir "$tmp/vus3"
+python3 - "$b/run.json" "$tmp/vus3/run.json" <<'EOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["config"]["run"]["virtual_users"] = 3
+json.dump(r, open(sys.argv[2], "w"))
+EOF
+run inc "$bin" compare "$a" "$tmp/vus3"
+is "$rc" 2 "different virtual users: refused, exit 2" || explain
+like "$err" "tpccbench compare: runs are not comparable: virtual users is 2 in '$a/run.json' but 3 in '$tmp/vus3/run.json'*--force" \
+    "the refusal says what differs and where"
+run incf "$bin" compare --force "$a" "$tmp/vus3"
+is "$rc" 0 "--force compares them: exit 0" || explain
+like "$err" "*warning: virtual users differs (2 in *, 3 in 'vus3'): compared anyway (--force)*" "with a warning"
+
+# ---------------------------------------------------------------------------
+# 5. Repeats: run --repeat 2 records two runs under one label, one step.
+
+run rep "$bin" run -c "$cfg" --vus 2 --duration 1s --warmup 0s --label rep --repeat 2
+is "$rc" 0 "run --repeat 2: exit 0" || explain
+set -- $(rec rep)
+is "$#" 2 "two run folders labelled rep"
+if [ "$#" = 2 ]; then
+    is "$(py '[x.get("repeat") for x in r]' "$1/run.json" "$2/run.json")" \
+        "[{'index': 1, 'of': 2}, {'index': 2, 'of': 2}]" "each record says which repeat it is"
+    # Their duration differs from the others': --force.
+    run cmpr "$bin" compare --force --format json "$a" "$b" "$1" "$2"
+    is "$(py '[len(s["runs"]) for s in r[0]["steps"]]' "$tmp/cmpr.out")" "[1, 1, 2]" \
+        "compare groups the repeats into one step"
+    py 'r[0]["steps"][2]["tps"]["min"] <= r[0]["steps"][2]["tps"]["median"] <= r[0]["steps"][2]["tps"]["max"] and abs(r[0]["steps"][2]["tps"]["median"] - (r[1]["run"]["tps"] + r[2]["run"]["tps"]) / 2) < 1e-6 * r[1]["run"]["tps"]' \
+        "$tmp/cmpr.out" "$1/run.json" "$2/run.json" >"$tmp/med"
+    is "$(cat "$tmp/med")" "True" "the step's TPS is the median of its repeats, within min..max"
+fi
+
+done_testing

@@ -1,0 +1,675 @@
+/*
+ * test_compare.c - unit tests of src/results/compare.c, report.c's
+ * series.csv reader and fingerprint.c's pure parts, on synthetic run
+ * records with known figures.
+ *
+ * The records are built here with jansson (spec_record), so every figure is
+ * known: load 50 s -> 4.5 s must be a gain of +1011.1 %, a record that
+ * differs in one server setting must show exactly that setting, two changes
+ * must warn, different virtual users must be refused, and the regression
+ * rules must trip past their threshold and not at it.  A failing check
+ * prints both sides.  No database; temp files are removed.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "results/compare.h"
+#include "results/fingerprint.h"
+#include "results/report.h"
+
+/* What a synthetic record holds; unset strings take the baseline's value. */
+struct spec {
+    const char *label;
+    double load_s;     /* NAN: no load section */
+    double notpm, tps; /* the run's figures */
+    double p90;        /* New-Order p90 ms */
+    int vus;           /* config.run.virtual_users; 0 = 4 */
+    const char *work_mem, *shared_buffers, *wal_buffers, *swappiness, *kernel;
+    const char *started; /* differs in every run */
+    const char *hash;    /* environment.config_hash */
+};
+
+static json_t *spec_record(const struct spec *s)
+{
+    json_t *settings =
+        json_pack("{s:s, s:s, s:s, s:s}", "work_mem", s->work_mem ? s->work_mem : "4MB",
+                  "shared_buffers", s->shared_buffers ? s->shared_buffers : "128MB", "wal_buffers",
+                  s->wal_buffers ? s->wal_buffers : "4MB", "synchronous_commit", "on");
+    json_t *sources = json_pack("{s:s, s:s, s:s, s:s}", "work_mem",
+                                s->work_mem ? "configuration file" : "default", "shared_buffers",
+                                s->shared_buffers ? "configuration file" : "default", "wal_buffers",
+                                "default", "synchronous_commit", "default");
+    json_t *tx = json_object();
+    json_t *doc;
+
+    for (int t = 0; t < TX_NTYPES; t++)
+        json_object_set_new(tx, tx_name((enum tx_type)t),
+                            json_pack("{s:f, s:f, s:f}", "p50_ms", 1.0, "p90_ms",
+                                      t == TX_NEW_ORDER ? s->p90 : 2.0, "p99_ms",
+                                      t == TX_NEW_ORDER ? s->p90 * 2 : 4.0));
+    doc = json_pack("{s:{s:s, s:s, s:s, s:i}, s:s, s:s, s:s, s:s, s:s,"
+                    " s:{s:s, s:{s:i}, s:{s:i, s:f, s:{s:i, s:i, s:i, s:i, s:i}, s:s}, s:{s:s}},"
+                    " s:{s:s, s:s, s:s, s:{s:s, s:s}, s:{s:s, s:s, s:o, s:o}, s:{s:s, s:s}},"
+                    " s:{s:f, s:f, s:o}}",
+                    "tool", "name", "tpccbench", "version", "0.1.0", "commit", "abc1234",
+                    "record_version", 1, "kind", "bench", "status", "complete", "started",
+                    s->started ? s->started : "2026-01-01T00:00:00Z", "label", s->label, "change",
+                    "a note that always differs", "config", "file", "", "schema", "warehouses", 1,
+                    "run", "virtual_users", s->vus ? s->vus : 4, "duration_s", 60.0, "mix",
+                    "new_order", 45, "payment", 43, "order_status", 4, "delivery", 4, "stock_level",
+                    4, "isolation", "read committed", "results", "dir", s->label, "environment",
+                    "kernel", s->kernel ? s->kernel : "6.1.0", "hostname", "db1", "config_hash",
+                    s->hash ? s->hash : "fnv1a64:0000000000000001", "sysctl", "vm.swappiness",
+                    s->swappiness ? s->swappiness : "60", "vm.dirty_ratio", "20", "dbms", "name",
+                    "PostgreSQL", "version", "15.18", "settings", settings, "settings_source",
+                    sources, "storage", "fstype", "ext4", "mount_options", "rw,relatime", "run",
+                    "notpm", s->notpm, "tps", s->tps, "transactions", tx);
+    if (!isnan(s->load_s))
+        json_object_set_new(doc, "load",
+                            json_pack("{s:f, s:s}", "seconds", s->load_s, "phase_reached", "done"));
+    return doc;
+}
+
+/* Build a comparison of n specs; returns cmp_build's code. */
+static int build(struct cmp *c, const struct spec *specs, int n, int force, struct err *e)
+{
+    struct cmp_run *runs = calloc((size_t)n, sizeof(*runs));
+
+    assert_non_null(runs);
+    for (int i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof(name), "run%d/run.json", i + 1);
+        snprintf(runs[i].path, sizeof(runs[i].path), "%s", name);
+        snprintf(runs[i].dir, sizeof(runs[i].dir), "run%d", i + 1);
+        snprintf(runs[i].name, sizeof(runs[i].name), "run%d", i + 1);
+        assert_int_equal(cmp_run_from_json(&runs[i], spec_record(&specs[i]), name, e), 0);
+    }
+    return cmp_build(c, runs, n, force, e);
+}
+
+/* Text of cmp_print in format f (heap). */
+static char *printed(const struct cmp *c, int f)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+
+    assert_non_null(out);
+    cmp_print(out, c, f, NULL, NULL, 0);
+    fclose(out);
+    return buf;
+}
+
+static void expect_contains(const char *what, const char *text, const char *want)
+{
+    if (!strstr(text, want)) {
+        print_error("%s: want the text to contain '%s'; got:\n%s\n", what, want, text);
+        fail();
+    }
+}
+
+static void expect_pct(const char *what, double frac, const char *want)
+{
+    char got[32];
+
+    cmp_fmt_pct(got, sizeof(got), frac);
+    if (strcmp(got, want) != 0) {
+        print_error("%s: want %s, got %s (fraction %.9f)\n", what, want, got, frac);
+        fail();
+    }
+}
+
+/* ------------------------------------------------------------------ */
+
+static void test_gains_exact(void **state)
+{
+    (void)state;
+    /* The study's definitions: time old/new - 1, throughput new/old - 1. */
+    expect_pct("load 50 s -> 4.5 s", cmp_gain(CMP_LOAD, 50, 4.5), "+1011.1 %");
+    assert_true(fabs(cmp_gain(CMP_LOAD, 50, 4.5) - (50.0 / 4.5 - 1)) < 1e-12);
+    expect_pct("load 10 s -> 20 s", cmp_gain(CMP_LOAD, 10, 20), "-50.0 %");
+    expect_pct("TPS 100 -> 150", cmp_gain(CMP_TPS, 100, 150), "+50.0 %");
+    expect_pct("NOTPM 2000 -> 1900", cmp_gain(CMP_NOTPM, 2000, 1900), "-5.0 %");
+    expect_pct("p90 10 ms -> 8 ms", cmp_gain(CMP_P90, 10, 8), "-20.0 %");
+    expect_pct("no load before", cmp_gain(CMP_LOAD, NAN, 4.5), "-");
+    expect_pct("zero TPS before", cmp_gain(CMP_TPS, 0, 10), "-");
+}
+
+static void test_step_table(void **state)
+{
+    struct spec s[] = {
+        { .label = "baseline", .load_s = 50, .notpm = 1000, .tps = 40, .p90 = 10 },
+        { .label = "sga", .load_s = 4.5, .notpm = 2000, .tps = 80, .p90 = 5, .work_mem = "8MB" },
+    };
+    struct cmp c;
+    struct err e;
+    char *t;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(build(&c, s, 2, 0, &e), 0);
+    assert_int_equal(c.n_steps, 2);
+    t = printed(&c, CMP_TEXT);
+    expect_contains("text", t, "50.00");
+    expect_contains("text", t, "4.50  +1011.1 %  +1011.1 %");
+    expect_contains("text", t, "+100.0 %");
+    expect_contains("text", t, "-50.0 %");
+    expect_contains("text", t, "work_mem: 4MB -> 8MB");
+    free(t);
+    t = printed(&c, CMP_MARKDOWN);
+    expect_contains("markdown", t,
+                    "| 2 | sga | a note that always differs | 4.50 | +1011.1 % | +1011.1 % |");
+    free(t);
+    t = printed(&c, CMP_CSV);
+    expect_contains("csv", t,
+                    "2,sga,a note that always differs,1,4.5,4.5,4.5,1011.11,0,1011.11,2000");
+    free(t);
+    t = printed(&c, CMP_JSON);
+    {
+        json_error_t je;
+        json_t *doc = json_loads(t, 0, &je);
+        json_t *g = json_object_get(
+            json_object_get(json_array_get(json_object_get(doc, "steps"), 1), "gain_pct"), "load");
+        assert_non_null(doc);
+        assert_true(fabs(json_number_value(g) - 1011.111111) < 1e-5);
+        json_decref(doc);
+    }
+    free(t);
+    cmp_release(&c);
+}
+
+static void test_run_without_load(void **state)
+{
+    struct spec s[] = {
+        { .label = "a", .load_s = NAN, .notpm = 1000, .tps = 40, .p90 = 10 },
+        { .label = "b", .load_s = NAN, .notpm = 1100, .tps = 44, .p90 = 9 },
+    };
+    struct cmp c;
+    struct err e;
+    char *t;
+
+    (void)state;
+    assert_int_equal(build(&c, s, 2, 0, &e), 0);
+    assert_true(isnan(c.steps[0].med[CMP_LOAD]));
+    t = printed(&c, CMP_TEXT);
+    /* step, label, note, then "-" for load time and both of its gains. */
+    expect_contains("text", t,
+                    "2  b      a note that always differs       -     -         -   1100");
+    free(t);
+    cmp_release(&c);
+}
+
+static void test_diff_one_setting(void **state)
+{
+    /* Label, change note, start time, results dir and the config hash differ: not changes. */
+    struct spec s[] = {
+        { .label = "baseline",
+          .load_s = 10,
+          .notpm = 1000,
+          .tps = 40,
+          .p90 = 10,
+          .started = "2026-01-01T00:00:00Z",
+          .hash = "fnv1a64:1111111111111111" },
+        { .label = "work-mem",
+          .load_s = 10,
+          .notpm = 1000,
+          .tps = 40,
+          .p90 = 10,
+          .work_mem = "8MB",
+          .started = "2026-01-01T01:00:00Z",
+          .hash = "fnv1a64:2222222222222222" },
+    };
+    struct cmp c;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(build(&c, s, 2, 0, &e), 0);
+    if (c.steps[1].n_diffs != 1) {
+        for (int i = 0; i < c.steps[1].n_diffs; i++)
+            print_error("diff %s: %s -> %s\n", c.steps[1].diffs[i].path, c.steps[1].diffs[i].old,
+                        c.steps[1].diffs[i].new_);
+        fail();
+    }
+    assert_string_equal(c.steps[1].diffs[0].key, "work_mem");
+    assert_string_equal(c.steps[1].diffs[0].path, "environment.dbms.settings.work_mem");
+    assert_string_equal(c.steps[1].diffs[0].old, "4MB");
+    assert_string_equal(c.steps[1].diffs[0].new_, "8MB");
+    assert_int_equal(c.steps[1].n_changes, 1);
+    assert_int_equal(c.n_warnings, 0);
+    cmp_release(&c);
+}
+
+static void test_diff_derived(void **state)
+{
+    /* wal_buffers follows shared_buffers (source default in both): shown, not counted. */
+    struct spec s[] = {
+        { .label = "baseline", .load_s = 10, .notpm = 1000, .tps = 40, .p90 = 10 },
+        { .label = "sb",
+          .load_s = 10,
+          .notpm = 1000,
+          .tps = 40,
+          .p90 = 10,
+          .shared_buffers = "1GB",
+          .wal_buffers = "16MB" },
+    };
+    struct cmp c;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(build(&c, s, 2, 0, &e), 0);
+    assert_int_equal(c.steps[1].n_diffs, 2);
+    assert_int_equal(c.steps[1].n_changes, 1);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(c.steps[1].diffs[i].derived,
+                         strcmp(c.steps[1].diffs[i].key, "wal_buffers") == 0);
+    assert_int_equal(c.n_warnings, 0);
+    cmp_release(&c);
+}
+
+static void test_multiple_changes_warn(void **state)
+{
+    struct spec s[] = {
+        { .label = "baseline", .load_s = 10, .notpm = 1000, .tps = 40, .p90 = 10 },
+        { .label = "two",
+          .load_s = 10,
+          .notpm = 1000,
+          .tps = 40,
+          .p90 = 10,
+          .work_mem = "8MB",
+          .swappiness = "1" },
+        { .label = "kernel",
+          .load_s = 10,
+          .notpm = 1000,
+          .tps = 40,
+          .p90 = 10,
+          .work_mem = "8MB",
+          .swappiness = "1",
+          .kernel = "6.6.0" },
+    };
+    struct cmp c;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(build(&c, s, 3, 0, &e), 0);
+    assert_int_equal(c.steps[1].n_changes, 2);
+    assert_int_equal(c.steps[2].n_changes, 1);
+    assert_int_equal(c.n_warnings, 1);
+    expect_contains("warning", c.warnings[0],
+                    "step 2 'two' changed 2 things (work_mem, vm.swappiness)");
+    cmp_release(&c);
+}
+
+static void test_incomparable(void **state)
+{
+    struct spec s[] = {
+        { .label = "a", .load_s = 10, .notpm = 1000, .tps = 40, .p90 = 10, .vus = 4 },
+        { .label = "b", .load_s = 10, .notpm = 1000, .tps = 40, .p90 = 10, .vus = 8 },
+    };
+    struct cmp c;
+    struct err e;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(build(&c, s, 2, 0, &e), E_USAGE);
+    expect_contains("refusal", e.msg,
+                    "runs are not comparable: virtual users is 4 in 'run1/run.json' "
+                    "but 8 in 'run2/run.json'");
+    expect_contains("refusal", e.msg, "--force");
+    cmp_release(&c);
+    assert_int_equal(build(&c, s, 2, 1, &e), 0);
+    assert_int_equal(c.n_warnings, 1);
+    expect_contains("forced", c.warnings[0], "virtual users differs");
+    cmp_release(&c);
+}
+
+static void test_repeats_noise(void **state)
+{
+    struct spec s[] = {
+        { .label = "base", .load_s = 10, .notpm = 100, .tps = 10, .p90 = 10 },
+        { .label = "base", .load_s = 12, .notpm = 104, .tps = 10, .p90 = 10 },
+        { .label = "base", .load_s = 11, .notpm = 98, .tps = 10, .p90 = 10 },
+        { .label = "tweak", .load_s = 10, .notpm = 103, .tps = 10, .p90 = 10 },
+        { .label = "tweak", .load_s = 10, .notpm = 101, .tps = 10, .p90 = 10 },
+        { .label = "big", .load_s = 5, .notpm = 200, .tps = 20, .p90 = 5 },
+    };
+    struct cmp c;
+    struct err e;
+    char *t;
+
+    (void)state;
+    assert_int_equal(build(&c, s, 6, 0, &e), 0);
+    assert_int_equal(c.n_steps, 3);
+    assert_int_equal(c.steps[0].n, 3);
+    assert_int_equal(c.steps[1].n, 2);
+    assert_true(c.steps[0].med[CMP_NOTPM] == 100 && c.steps[0].lo[CMP_NOTPM] == 98 &&
+                c.steps[0].hi[CMP_NOTPM] == 104);
+    assert_true(c.steps[1].med[CMP_NOTPM] == 102); /* even count: mean of the middle two */
+    assert_true(c.steps[0].med[CMP_LOAD] == 11);
+    assert_true(cmp_within_noise(&c, 1, 0, CMP_NOTPM));  /* 101..103 overlaps 98..104 */
+    assert_false(cmp_within_noise(&c, 2, 1, CMP_NOTPM)); /* 200 is outside 101..103 */
+    assert_true(cmp_within_noise(&c, 1, 0, CMP_LOAD));   /* 10..10 inside 10..12 */
+    t = printed(&c, CMP_TEXT);
+    expect_contains("text", t, "+2.0 %~");
+    expect_contains("text", t, "98..104");
+    expect_contains("text", t, "~ within noise");
+    free(t);
+    cmp_release(&c);
+}
+
+static void test_gate_boundary(void **state)
+{
+    static const struct {
+        const char *rule;
+        double old_v, new_v; /* of the rule's metric */
+        int tripped;
+    } cases[] = {
+        { "notpm < -5%", 1000, 950, 0 }, /* exactly -5 %: not past it */
+        { "notpm < -5%", 1000, 949, 1 },
+        { "notpm < -5%", 1000, 1100, 0 },
+        { "tps < -5%", 100, 95, 0 },
+        { "tps < -5%", 100, 94.99, 1 },
+        { "load_time > +10%", 10, 11, 0 }, /* exactly +10 % */
+        { "load_time > +10%", 10, 11.01, 1 },
+        { "load_time > +10%", 50, 4.5, 0 },
+        { "p90.new_order > +20%", 5, 6, 0 },
+        { "p90.new_order > +20%", 5, 6.01, 1 },
+        { "p99.new_order > +20%", 5, 6.01, 1 }, /* p99 is twice p90 in the specs */
+        { "notpm > +0%", 1000, 1000, 0 },
+        { "notpm > -0.5%", 1000, 996, 1 },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct spec s[2] = {
+            { .label = "base", .load_s = 10, .notpm = 1000, .tps = 100, .p90 = 5 },
+            { .label = "new", .load_s = 10, .notpm = 1000, .tps = 100, .p90 = 5 },
+        };
+        struct cmp_rule r;
+        struct cmp_verdict v;
+        struct cmp c;
+        struct err e;
+        int col;
+        assert_int_equal(cmp_rule_parse(cases[i].rule, &r, &col, &e), 0);
+        if (r.metric == CMP_LOAD) {
+            s[0].load_s = cases[i].old_v;
+            s[1].load_s = cases[i].new_v;
+        } else if (r.metric == CMP_NOTPM) {
+            s[0].notpm = cases[i].old_v;
+            s[1].notpm = cases[i].new_v;
+        } else if (r.metric == CMP_TPS) {
+            s[0].tps = cases[i].old_v;
+            s[1].tps = cases[i].new_v;
+        } else {
+            s[0].p90 = cases[i].old_v;
+            s[1].p90 = cases[i].new_v;
+        }
+        assert_int_equal(build(&c, s, 2, 0, &e), 0);
+        assert_int_equal(cmp_rule_eval(&c, &r, &v, &e), 0);
+        if (v.tripped != cases[i].tripped) {
+            print_error("rule '%s' on %g -> %g (change %.12f %%): want tripped %d, got %d\n",
+                        cases[i].rule, cases[i].old_v, cases[i].new_v, v.change_pct,
+                        cases[i].tripped, v.tripped);
+            fail();
+        }
+        cmp_release(&c);
+    }
+}
+
+static void test_gate_missing_metric(void **state)
+{
+    struct spec s[] = {
+        { .label = "a", .load_s = NAN, .notpm = 1000, .tps = 40, .p90 = 10 },
+        { .label = "b", .load_s = 5, .notpm = 1000, .tps = 40, .p90 = 10 },
+    };
+    struct cmp_rule r;
+    struct cmp_verdict v;
+    struct cmp c;
+    struct err e;
+    int col;
+
+    (void)state;
+    assert_int_equal(cmp_rule_parse("load_time > +10%", &r, &col, &e), 0);
+    assert_int_equal(build(&c, s, 2, 0, &e), 0);
+    assert_int_equal(cmp_rule_eval(&c, &r, &v, &e), E_USAGE);
+    expect_contains("message", e.msg, "run 'run1' (a) has no load_time");
+    cmp_release(&c);
+}
+
+static void test_rule_parse(void **state)
+{
+    static const struct {
+        const char *rule;
+        int col;         /* 0: parses */
+        const char *msg; /* part of the message */
+        int metric;
+        char op;
+        double pct;
+    } cases[] = {
+        { "notpm < -5%", 0, NULL, CMP_NOTPM, '<', -5 },
+        { "  load_time>+10%  ", 0, NULL, CMP_LOAD, '>', 10 },
+        { "p90.new_order > +20%", 0, NULL, CMP_P90 + TX_NEW_ORDER, '>', 20 },
+        { "p99.stock_level > +2.5%", 0, NULL, CMP_P99 + TX_STOCK_LEVEL, '>', 2.5 },
+        { "tps<-0%", 0, NULL, CMP_TPS, '<', 0 },
+        { "notpm << -5%", 8, "a single '<' or '>'", 0, 0, 0 },
+        { "notpm <= -5%", 8, "a single '<' or '>'", 0, 0, 0 },
+        { "notpm < 5%", 9, "expected a sign '+' or '-'", 0, 0, 0 },
+        { "nopm < -5%", 1, "unknown metric 'nopm'", 0, 0, 0 },
+        { "p90.neworder > +1%", 5, "unknown transaction type 'neworder'", 0, 0, 0 },
+        { "notpm -5%", 7, "expected '<' or '>'", 0, 0, 0 },
+        { "notpm < -5", 11, "expected '%' after the number", 0, 0, 0 },
+        { "notpm < -%", 10, "expected digits after the sign", 0, 0, 0 },
+        { "notpm < -5.%", 12, "expected digits after the decimal point", 0, 0, 0 },
+        { "notpm < -5% and more", 13, "unexpected text after the rule", 0, 0, 0 },
+        { "", 1, "expected a metric", 0, 0, 0 },
+        { "< -5%", 1, "expected a metric", 0, 0, 0 },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct cmp_rule r;
+        struct err e;
+        int col = -1, rc;
+        err_clear(&e);
+        rc = cmp_rule_parse(cases[i].rule, &r, &col, &e);
+        if (cases[i].col == 0) {
+            if (rc != 0 || r.metric != cases[i].metric || r.op != cases[i].op ||
+                r.pct != cases[i].pct) {
+                print_error("'%s': want metric %d op %c pct %g; got rc %d (%s) metric %d op %c "
+                            "pct %g\n",
+                            cases[i].rule, cases[i].metric, cases[i].op, cases[i].pct, rc, e.msg,
+                            r.metric, r.op ? r.op : '?', r.pct);
+                fail();
+            }
+            continue;
+        }
+        if (rc != E_USAGE || col != cases[i].col || !strstr(e.msg, cases[i].msg)) {
+            print_error("'%s': want E_USAGE at column %d with '%s'; got rc %d at column %d: %s\n",
+                        cases[i].rule, cases[i].col, cases[i].msg, rc, col, e.msg);
+            fail();
+        }
+    }
+}
+
+/* Write text to a fresh temp folder's run.json; returns the folder (static). */
+static const char *temp_record(const char *text)
+{
+    static char dir[64];
+    char path[128];
+    FILE *f;
+
+    snprintf(dir, sizeof(dir), "/tmp/tpcc-test-compare.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s/run.json", dir);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    return dir;
+}
+
+static void remove_record(const char *dir)
+{
+    char path[128];
+
+    snprintf(path, sizeof(path), "%s/run.json", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+static void test_bad_files(void **state)
+{
+    static const struct {
+        const char *text;
+        const char *msg;
+    } cases[] = {
+        { "{\"tool\": {\"record_version\": 1}, \"label\": \"x\", \"run\": {\"notpm\": 12",
+          "is truncated or not valid JSON (line 1, column" },
+        { "{\"tool\": {\"record_version\": 99}, \"label\": \"x\"}",
+          "has record_version 99, newer than this tpccbench reads (1)" },
+        { "{\"label\": \"x\"}", "is not a tpccbench run record (no tool.record_version)" },
+        { "[1, 2]", "is not a tpccbench run record (not a JSON object)" },
+        { "", "is empty" },
+        { "{\"tool\": {\"record_version\": 1}, \"run\": {\"notpm\": \"many\"}}",
+          "run.notpm is not a number" },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *dir = temp_record(cases[i].text);
+        struct cmp_run r;
+        struct err e;
+        char want_file[128];
+        int rc;
+        err_clear(&e);
+        rc = cmp_run_load(&r, dir, &e);
+        snprintf(want_file, sizeof(want_file), "'%s/run.json'", dir);
+        if (rc != E_USAGE || !strstr(e.msg, cases[i].msg) || !strstr(e.msg, want_file)) {
+            print_error("case %zu: want E_USAGE naming %s with '%s'; got %d: %s\n", i, want_file,
+                        cases[i].msg, rc, e.msg);
+            fail();
+        }
+        cmp_run_release(&r);
+        remove_record(dir);
+    }
+}
+
+static void test_series_parse(void **state)
+{
+    const char *ok = "second,phase,new_order_tps,payment_tps,total_tps,errors\n"
+                     "1,warmup,10.0,10.0,25.0,0\n"
+                     "2,measure,20.0,20.0,50.0,0\n"
+                     "3,measure,21.0,19.0,52.5,0\n"
+                     "4,stop,1.0,1.0,2.0,0\n";
+    struct report_series s;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(report_series_parse(ok, "s.csv", &s, &e), 0);
+    assert_int_equal(s.n, 2);
+    assert_true(s.x[0] == 1 && s.x[1] == 2);
+    assert_true(s.tps[0] == 50.0 && s.tps[1] == 52.5);
+    assert_true(s.notpm[0] == 1200.0 && s.notpm[1] == 1260.0);
+    report_series_release(&s);
+    assert_int_equal(report_series_parse("second,phase,new_order_tps,total_tps\n2,measure,20.0,5",
+                                         "s.csv", &s, &e),
+                     E_USAGE);
+    expect_contains("no final newline", e.msg, "'s.csv' is truncated");
+    assert_int_equal(report_series_parse("second,phase,new_order_tps,total_tps\n2,measure,20.0\n",
+                                         "s.csv", &s, &e),
+                     E_USAGE);
+    expect_contains("short row", e.msg, "'s.csv' line 2 has 3 fields, the header 4");
+    assert_int_equal(report_series_parse("a,b\n1,2\n", "s.csv", &s, &e), E_USAGE);
+    expect_contains("not a series", e.msg, "not a tpccbench series.csv");
+}
+
+static void test_mount_find(void **state)
+{
+    const char *mi = "22 27 0:21 / /proc rw,relatime - proc proc rw\n"
+                     "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard\n"
+                     "40 27 8:17 / /srv/pg rw,noatime shared:5 - xfs /dev/sdb1 rw,attr2,inode64\n"
+                     "41 27 8:33 / /srv/pg\\040data rw,relatime - ext4 /dev/sdc1 rw\n"
+                     "42 40 0:50 / /srv/pg/tmp rw - tmpfs tmpfs rw,size=1024k\n"
+                     "43 27 8:49 / /srv/pg rw,nobarrier - ext4 /dev/sdd1 rw\n";
+    struct fp_mount m;
+
+    (void)state;
+    assert_int_equal(fingerprint_mount_find(mi, "/var/lib/postgresql", &m), 0);
+    assert_string_equal(m.mount_point, "/");
+    assert_string_equal(m.fstype, "ext4");
+    /* /srv/pg is mounted twice: the later line is on top. */
+    assert_int_equal(fingerprint_mount_find(mi, "/srv/pg/15/main", &m), 0);
+    assert_string_equal(m.mount_point, "/srv/pg");
+    assert_string_equal(m.options, "rw,nobarrier");
+    assert_string_equal(m.source, "/dev/sdd1");
+    assert_true(m.major == 8 && m.minor == 49);
+    /* A prefix must end at a whole component: /srv/pgx is on /. */
+    assert_int_equal(fingerprint_mount_find(mi, "/srv/pgx", &m), 0);
+    assert_string_equal(m.mount_point, "/");
+    assert_int_equal(fingerprint_mount_find(mi, "/srv/pg data/main", &m), 0);
+    assert_string_equal(m.mount_point, "/srv/pg data");
+    assert_string_equal(m.source, "/dev/sdc1");
+    assert_int_equal(fingerprint_mount_find(mi, "/srv/pg/tmp", &m), 0);
+    assert_string_equal(m.fstype, "tmpfs");
+    assert_int_equal(fingerprint_mount_find("garbage\n", "/x", &m), -1);
+}
+
+static void test_fingerprint_helpers(void **state)
+{
+    char out[64], h1[64], h2[64], h3[64];
+    json_t *a, *b, *c;
+
+    (void)state;
+    fingerprint_selected("none [mq-deadline] kyber bfq", out, sizeof(out));
+    assert_string_equal(out, "mq-deadline");
+    fingerprint_selected("always [madvise] never", out, sizeof(out));
+    assert_string_equal(out, "madvise");
+    fingerprint_selected("  powersave \n", out, sizeof(out));
+    assert_string_equal(out, "powersave");
+    /* FNV-1a 64 test vectors. */
+    assert_true(fingerprint_fnv1a64("", 0) == UINT64_C(0xcbf29ce484222325));
+    assert_true(fingerprint_fnv1a64("a", 1) == UINT64_C(0xaf63dc4c8601ec8c));
+    assert_true(fingerprint_fnv1a64("foobar", 6) == UINT64_C(0x85944171f73967e8));
+    /* The hash ignores key order, the file and the results folder. */
+    a = json_pack("{s:s, s:{s:i, s:s}, s:{s:s}}", "file", "a.yaml", "run", "virtual_users", 4,
+                  "isolation", "read committed", "results", "dir", "one");
+    b = json_pack("{s:{s:s, s:s}, s:{s:s, s:i}, s:s}", "results", "dir", "two", "x", "y", "run",
+                  "isolation", "read committed", "virtual_users", 4, "file", "b.yaml");
+    c = json_pack("{s:s, s:{s:i, s:s}, s:{s:s}}", "file", "a.yaml", "run", "virtual_users", 8,
+                  "isolation", "read committed", "results", "dir", "one");
+    fingerprint_config_hash(a, h1, sizeof(h1));
+    fingerprint_config_hash(b, h2, sizeof(h2));
+    fingerprint_config_hash(c, h3, sizeof(h3));
+    assert_int_equal(strlen(h1), strlen("fnv1a64:") + 16);
+    assert_string_equal(h1, h2);
+    assert_string_not_equal(h1, h3);
+    assert_non_null(json_object_get(a, "file")); /* not modified */
+    json_decref(a);
+    json_decref(b);
+    json_decref(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gains_exact),         cmocka_unit_test(test_step_table),
+        cmocka_unit_test(test_run_without_load),    cmocka_unit_test(test_diff_one_setting),
+        cmocka_unit_test(test_diff_derived),        cmocka_unit_test(test_multiple_changes_warn),
+        cmocka_unit_test(test_incomparable),        cmocka_unit_test(test_repeats_noise),
+        cmocka_unit_test(test_gate_boundary),       cmocka_unit_test(test_gate_missing_metric),
+        cmocka_unit_test(test_rule_parse),          cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_series_parse),        cmocka_unit_test(test_mount_find),
+        cmocka_unit_test(test_fingerprint_helpers),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
