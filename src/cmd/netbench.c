@@ -14,9 +14,9 @@
 #include "core/signals.h"
 #include "tools/netbench.h"
 
-#define NB_CMD "netbench"
+#define NB_CMD                "netbench"
 #define NB_DEFAULT_TIMEOUT_US (10 * 1000000LL)
-#define NB_MAX_TIMEOUT_US (3600 * 1000000LL)
+#define NB_MAX_TIMEOUT_US     (3600 * 1000000LL)
 
 static void usage(FILE *out)
 {
@@ -78,8 +78,8 @@ static void on_listen(void *arg, const char *addr, int port)
     const struct nb_out *out = arg;
 
     if (out->json)
-        print_json(json_pack("{s:s, s:s, s:i}", "event", "listening", "address", addr, "port",
-                             port));
+        print_json(
+            json_pack("{s:s, s:s, s:i}", "event", "listening", "address", addr, "port", port));
     else {
         printf("tpccbench netbench server: listening on %s\n", addr);
         fflush(stdout);
@@ -92,14 +92,13 @@ static void on_report(void *arg, const struct nb_client_report *r)
     double rx = mb_per_s(r->bytes_received, r->elapsed_s);
 
     if (out->json) {
-        print_json(json_pack("{s:s, s:s, s:b, s:i, s:i, s:i, s:s, s:i, s:I, s:I, s:f, s:f, s:s?}",
-                             "event", "client", "peer", r->peer, "ok", r->ok, "send",
-                             (int)r->n_send, "size", (int)r->size_bytes, "repeat",
-                             (int)r->n_repeat, "reply",
-                             r->reply == NB_REPLY_SIZE ? "size" : "ack", "repetitions_done",
-                             (int)r->n_done, "bytes_received", (json_int_t)r->bytes_received,
-                             "bytes_sent", (json_int_t)r->bytes_sent, "elapsed_s", r->elapsed_s,
-                             "received_mb_s", rx, "error", r->ok ? NULL : r->error));
+        print_json(json_pack(
+            "{s:s, s:s, s:b, s:i, s:i, s:i, s:s, s:i, s:I, s:I, s:f, s:f, s:s?}", "event", "client",
+            "peer", r->peer, "ok", r->ok, "send", (int)r->n_send, "size", (int)r->size_bytes,
+            "repeat", (int)r->n_repeat, "reply", r->reply == NB_REPLY_SIZE ? "size" : "ack",
+            "repetitions_done", (int)r->n_done, "bytes_received", (json_int_t)r->bytes_received,
+            "bytes_sent", (json_int_t)r->bytes_sent, "elapsed_s", r->elapsed_s, "received_mb_s", rx,
+            "error", r->ok ? NULL : r->error));
         return;
     }
     if (r->ok)
@@ -122,8 +121,7 @@ static int parse_count(const char *name, const char *s, uint64_t max, int zero_o
 
     if (nb_parse_size(s, zero_ok ? 0 : 1, max, &v) != 0)
         return err_set(e, E_USAGE, "%s must be an integer from %d to %llu%s (got \"%s\")", name,
-                       zero_ok ? 0 : 1, (unsigned long long)max,
-                       zero_ok ? ", 0 = any" : "", s);
+                       zero_ok ? 0 : 1, (unsigned long long)max, zero_ok ? ", 0 = any" : "", s);
     *out = (uint32_t)v;
     return 0;
 }
@@ -260,20 +258,20 @@ static int run_client(const struct nb_opts *o, int json)
         json_t *rtt = json_pack("{s:f, s:f, s:f, s:f, s:f}", "min", ms[0], "avg", ms[1], "p50",
                                 ms[2], "p99", ms[3], "max", ms[4]);
         print_json(json_pack(
-            "{s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:i, s:f, s:f, s:I, s:I, s:f, s:f, s:f, "
+            "{s:s, s:s, s:i, s:s, s:i, s:i, s:i, s:s, s:i, s:f, s:f, s:I, s:I, s:f, s:f, s:f, "
             "s:o}",
-            "role", "client", "host", o->host, "port", o->port, "peer", r->peer, "send",
-            (int)o->n_send, "size", (int)o->size_bytes, "repeat", (int)o->n_repeat, "reply",
-            o->reply == NB_REPLY_SIZE ? "size" : "ack", "repetitions_done", (int)r->n_done,
+            "role", "client", "host", o->host, "port", (int)strtol(o->port, NULL, 10), "peer",
+            r->peer, "send", (int)o->n_send, "size", (int)o->size_bytes, "repeat", (int)o->n_repeat,
+            "reply", o->reply == NB_REPLY_SIZE ? "size" : "ack", "repetitions_done", (int)r->n_done,
             "connect_ms", r->connect_ms, "elapsed_s", r->elapsed_s, "bytes_sent",
-            (json_int_t)r->bytes_sent, "bytes_received", (json_int_t)r->bytes_received,
-            "sent_mb_s", mb_per_s(r->bytes_sent, r->elapsed_s), "received_mb_s",
+            (json_int_t)r->bytes_sent, "bytes_received", (json_int_t)r->bytes_received, "sent_mb_s",
+            mb_per_s(r->bytes_sent, r->elapsed_s), "received_mb_s",
             mb_per_s(r->bytes_received, r->elapsed_s), "messages_per_s",
             r->elapsed_s > 0 ? (double)n_msgs / r->elapsed_s : 0.0, "rtt_ms", rtt));
     } else {
         printf("tpccbench netbench client: %s (connect %.3f ms)\n", r->peer, r->connect_ms);
-        printf("repetitions:  %u of %u x %u bytes, reply %s (%u bytes)\n", o->n_repeat,
-               o->n_send, o->size_bytes, o->reply == NB_REPLY_SIZE ? "size" : "ack",
+        printf("repetitions:  %u of %u x %u bytes, reply %s (%u bytes)\n", o->n_repeat, o->n_send,
+               o->size_bytes, o->reply == NB_REPLY_SIZE ? "size" : "ack",
                o->reply == NB_REPLY_SIZE ? o->size_bytes : NB_ACK_BYTES);
         printf("elapsed:      %.6f s\n", r->elapsed_s);
         printf("sent:         %llu bytes  %.2f MB/s  (client -> server)\n",
@@ -301,8 +299,8 @@ static int run_server(const struct nb_opts *o, int json)
     if (rc < 0)
         return cmd_fail(NB_CMD, &e);
     if (json)
-        print_json(json_pack("{s:s, s:i, s:i}", "event", "stopped", "clients", n_served,
-                             "failed", n_failed));
+        print_json(json_pack("{s:s, s:i, s:i}", "event", "stopped", "clients", n_served, "failed",
+                             n_failed));
     else {
         printf("tpccbench netbench server: stopped: %d client%s served, %d failed\n", n_served,
                n_served == 1 ? "" : "s", n_failed);

@@ -38,7 +38,7 @@ static void usage(FILE *out)
             "  --listen HOST:PORT   where clients connect ([::1]:PORT for IPv6, :PORT for all\n"
             "                       addresses; port 0 picks a free one, printed)\n"
             "  --to HOST:PORT       the server\n"
-            "  --delay D            one-way delay: 0.15ms, 250us, 3.25ms, 1s (default 0)\n"
+            "  --delay D            one-way delay, with a unit: 0.15ms, 250us, 3.25ms, 1s (default 0)\n"
             "  --jitter J           plus a uniform -J..+J per chunk, never reordering bytes\n"
             "  --max-queue SIZE     bytes held per direction before reading stops\n"
             "                       (default 4M; K and M suffixes)\n"
@@ -77,6 +77,15 @@ static void log_line(void *arg, const char *msg)
 
 static int parse_delay(const char *name, const char *val, int64_t *out, struct err *e)
 {
+    size_t n = strlen(val);
+
+    /* A bare number would be seconds (parse_duration_us): "--delay 3" is far
+     * more likely a slip for 3ms than a wish for 3 s, so a unit is required. */
+    if (strcmp(val, "0") != 0 && n > 0 && val[n - 1] >= '0' && val[n - 1] <= '9')
+        return err_set(e, E_USAGE,
+                       "'--%s' needs a unit: 3ms, 250us or 1s (got \"%s\": seconds or "
+                       "milliseconds?)",
+                       name, val);
     if (parse_duration_us(val, out) != 0 || *out > PROXY_MAX_DELAY_US)
         return err_set(e, E_USAGE,
                        "'--%s' must be a duration from 0 to 60s with a unit, like 0.15ms, 250us "
@@ -85,8 +94,7 @@ static int parse_delay(const char *name, const char *val, int64_t *out, struct e
     return 0;
 }
 
-static int parse(int argc, char **argv, struct proxy_opts *o, int *json, int *help,
-                 struct err *e)
+static int parse(int argc, char **argv, struct proxy_opts *o, int *json, int *help, struct err *e)
 {
     memset(o, 0, sizeof(*o));
     *json = *help = 0;
@@ -143,14 +151,14 @@ static int parse(int argc, char **argv, struct proxy_opts *o, int *json, int *he
         } else {
             int64_t v;
             if (parse_int64(val, 1, INT64_MAX, &v) != 0)
-                return err_set(e, E_USAGE, "'--seed' must be an integer above 0 (got \"%s\")",
-                               val);
+                return err_set(e, E_USAGE, "'--seed' must be an integer above 0 (got \"%s\")", val);
             o->seed = (uint64_t)v;
         }
     }
     if (!o->listen)
-        return err_set(e, E_USAGE, "'--listen HOST:PORT' is required (see 'tpccbench proxy "
-                                   "--help')");
+        return err_set(e, E_USAGE,
+                       "'--listen HOST:PORT' is required (see 'tpccbench proxy "
+                       "--help')");
     if (!o->to)
         return err_set(e, E_USAGE, "'--to HOST:PORT' is required (see 'tpccbench proxy --help')");
     return 0;
@@ -231,13 +239,12 @@ int cmd_proxy(int argc, char **argv)
     proxy_stop(p);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (json) {
-        json_t *js = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "event", "stopped",
-                               "connections", (json_int_t)st.n_accepted, "closed",
-                               (json_int_t)st.n_closed, "reset", (json_int_t)st.n_reset,
-                               "connect_failed", (json_int_t)st.n_connect_failed, "open",
-                               (json_int_t)st.n_open, "bytes_to_server",
-                               (json_int_t)st.bytes_to_server, "bytes_to_client",
-                               (json_int_t)st.bytes_to_client);
+        json_t *js = json_pack(
+            "{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "event", "stopped", "connections",
+            (json_int_t)st.n_accepted, "closed", (json_int_t)st.n_closed, "reset",
+            (json_int_t)st.n_reset, "connect_failed", (json_int_t)st.n_connect_failed, "open",
+            (json_int_t)st.n_open, "bytes_to_server", (json_int_t)st.bytes_to_server,
+            "bytes_to_client", (json_int_t)st.bytes_to_client);
         char *s = json_dumps(js, JSON_COMPACT);
         printf("%s\n", s ? s : "{}");
         free(s);

@@ -64,6 +64,10 @@ static int od_fail(SQLSMALLINT type, SQLHANDLE h, const char *what, struct err *
 
     if (h)
         SQLGetDiagRec(type, h, 1, state, &native, msg, sizeof(msg), &len);
+    /* Some drivers end their message with a newline: keep ours on one line. */
+    for (char *q = (char *)msg; *q; q++)
+        if (*q == '\n' || *q == '\r')
+            *q = q[1] ? ' ' : '\0';
     if (strcmp((char *)state, "40001") == 0 || strcmp((char *)state, "40P01") == 0 ||
         native == 1213 /* MySQL deadlock */ || native == 1205 /* lock wait timeout */)
         code = E_RETRY;
@@ -86,6 +90,30 @@ static int od_fail(SQLSMALLINT type, SQLHANDLE h, const char *what, struct err *
 static int ok(SQLRETURN r)
 {
     return r == SQL_SUCCESS || r == SQL_SUCCESS_WITH_INFO;
+}
+
+/* SQL_DBMS_VER pads its parts ("10.11.000019", PostgreSQL's "15.0.18" for
+ * 15.18): drop leading zeros, and PostgreSQL 10+'s empty middle part. */
+static void version_tidy(const char *v, const char *dbms, char *out, size_t cap)
+{
+    long part[4];
+    int n = 0;
+    char *end;
+
+    while (n < 4 && *v >= '0' && *v <= '9') {
+        part[n++] = strtol(v, &end, 10);
+        v = *end == '.' ? end + 1 : end;
+        if (*end != '.')
+            break;
+    }
+    if (n == 3 && strstr(dbms, "PostgreSQL") && part[0] >= 10 && part[1] == 0)
+        snprintf(out, cap, "%ld.%ld", part[0], part[2]);
+    else if (n == 3)
+        snprintf(out, cap, "%ld.%ld.%ld", part[0], part[1], part[2]);
+    else if (n == 2)
+        snprintf(out, cap, "%ld.%ld", part[0], part[1]);
+    else
+        snprintf(out, cap, "%s", v);
 }
 
 static void close_cursor(struct od_conn *o)
@@ -144,7 +172,7 @@ static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct
     if (ok(SQLGetInfo(o->dbc, SQL_DBMS_NAME, info, sizeof(info), &ilen)))
         snprintf(c->server_name, sizeof(c->server_name), "%s", (char *)info);
     if (ok(SQLGetInfo(o->dbc, SQL_DBMS_VER, info, sizeof(info), &ilen)))
-        snprintf(c->server_version, sizeof(c->server_version), "%s", (char *)info);
+        version_tidy((char *)info, c->server_name, c->server_version, sizeof(c->server_version));
     return 0;
 }
 

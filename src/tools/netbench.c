@@ -30,9 +30,9 @@
 
 #include "core/signals.h"
 
-#define NB_MAGIC "TBNB"
-#define NB_VERSION 1
-#define NB_HELLO_BYTES 32
+#define NB_MAGIC        "TBNB"
+#define NB_VERSION      1
+#define NB_HELLO_BYTES  32
 #define NB_ANSWER_BYTES 128
 /* Receive buffer of the server and the client (reading is in pieces). */
 #define NB_IO_CHUNK (256 * 1024)
@@ -190,8 +190,7 @@ int nb_resolve(const char *host, const char *port, int passive, struct addrinfo 
                        err_errno(errno, eb, sizeof(eb)));
     }
     if (rc != 0)
-        return err_set(e, E_CONN, "cannot resolve '%s': %s", host ? host : "*",
-                       gai_strerror(rc));
+        return err_set(e, E_CONN, "cannot resolve '%s': %s", host ? host : "*", gai_strerror(rc));
     return 0;
 }
 
@@ -392,8 +391,7 @@ failed:
                        "cannot connect to %s: connection refused: is 'tpccbench netbench server' "
                        "running there?",
                        name);
-    return err_set(e, E_CONN, "cannot connect to %s: %s", name,
-                   err_errno(soerr, eb, sizeof(eb)));
+    return err_set(e, E_CONN, "cannot connect to %s: %s", name, err_errno(soerr, eb, sizeof(eb)));
 }
 
 /* What went wrong during repetition rep (0: before the first), as a message. */
@@ -493,8 +491,7 @@ int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
         uint64_t t = now_ns(), dt;
 
         if (sig_stop_requested()) {
-            rc = err_set(e, E_INTR, "interrupted after %u of %u repetitions", rep - 1,
-                         o->n_repeat);
+            rc = err_set(e, E_INTR, "interrupted after %u of %u repetitions", rep - 1, o->n_repeat);
             goto out;
         }
         for (uint32_t m = 0; m < o->n_send; m++) {
@@ -552,7 +549,7 @@ struct nb_conn {
     struct nb_server *srv;
     int fd;
     pthread_t thread;
-    int finished;        /* set (under srv->lock) when the thread is about to end */
+    int finished; /* set (under srv->lock) when the thread is about to end */
     struct nb_client_report rep;
     struct nb_conn *next; /* in srv->conns */
 };
@@ -651,8 +648,7 @@ static void serve(struct nb_conn *c)
     for (uint32_t r = 1; r <= rep->n_repeat; r++) {
         uint64_t left = reply_bytes;
 
-        if ((rc = io_read_all(&io, buf, cap, (uint64_t)rep->n_send * rep->size_bytes, 0, &e)) <
-            0) {
+        if ((rc = io_read_all(&io, buf, cap, (uint64_t)rep->n_send * rep->size_bytes, 0, &e)) < 0) {
             io_fail(&e, rc, "receiving", r, rep->n_repeat, o->timeout_us);
             goto fail;
         }
@@ -760,8 +756,7 @@ int nb_server_run(const struct nb_opts *o, nb_listen_fn on_listen, nb_report_fn 
         socklen_t sl = sizeof(ss);
 
         nb_addr_str(ai->ai_addr, ai->ai_addrlen, name, sizeof(name));
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                    ai->ai_protocol);
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
         if (fd < 0) {
             rc = err_set(e, E_USAGE, "cannot listen on %s: socket: %s", name,
                          err_errno(errno, eb, sizeof(eb)));
@@ -815,8 +810,8 @@ int nb_server_run(const struct nb_opts *o, nb_listen_fn on_listen, nb_report_fn 
                 struct nb_conn *c;
                 struct sockaddr_storage ss;
                 socklen_t sl = sizeof(ss);
-                int fd = accept4(pfd[i].fd, (struct sockaddr *)&ss, &sl,
-                                 SOCK_NONBLOCK | SOCK_CLOEXEC);
+                int fd =
+                    accept4(pfd[i].fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
                 if (fd < 0)
                     break; /* EAGAIN, or an aborted connection, or out of fds */
                 /* With a client limit, take no more than the limit. */

@@ -32,8 +32,8 @@ struct addrinfo;
 /* Bytes of the reply per repetition in ack mode. */
 #define NB_ACK_BYTES 8
 /* Upper bounds of the positional arguments. */
-#define NB_MAX_SEND 1000000
-#define NB_MAX_SIZE (64 * 1024 * 1024)
+#define NB_MAX_SEND   1000000
+#define NB_MAX_SIZE   (64 * 1024 * 1024)
 #define NB_MAX_REPEAT 1000000000
 
 enum nb_reply {
@@ -43,30 +43,30 @@ enum nb_reply {
 
 /* What a bench is: the positional arguments and options of both sides. */
 struct nb_opts {
-    const char *host;     /* address or name to connect to / listen on */
-    const char *port;     /* decimal port; server: "0" picks a free one */
-    uint32_t n_send;      /* messages per repetition, >= 1; server: 0 = whatever the client says */
-    uint32_t size_bytes;  /* bytes per message, >= 1; server: 0 = any */
-    uint32_t n_repeat;    /* repetitions, >= 1; server: 0 = any */
-    enum nb_reply reply;  /* client: reply mode it asks for */
-    int64_t timeout_us;   /* connect and every wait for the peer, > 0 */
-    int max_clients;      /* server: stop after this many clients finished, 0 = until stopped */
+    const char *host;    /* address or name to connect to / listen on */
+    const char *port;    /* decimal port; server: "0" picks a free one */
+    uint32_t n_send;     /* messages per repetition, >= 1; server: 0 = whatever the client says */
+    uint32_t size_bytes; /* bytes per message, >= 1; server: 0 = any */
+    uint32_t n_repeat;   /* repetitions, >= 1; server: 0 = any */
+    enum nb_reply reply; /* client: reply mode it asks for */
+    int64_t timeout_us;  /* connect and every wait for the peer, > 0 */
+    int max_clients;     /* server: stop after this many clients finished, 0 = until stopped */
 };
 
 /* The client's figures. */
 struct nb_result {
-    char peer[128];            /* "127.0.0.1 port 5000" of the address connected to */
-    double connect_ms;         /* TCP connect time */
-    double elapsed_s;          /* the measured repetitions, wall time */
-    uint64_t bytes_sent;       /* payload client -> server: REPEAT x SEND x SIZE */
-    uint64_t bytes_received;   /* replies server -> client: REPEAT x (8 or SIZE) */
-    uint32_t n_done;           /* repetitions completed */
-    struct hist rtt;           /* round trip of each repetition, us */
+    char peer[128];          /* "127.0.0.1 port 5000" of the address connected to */
+    double connect_ms;       /* TCP connect time */
+    double elapsed_s;        /* the measured repetitions, wall time */
+    uint64_t bytes_sent;     /* payload client -> server: REPEAT x SEND x SIZE */
+    uint64_t bytes_received; /* replies server -> client: REPEAT x (8 or SIZE) */
+    uint32_t n_done;         /* repetitions completed */
+    struct hist rtt;         /* round trip of each repetition, us */
 };
 
 /* One finished client, as the server reports it. */
 struct nb_client_report {
-    char peer[128];          /* the client's address */
+    char peer[128];                        /* the client's address */
     uint32_t n_send, size_bytes, n_repeat; /* what the client announced (0 before its hello) */
     enum nb_reply reply;
     uint32_t n_done;         /* repetitions served */
@@ -111,8 +111,8 @@ int nb_addr_port(const struct sockaddr *sa);
 
 /* Split "HOST:PORT", "[V6]:PORT" or ":PORT" into host (may be "") and port
  * (a decimal 0..65535).  E_USAGE naming what, on error. */
-int nb_split_hostport(const char *s, char *host, size_t host_size, char *port,
-                      size_t port_size, struct err *e);
+int nb_split_hostport(const char *s, char *host, size_t host_size, char *port, size_t port_size,
+                      struct err *e);
 
 /* Parse a decimal port 0..65535 (min_port 1 to forbid 0).  Returns 0 or -1. */
 int nb_parse_port(const char *s, int min_port, int *out);

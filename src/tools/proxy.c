@@ -64,10 +64,10 @@ enum px_kind { PX_SOCK, PX_LISTEN, PX_TIMER, PX_WAKE };
 
 struct px_chunk {
     struct px_chunk *next;
-    uint64_t due_ns;       /* when it may be written (CLOCK_MONOTONIC) */
-    uint32_t len;          /* payload bytes; 0: this is the FIN */
-    uint32_t off;          /* bytes already written */
-    unsigned char data[];  /* the payload */
+    uint64_t due_ns;      /* when it may be written (CLOCK_MONOTONIC) */
+    uint32_t len;         /* payload bytes; 0: this is the FIN */
+    uint32_t off;         /* bytes already written */
+    unsigned char data[]; /* the payload */
 };
 
 struct px_conn;
@@ -75,14 +75,14 @@ struct px_conn;
 /* One direction of a connection. */
 struct px_dir {
     struct px_conn *c;
-    int src, dst;                /* endpoint indexes: 0 client, 1 server */
+    int src, dst;                 /* endpoint indexes: 0 client, 1 server */
     struct px_chunk *head, *tail; /* FIFO, oldest first */
-    size_t queued;               /* payload bytes not yet written */
-    uint64_t last_due_ns;        /* due time of the newest chunk: none may be earlier */
-    int heap_idx;                /* index in the proxy's heap, -1 when not in it */
-    int eof;                     /* the source sent its FIN (a FIN chunk was queued) */
-    int fin_sent;                /* the FIN went out: shutdown(dst, SHUT_WR) */
-    int blocked;                 /* the destination was full: waiting for EPOLLOUT */
+    size_t queued;                /* payload bytes not yet written */
+    uint64_t last_due_ns;         /* due time of the newest chunk: none may be earlier */
+    int heap_idx;                 /* index in the proxy's heap, -1 when not in it */
+    int eof;                      /* the source sent its FIN (a FIN chunk was queued) */
+    int fin_sent;                 /* the FIN went out: shutdown(dst, SHUT_WR) */
+    int blocked;                  /* the destination was full: waiting for EPOLLOUT */
 };
 
 /* What an epoll event points at. */
@@ -105,10 +105,10 @@ struct px_conn {
 };
 
 struct proxy {
-    uint64_t delay_ns;          /* one-way delay */
-    uint64_t jitter_ns;         /* +- this per chunk */
-    size_t max_queue;           /* per direction */
-    uint64_t rng;               /* xorshift64* state for the jitter */
+    uint64_t delay_ns;  /* one-way delay */
+    uint64_t jitter_ns; /* +- this per chunk */
+    size_t max_queue;   /* per direction */
+    uint64_t rng;       /* xorshift64* state for the jitter */
     proxy_log_fn log;
     void *log_arg;
 
@@ -121,22 +121,22 @@ struct proxy {
     pthread_t thread;
     int thread_started;
 
-    struct px_dir **heap;       /* directions with a chunk to write, by head due time */
+    struct px_dir **heap; /* directions with a chunk to write, by head due time */
     int heap_n, heap_cap;
-    uint64_t armed_ns;          /* absolute expiry the timerfd holds, 0 = disarmed */
-    uint64_t early_ns;          /* how much earlier than due a timer wake-up is planned */
-    uint64_t send_ns;           /* what a sendmsg() takes: the last hop, see dir_flush */
-    uint64_t accept_resume_ns;  /* 0 = accepting; else when to try again */
-    struct px_conn *conns;      /* open connections */
-    struct px_conn *dead;       /* closed in this batch, to free after it */
-    unsigned char *scratch;     /* PX_READ_BYTES receive buffer */
+    uint64_t armed_ns;         /* absolute expiry the timerfd holds, 0 = disarmed */
+    uint64_t early_ns;         /* how much earlier than due a timer wake-up is planned */
+    uint64_t send_ns;          /* what a sendmsg() takes: the last hop, see dir_flush */
+    uint64_t accept_resume_ns; /* 0 = accepting; else when to try again */
+    struct px_conn *conns;     /* open connections */
+    struct px_conn *dead;      /* closed in this batch, to free after it */
+    unsigned char *scratch;    /* PX_READ_BYTES receive buffer */
 
     /* Counters, written by the proxy thread, read by anyone. */
     _Atomic uint64_t n_accepted, n_closed, n_reset, n_connect_failed;
     _Atomic uint64_t bytes_to_server, bytes_to_client;
     _Atomic uint64_t peak_queue; /* the most bytes one direction held */
 
-    pthread_mutex_t lock;       /* guards failed and err */
+    pthread_mutex_t lock; /* guards failed and err */
     int failed;
     struct err err;
 };
@@ -911,8 +911,7 @@ static int px_listen(struct proxy *p, const char *spec, struct err *e)
         int one = 1, fd;
 
         nb_addr_str(ai->ai_addr, ai->ai_addrlen, name, sizeof(name));
-        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC,
-                    ai->ai_protocol);
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
         if (fd < 0) {
             rc = err_set(e, E_USAGE, "--listen: cannot listen on %s: %s", name,
                          err_errno(errno, eb, sizeof(eb)));
@@ -986,8 +985,10 @@ int proxy_start(const struct proxy_opts *o, struct proxy **out, struct err *e)
         goto fail;
     }
     if (!host[0] || strcmp(port, "0") == 0) {
-        rc = err_set(e, E_USAGE, "--to: expected HOST:PORT with a host and a port above 0 "
-                                 "(got \"%s\")", o->to);
+        rc = err_set(e, E_USAGE,
+                     "--to: expected HOST:PORT with a host and a port above 0 "
+                     "(got \"%s\")",
+                     o->to);
         goto fail;
     }
     if ((rc = nb_resolve(host, port, 0, &p->to_ai, e)) < 0) {

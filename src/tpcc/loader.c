@@ -246,12 +246,42 @@ static int exec_one(const char *stmt, void *arg)
     return db_exec_sql(a->c, stmt, a->e) < 0 ? -1 : 0;
 }
 
+/* Run one piece of procedures.sql unless it holds only comments and blanks. */
+static int exec_piece(struct db_conn *c, const char *start, size_t len, struct err *e)
+{
+    char *piece = strndup(start, len);
+    const char *p = piece;
+    int has_sql = 0, rc = 0;
+
+    if (!piece)
+        return err_set(e, E_FAIL, "out of memory");
+    while (*p && !has_sql) {
+        p += strspn(p, " \t\r\n");
+        if (p[0] == '-' && p[1] == '-')
+            p += strcspn(p, "\n");
+        else if (*p)
+            has_sql = 1;
+    }
+    if (has_sql)
+        rc = db_exec_sql(c, piece, e);
+    free(piece);
+    return rc;
+}
+
 int load_install_procedures(struct db_conn *c, const char *dialect, struct err *e)
 {
-    const char *procs = schema_sql(dialect, "procedures");
+    const char *procs = schema_sql(dialect, "procedures"), *p, *mark;
+    int rc;
 
-    /* One script: the function bodies hold semicolons. */
-    if (procs && db_exec_sql(c, procs, e) < 0)
+    if (!procs)
+        return 0;
+    /* Pieces separated by a line "-- go" run one by one (a dialect whose
+     * driver takes one statement per call); without the marker the file is
+     * one script (PostgreSQL: the function bodies hold semicolons). */
+    for (p = procs; (mark = strstr(p, "\n-- go\n")) != NULL; p = mark + 7)
+        if ((rc = exec_piece(c, p, (size_t)(mark - p), e)) < 0)
+            return err_prefix(e, "installing the server-side functions");
+    if ((rc = exec_piece(c, p, strlen(p), e)) < 0)
         return err_prefix(e, "installing the server-side functions");
     return 0;
 }
@@ -377,9 +407,15 @@ int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
         goto out;
 
     snprintf(st->phase, sizeof(st->phase), "index");
-    for (int i = 0; i < nconn; i++)
-        if ((rc = db_exec_sql(sh.conns[i], "SET maintenance_work_mem = '512MB'", e)) < 0)
-            goto out;
+    /* Session settings for the index build, if the dialect has any. */
+    if (schema_sql(o->dialect, "load_session"))
+        for (int i = 0; i < nconn; i++) {
+            struct exec_arg ea = { .c = sh.conns[i], .e = e };
+            if (sql_split(schema_sql(o->dialect, "load_session"), exec_one, &ea) != 0) {
+                rc = err_prefix(e, "load_session.sql");
+                goto out;
+            }
+        }
     if (sql_split(schema_sql(o->dialect, "indexes"), collect_stmt, &sa) != 0) {
         rc = err_set(e, E_FAIL, "reading indexes.sql of dialect '%s' failed", o->dialect);
         goto out;
@@ -395,15 +431,10 @@ int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
         free(sa.owned[i]);
     memset(&sa.owned, 0, sizeof(sa.owned));
     sh.nstmts = 0;
-    {
-        /* Biggest tables first. */
-        static const int order[] = { T_ORDER_LINE, T_STOCK, T_CUSTOMER, T_ORDERS, T_HISTORY,
-                                     T_ITEM, T_NEW_ORDER, T_DISTRICT, T_WAREHOUSE };
-        char sql[64];
-        for (int k = 0; k < T_NTABLES; k++) {
-            snprintf(sql, sizeof(sql), "ANALYZE %s", tpcc_table_name(order[k]));
-            collect_stmt(sql, &sa);
-        }
+    /* The dialect's statistics statements, biggest tables first. */
+    if (sql_split(schema_sql(o->dialect, "analyze"), collect_stmt, &sa) != 0) {
+        rc = err_set(e, E_FAIL, "reading analyze.sql of dialect '%s' failed", o->dialect);
+        goto out;
     }
     t0 = clock_us();
     rc = run_phase(&sh, stmt_job, "analyze", sh.nstmts, "tables", e);

@@ -106,10 +106,6 @@ EOF
     if [ -n "${PG_TEST_CONF:-}" ]; then
         printf '%s\n' "$PG_TEST_CONF" >>"$_data/postgresql.conf"
     fi
-    # Extra settings from the caller (benchmarks), one per line.
-    if [ -n "${PG_TEST_CONF:-}" ]; then
-        printf '%s\n' "$PG_TEST_CONF" >>"$_data/postgresql.conf"
-    fi
 
     # Try ports from a random start until one binds; any other failure is final.
     PG_TEST_PORT=$(pg__random_port)

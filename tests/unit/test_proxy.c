@@ -116,14 +116,14 @@ static int test_connect(int port)
  * meanwhile (another thread) read until EOF, hashing what arrives. */
 struct test_end {
     int fd;
-    size_t n_bytes;       /* what this end sends */
-    uint64_t seed;        /* what this end sends */
-    uint64_t sent_hash;   /* hash of what it sent */
-    uint64_t recv_hash;   /* hash of what it received */
-    uint64_t n_received;  /* bytes received */
+    size_t n_bytes;         /* what this end sends */
+    uint64_t seed;          /* what this end sends */
+    uint64_t sent_hash;     /* hash of what it sent */
+    uint64_t recv_hash;     /* hash of what it received */
+    uint64_t n_received;    /* bytes received */
     int send_err, recv_err; /* errno of a failure, 0 = none */
-    int got_eof;          /* 1: the read ended with a clean EOF */
-    int read_after_ms;    /* wait this long before reading (a slow reader) */
+    int got_eof;            /* 1: the read ended with a clean EOF */
+    int read_after_ms;      /* wait this long before reading (a slow reader) */
 };
 
 static void *test_sender(void *arg)
@@ -210,8 +210,7 @@ static void *test_server_main(void *arg)
         s->ends[s->n].seed = 1000u + (uint64_t)s->n; /* the server's data */
         s->ends[s->n].read_after_ms = s->read_after_ms;
         s->ends[s->n].n_bytes = s->n_bytes;
-        assert_int_equal(pthread_create(&s->threads[s->n], NULL, test_end_main, &s->ends[s->n]),
-                         0);
+        assert_int_equal(pthread_create(&s->threads[s->n], NULL, test_end_main, &s->ends[s->n]), 0);
     }
     for (int i = 0; i < s->n; i++)
         pthread_join(s->threads[i], NULL);
@@ -311,10 +310,10 @@ static void test_parse_size(void **state)
         uint64_t v = 12345;
         int rc = nb_parse_size(cases[i].in, cases[i].min, cases[i].max, &v);
         if ((rc == 0) != cases[i].ok || (cases[i].ok && v != cases[i].want)) {
-            print_error("\"%s\" in [%llu, %llu]: got rc %d value %llu; want %s %llu\n",
-                        cases[i].in, (unsigned long long)cases[i].min,
-                        (unsigned long long)cases[i].max, rc, (unsigned long long)v,
-                        cases[i].ok ? "ok" : "an error", (unsigned long long)cases[i].want);
+            print_error("\"%s\" in [%llu, %llu]: got rc %d value %llu; want %s %llu\n", cases[i].in,
+                        (unsigned long long)cases[i].min, (unsigned long long)cases[i].max, rc,
+                        (unsigned long long)v, cases[i].ok ? "ok" : "an error",
+                        (unsigned long long)cases[i].want);
             fail();
         }
     }
@@ -374,8 +373,7 @@ static void test_start_errors(void **state)
             print_error("listen %s to %s delay %lld jitter %lld: got rc %d \"%s\"; want rc %d "
                         "and a message with \"%s\"\n",
                         cases[i].listen, cases[i].to, (long long)cases[i].delay_us,
-                        (long long)cases[i].jitter_us, rc, e.msg, cases[i].code,
-                        cases[i].msg_part);
+                        (long long)cases[i].jitter_us, rc, e.msg, cases[i].code, cases[i].msg_part);
             proxy_stop(p);
             fail();
         }
@@ -442,17 +440,16 @@ static void run_transfer(int nconn, size_t nbytes, int64_t delay_us, int64_t jit
         if (c->send_err || c->recv_err || !c->got_eof || c->n_received != nbytes || !s) {
             print_error("client %d: send errno %d, recv errno %d, eof %d, received %llu of %zu "
                         "bytes, server end with its hash %s\n",
-                        i, c->send_err, c->recv_err, c->got_eof,
-                        (unsigned long long)c->n_received, nbytes, s ? "found" : "missing");
+                        i, c->send_err, c->recv_err, c->got_eof, (unsigned long long)c->n_received,
+                        nbytes, s ? "found" : "missing");
             fail();
         }
         if (s->send_err || s->recv_err || !s->got_eof || s->n_received != nbytes ||
             c->recv_hash != s->sent_hash) {
             print_error("client %d: server end: send errno %d, recv errno %d, eof %d, received "
                         "%llu bytes; client received hash %016llx, server sent %016llx\n",
-                        i, s->send_err, s->recv_err, s->got_eof,
-                        (unsigned long long)s->n_received, (unsigned long long)c->recv_hash,
-                        (unsigned long long)s->sent_hash);
+                        i, s->send_err, s->recv_err, s->got_eof, (unsigned long long)s->n_received,
+                        (unsigned long long)c->recv_hash, (unsigned long long)s->sent_hash);
             fail();
         }
     }
@@ -474,8 +471,7 @@ static void run_transfer(int nconn, size_t nbytes, int64_t delay_us, int64_t jit
                     "else, %llu bytes each way\n",
                     (unsigned long long)st.n_accepted, (unsigned long long)st.n_closed,
                     (unsigned long long)st.n_reset, (unsigned long long)st.n_open,
-                    (unsigned long long)st.n_connect_failed,
-                    (unsigned long long)st.bytes_to_server,
+                    (unsigned long long)st.n_connect_failed, (unsigned long long)st.bytes_to_server,
                     (unsigned long long)st.bytes_to_client, nconn,
                     (unsigned long long)nconn * nbytes);
         fail();
@@ -564,8 +560,8 @@ static void test_refused(void **state)
     pthread_mutex_lock(&log.lock);
     if (log.n != 1 || !strstr(log.last, "cannot connect to 127.0.0.1 port") ||
         !strstr(log.last, "refused")) {
-        print_error("log: %d lines, last \"%s\"; want 1 saying cannot connect ... refused\n",
-                    log.n, log.last);
+        print_error("log: %d lines, last \"%s\"; want 1 saying cannot connect ... refused\n", log.n,
+                    log.last);
         pthread_mutex_unlock(&log.lock);
         fail();
     }
@@ -610,14 +606,10 @@ int main(void)
     /* A proxy that stops forwarding would hang a transfer: fail instead. */
     alarm(120);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_split_hostport),
-        cmocka_unit_test(test_parse_size),
-        cmocka_unit_test(test_parse_port),
-        cmocka_unit_test(test_start_errors),
-        cmocka_unit_test(test_transfer_jitter),
-        cmocka_unit_test(test_transfer_backpressure),
-        cmocka_unit_test(test_transfer_no_delay),
-        cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_split_hostport),    cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_parse_port),        cmocka_unit_test(test_start_errors),
+        cmocka_unit_test(test_transfer_jitter),   cmocka_unit_test(test_transfer_backpressure),
+        cmocka_unit_test(test_transfer_no_delay), cmocka_unit_test(test_refused),
         cmocka_unit_test(test_stop_closes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,203 @@
+-- Statements of the loader and of `check`, MariaDB/MySQL dialect: the
+-- consistency conditions of TPC-C clause 3.3.2, row counts, schema probes,
+-- the environment fingerprint.  Each condition query returns nothing when it
+-- holds, else one row: a text naming the first offender.  These run as whole
+-- blocks (one statement each); a <=> b is the NULL-safe equality that
+-- PostgreSQL writes a IS NOT DISTINCT FROM b.
+
+-- name: cond1
+SELECT CONCAT('w_id=', w.w_id, ': w_ytd=', w.w_ytd, ' but sum(d_ytd)=', COALESCE(d.s, 'none'))
+FROM warehouse w
+LEFT JOIN (SELECT d_w_id, SUM(d_ytd) AS s FROM district GROUP BY d_w_id) d ON d.d_w_id = w.w_id
+WHERE NOT (w.w_ytd <=> d.s)
+ORDER BY w.w_id LIMIT 1;
+
+-- name: cond2
+SELECT CONCAT('w_id=', d.d_w_id, ' d_id=', d.d_id, ': d_next_o_id-1=', d.d_next_o_id - 1,
+              ' max(o_id)=', COALESCE(o.m, 'none'), ' max(no_o_id)=', COALESCE(n.m, 'none'))
+FROM district d
+LEFT JOIN (SELECT o_w_id, o_d_id, MAX(o_id) AS m FROM orders GROUP BY o_w_id, o_d_id) o
+       ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id
+LEFT JOIN (SELECT no_w_id, no_d_id, MAX(no_o_id) AS m FROM new_order GROUP BY no_w_id, no_d_id) n
+       ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id
+WHERE NOT (o.m <=> d.d_next_o_id - 1) OR (n.m IS NOT NULL AND n.m <> d.d_next_o_id - 1)
+ORDER BY d.d_w_id, d.d_id LIMIT 1;
+
+-- name: cond3
+SELECT CONCAT('w_id=', no_w_id, ' d_id=', no_d_id, ': max(no_o_id)-min(no_o_id)+1=', mx - mn + 1,
+              ' but count(new_order)=', c)
+FROM (SELECT no_w_id, no_d_id, MAX(no_o_id) AS mx, MIN(no_o_id) AS mn, COUNT(*) AS c
+      FROM new_order GROUP BY no_w_id, no_d_id) x
+WHERE mx - mn + 1 <> c
+ORDER BY no_w_id, no_d_id LIMIT 1;
+
+-- name: cond4
+-- No FULL JOIN in MySQL: the districts found in either table, then both sides.
+SELECT CONCAT('w_id=', k.w, ' d_id=', k.d, ': sum(o_ol_cnt)=', COALESCE(o.s, 'none'),
+              ' but count(order_line)=', COALESCE(l.c, 'none'))
+FROM (SELECT o_w_id AS w, o_d_id AS d FROM orders GROUP BY o_w_id, o_d_id
+      UNION SELECT ol_w_id, ol_d_id FROM order_line GROUP BY ol_w_id, ol_d_id) k
+LEFT JOIN (SELECT o_w_id, o_d_id, SUM(o_ol_cnt) AS s FROM orders GROUP BY o_w_id, o_d_id) o
+       ON o.o_w_id = k.w AND o.o_d_id = k.d
+LEFT JOIN (SELECT ol_w_id, ol_d_id, COUNT(*) AS c FROM order_line GROUP BY ol_w_id, ol_d_id) l
+       ON l.ol_w_id = k.w AND l.ol_d_id = k.d
+WHERE NOT (o.s <=> l.c)
+ORDER BY k.w, k.d LIMIT 1;
+
+-- name: cond5
+SELECT CONCAT('w_id=', o.o_w_id, ' d_id=', o.o_d_id, ' o_id=', o.o_id, ': o_carrier_id ',
+              CASE WHEN o.o_carrier_id IS NULL THEN 'is NULL but no new_order row'
+                   ELSE 'is set but a new_order row exists' END)
+FROM orders o
+LEFT JOIN new_order n ON n.no_w_id = o.o_w_id AND n.no_d_id = o.o_d_id AND n.no_o_id = o.o_id
+WHERE (o.o_carrier_id IS NULL) <> (n.no_o_id IS NOT NULL)
+ORDER BY o.o_w_id, o.o_d_id, o.o_id LIMIT 1;
+
+-- name: cond6
+SELECT CONCAT('w_id=', o.o_w_id, ' d_id=', o.o_d_id, ' o_id=', o.o_id, ': o_ol_cnt=', o.o_ol_cnt,
+              ' but ', COALESCE(l.c, 0), ' order lines')
+FROM orders o
+LEFT JOIN (SELECT ol_w_id, ol_d_id, ol_o_id, COUNT(*) AS c FROM order_line
+           GROUP BY ol_w_id, ol_d_id, ol_o_id) l
+       ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
+WHERE NOT (o.o_ol_cnt <=> l.c)
+ORDER BY o.o_w_id, o.o_d_id, o.o_id LIMIT 1;
+
+-- name: cond7
+SELECT CONCAT('w_id=', l.ol_w_id, ' d_id=', l.ol_d_id, ' o_id=', l.ol_o_id, ' ol_number=', l.ol_number,
+              ': ol_delivery_d ', CASE WHEN l.ol_delivery_d IS NULL THEN 'is NULL' ELSE 'is set' END,
+              ' but o_carrier_id ', CASE WHEN o.o_carrier_id IS NULL THEN 'is NULL' ELSE 'is set' END)
+FROM order_line l
+JOIN orders o ON o.o_w_id = l.ol_w_id AND o.o_d_id = l.ol_d_id AND o.o_id = l.ol_o_id
+WHERE (l.ol_delivery_d IS NULL) <> (o.o_carrier_id IS NULL)
+ORDER BY l.ol_w_id, l.ol_d_id, l.ol_o_id LIMIT 1;
+
+-- name: cond8
+SELECT CONCAT('w_id=', w.w_id, ': w_ytd=', w.w_ytd, ' but sum(h_amount)=', COALESCE(h.s, 'none'))
+FROM warehouse w
+LEFT JOIN (SELECT h_w_id, SUM(h_amount) AS s FROM history GROUP BY h_w_id) h ON h.h_w_id = w.w_id
+WHERE NOT (w.w_ytd <=> h.s)
+ORDER BY w.w_id LIMIT 1;
+
+-- name: cond9
+SELECT CONCAT('w_id=', d.d_w_id, ' d_id=', d.d_id, ': d_ytd=', d.d_ytd, ' but sum(h_amount)=',
+              COALESCE(h.s, 'none'))
+FROM district d
+LEFT JOIN (SELECT h_w_id, h_d_id, SUM(h_amount) AS s FROM history GROUP BY h_w_id, h_d_id) h
+       ON h.h_w_id = d.d_w_id AND h.h_d_id = d.d_id
+WHERE NOT (d.d_ytd <=> h.s)
+ORDER BY d.d_w_id, d.d_id LIMIT 1;
+
+-- name: cond10
+-- The sums per customer are grouped once each (derived tables, which the
+-- optimizer materializes with a key), not looked up per customer.
+SELECT CONCAT('w_id=', c.c_w_id, ' d_id=', c.c_d_id, ' c_id=', c.c_id, ': c_balance=', c.c_balance,
+              ' but delivered ol_amount - h_amount=', COALESCE(ol.s, 0) - COALESCE(h.s, 0))
+FROM customer c
+LEFT JOIN (SELECT o.o_w_id AS w, o.o_d_id AS d, o.o_c_id AS cid, SUM(l.ol_amount) AS s
+           FROM orders o JOIN order_line l
+             ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
+           WHERE l.ol_delivery_d IS NOT NULL GROUP BY o.o_w_id, o.o_d_id, o.o_c_id) ol
+       ON ol.w = c.c_w_id AND ol.d = c.c_d_id AND ol.cid = c.c_id
+LEFT JOIN (SELECT h_c_w_id AS w, h_c_d_id AS d, h_c_id AS cid, SUM(h_amount) AS s
+           FROM history GROUP BY h_c_w_id, h_c_d_id, h_c_id) h
+       ON h.w = c.c_w_id AND h.d = c.c_d_id AND h.cid = c.c_id
+WHERE c.c_balance <> COALESCE(ol.s, 0) - COALESCE(h.s, 0)
+ORDER BY c.c_w_id, c.c_d_id, c.c_id LIMIT 1;
+
+-- name: cond11
+SELECT CONCAT('w_id=', d.d_w_id, ' d_id=', d.d_id, ': count(orders)-count(new_order)=',
+              COALESCE(o.c, 0) - COALESCE(n.c, 0), ' but must be 2100')
+FROM district d
+LEFT JOIN (SELECT o_w_id, o_d_id, COUNT(*) AS c FROM orders GROUP BY o_w_id, o_d_id) o
+       ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id
+LEFT JOIN (SELECT no_w_id, no_d_id, COUNT(*) AS c FROM new_order GROUP BY no_w_id, no_d_id) n
+       ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id
+WHERE COALESCE(o.c, 0) - COALESCE(n.c, 0) <> 2100
+ORDER BY d.d_w_id, d.d_id LIMIT 1;
+
+-- name: cond12
+SELECT CONCAT('w_id=', c.c_w_id, ' d_id=', c.c_d_id, ' c_id=', c.c_id, ': c_balance+c_ytd_payment=',
+              c.c_balance + c.c_ytd_payment, ' but delivered ol_amount=', COALESCE(ol.s, 0))
+FROM customer c
+LEFT JOIN (SELECT o.o_w_id AS w, o.o_d_id AS d, o.o_c_id AS cid, SUM(l.ol_amount) AS s
+           FROM orders o JOIN order_line l
+             ON l.ol_w_id = o.o_w_id AND l.ol_d_id = o.o_d_id AND l.ol_o_id = o.o_id
+           WHERE l.ol_delivery_d IS NOT NULL GROUP BY o.o_w_id, o.o_d_id, o.o_c_id) ol
+       ON ol.w = c.c_w_id AND ol.d = c.c_d_id AND ol.cid = c.c_id
+WHERE c.c_balance + c.c_ytd_payment <> COALESCE(ol.s, 0)
+ORDER BY c.c_w_id, c.c_d_id, c.c_id LIMIT 1;
+
+-- name: counts
+SELECT (SELECT COUNT(*) FROM warehouse), (SELECT COUNT(*) FROM district),
+       (SELECT COUNT(*) FROM customer), (SELECT COUNT(*) FROM history),
+       (SELECT COUNT(*) FROM new_order), (SELECT COUNT(*) FROM orders),
+       (SELECT COUNT(*) FROM order_line), (SELECT COUNT(*) FROM item),
+       (SELECT COUNT(*) FROM stock), (SELECT COALESCE(SUM(o_ol_cnt), 0) FROM orders);
+
+-- name: fresh
+-- 1 while no transaction has changed the data since the load.
+SELECT CASE WHEN COALESCE(SUM(d_next_o_id), 0) = 3001 * COUNT(*)
+             AND (SELECT COUNT(*) FROM history) = 3000 * COUNT(*)
+             AND (SELECT COUNT(*) FROM new_order) = 900 * COUNT(*) THEN 1 ELSE 0 END
+FROM district;
+
+-- name: schema_tables
+SELECT COUNT(*) FROM information_schema.tables
+WHERE table_schema = DATABASE()
+  AND table_name IN ('warehouse', 'district', 'customer', 'history', 'new_order', 'orders',
+                     'order_line', 'item', 'stock');
+
+-- name: meta_insert
+INSERT INTO tpcc_meta (warehouses, seed, c_last, c_id, ol_i_id) VALUES ($1, $2, $3, $4, $5);
+
+-- name: meta_get
+SELECT warehouses, seed, c_last, c_id, ol_i_id FROM tpcc_meta LIMIT 1;
+
+-- name: fp_server
+-- The environment fingerprint (src/results/fingerprint.c): the address of the
+-- server on this connection (NULL over a Unix socket), a server process id,
+-- the full version string, the data directory.  MariaDB shows neither the
+-- server address of a connection nor its process id: the client address of
+-- this connection (processlist) tells socket (host localhost without a port)
+-- from loopback TCP (then the server is on this machine too) from remote
+-- (then the host name of the server, never a loopback address); the process
+-- id is NULL, so no /proc lookup is made from a thread id.
+SELECT CASE WHEN p.host = 'localhost' THEN NULL
+            WHEN p.host LIKE '127.%' OR p.host LIKE 'localhost:%' OR p.host LIKE '::1%'
+                 OR p.host LIKE '[::1]%' THEN '127.0.0.1'
+            ELSE @@hostname END,
+       NULL,
+       CONCAT(VERSION(), ' (', @@version_comment, ') on ', @@version_compile_machine, '-',
+              @@version_compile_os),
+       @@datadir
+FROM information_schema.processlist p WHERE p.id = CONNECTION_ID();
+
+-- name: fp_settings
+-- Every server variable not at its compiled-in default, plus the ones a tuning
+-- study looks at whatever their origin.  Paths and per-server identities are
+-- left out (the data directory is recorded on its own).
+SELECT LOWER(variable_name), COALESCE(global_value, ''), LOWER(global_value_origin)
+FROM information_schema.system_variables
+WHERE (global_value_origin <> 'COMPILE-TIME'
+       OR LOWER(variable_name) IN ('innodb_buffer_pool_size', 'innodb_buffer_pool_instances',
+           'innodb_log_file_size', 'innodb_log_buffer_size', 'innodb_flush_log_at_trx_commit',
+           'innodb_flush_method', 'innodb_doublewrite', 'innodb_io_capacity',
+           'innodb_io_capacity_max', 'innodb_read_io_threads', 'innodb_write_io_threads',
+           'innodb_purge_threads', 'innodb_flush_neighbors', 'innodb_adaptive_hash_index',
+           'innodb_change_buffering', 'innodb_lock_wait_timeout', 'innodb_deadlock_detect',
+           'innodb_page_size', 'innodb_checksum_algorithm', 'innodb_use_native_aio',
+           'innodb_max_dirty_pages_pct', 'innodb_autoinc_lock_mode', 'innodb_file_per_table',
+           'log_bin', 'sync_binlog', 'binlog_format', 'max_connections', 'thread_handling',
+           'thread_pool_size', 'table_open_cache', 'query_cache_type', 'query_cache_size',
+           'performance_schema', 'transaction_isolation', 'tx_isolation', 'character_set_server',
+           'collation_server', 'skip_name_resolve', 'tmp_table_size', 'max_heap_table_size',
+           'sort_buffer_size', 'join_buffer_size', 'version'))
+  AND LOWER(variable_name) NOT IN ('datadir', 'pid_file', 'socket', 'log_error', 'basedir',
+           'general_log_file', 'slow_query_log_file', 'tmpdir', 'hostname', 'server_uid',
+           'innodb_data_home_dir', 'innodb_log_group_home_dir', 'plugin_dir', 'lc_messages_dir',
+           'character_sets_dir', 'log_bin_basename', 'log_bin_index', 'relay_log_basename',
+           'relay_log_index', 'pseudo_thread_id', 'timestamp', 'rand_seed1', 'rand_seed2',
+           'insert_id', 'last_insert_id', 'identity', 'warning_count', 'error_count',
+           'gtid_seq_no', 'in_transaction', 'last_gtid')
+ORDER BY 1;

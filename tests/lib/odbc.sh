@@ -1,0 +1,78 @@
+# odbc.sh - unixODBC configuration for integration tests.  POSIX sh; source it
+# after tests/lib/pg.sh and/or tests/lib/mariadb.sh have started their servers:
+#
+#     . "$root/tests/lib/odbc.sh"
+#     odbc_setup "$tmp/odbc" || exit 1
+#     tpccbench ... (database.dsn "DSN=tpcc-pg" or "DSN=tpcc-maria")
+#
+# odbc_setup DIR writes DIR/odbcinst.ini with the drivers "PostgreSQL Unicode"
+# (psqlODBC, package odbc-postgresql) and "MariaDB" (Connector/ODBC, package
+# odbc-mariadb), and DIR/odbc.ini with two DSNs:
+#
+#     tpcc-pg      PostgreSQL on 127.0.0.1:$PG_TEST_PORT, database tpcc, user tpcc
+#     tpcc-maria   MariaDB on 127.0.0.1:$MARIA_TEST_PORT, database tpcc, user tpcc
+#
+# A DSN whose port variable is unset is left out.  No password is written: the
+# caller passes it through the environment (database.password_env), and the
+# driver adds it to the connection string in memory.  It exports ODBCSYSINI=DIR
+# and ODBCINI=DIR/odbc.ini, so unixODBC reads only these files (not
+# /etc/odbc.ini or ~/.odbc.ini), and ODBC_TEST_PG_DRIVER / ODBC_TEST_MARIA_DRIVER,
+# the paths of the driver libraries ("" when not installed).
+
+# Print the path of an ODBC driver library: from the package's file list,
+# else from the usual places.
+odbc__lib() {
+    _pkg=$1
+    _name=$2
+    _p=$(dpkg -L "$_pkg" 2>/dev/null | grep "/$_name\$" | head -n 1)
+    if [ -n "$_p" ] && [ -f "$_p" ]; then
+        echo "$_p"
+        return 0
+    fi
+    for _p in /usr/lib/*/odbc/"$_name" /usr/lib/odbc/"$_name" /usr/lib64/"$_name" \
+        /usr/local/lib/"$_name" /usr/lib/*/"$_name"; do
+        if [ -f "$_p" ]; then
+            echo "$_p"
+            return 0
+        fi
+    done
+    return 1
+}
+
+odbc_setup() {
+    _dir=$1
+    if [ -z "$_dir" ]; then
+        echo "odbc_setup: usage: odbc_setup DIR" >&2
+        return 1
+    fi
+    mkdir -p "$_dir" || return 1
+    ODBC_TEST_PG_DRIVER=$(odbc__lib odbc-postgresql psqlodbcw.so) || ODBC_TEST_PG_DRIVER=
+    ODBC_TEST_MARIA_DRIVER=$(odbc__lib odbc-mariadb libmaodbc.so) || ODBC_TEST_MARIA_DRIVER=
+    if [ -z "$ODBC_TEST_PG_DRIVER" ] && [ -z "$ODBC_TEST_MARIA_DRIVER" ]; then
+        echo "odbc_setup: no ODBC driver found: apt-get install odbc-postgresql odbc-mariadb" >&2
+        return 1
+    fi
+    {
+        if [ -n "$ODBC_TEST_PG_DRIVER" ]; then
+            printf '[PostgreSQL Unicode]\nDescription=psqlODBC (tests/lib/odbc.sh)\nDriver=%s\n\n' \
+                "$ODBC_TEST_PG_DRIVER"
+        fi
+        if [ -n "$ODBC_TEST_MARIA_DRIVER" ]; then
+            printf '[MariaDB]\nDescription=MariaDB Connector/ODBC (tests/lib/odbc.sh)\nDriver=%s\n\n' \
+                "$ODBC_TEST_MARIA_DRIVER"
+        fi
+    } >"$_dir/odbcinst.ini" || return 1
+    {
+        if [ -n "$ODBC_TEST_PG_DRIVER" ] && [ -n "${PG_TEST_PORT:-}" ]; then
+            printf '[tpcc-pg]\nDriver=PostgreSQL Unicode\nServername=127.0.0.1\nPort=%s\nDatabase=tpcc\nUsername=tpcc\n\n' \
+                "$PG_TEST_PORT"
+        fi
+        if [ -n "$ODBC_TEST_MARIA_DRIVER" ] && [ -n "${MARIA_TEST_PORT:-}" ]; then
+            printf '[tpcc-maria]\nDriver=MariaDB\nServer=127.0.0.1\nPort=%s\nDatabase=tpcc\nUser=tpcc\n\n' \
+                "$MARIA_TEST_PORT"
+        fi
+    } >"$_dir/odbc.ini" || return 1
+    ODBCSYSINI=$_dir
+    ODBCINI=$_dir/odbc.ini
+    export ODBCSYSINI ODBCINI ODBC_TEST_PG_DRIVER ODBC_TEST_MARIA_DRIVER
+}

@@ -1,0 +1,242 @@
+#!/bin/sh
+# 0070-odbc.sh - the ODBC driver against real servers: PostgreSQL through
+# psqlODBC and MariaDB through Connector/ODBC, both under unixODBC with our
+# own odbc.ini (tests/lib/odbc.sh).
+#
+# For each DBMS: load 1 warehouse (the SQL dialect is chosen from the DBMS
+# name), all 12 consistency conditions, a 10 s client-mode run with 4 VUs
+# whose New-Order count must equal the database's (run.json) and the increase
+# of sum(d_next_o_id) read through the native client (but for New-Orders
+# finished before the window opened), conditions 1-4 after it, and a complete run
+# record naming the DBMS and its version as the server states it.  MariaDB
+# also runs 10 s in procedure mode (stored procedures; the 1 % New-Order
+# rollback arrives as SQLSTATE TPCRB).  Then the connection errors: a DSN that
+# does not exist, a wrong password, a server that is down: exit 2 with the
+# ODBC diagnostic, and the password appears in no output and no record.
+# Prints TAP; the servers and the temp directory are removed on exit, pass or
+# fail.  About 80 s.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/mariadb.sh"
+. "$root/tests/lib/odbc.sh"
+
+[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0070.XXXXXX") || bail_out "mktemp failed"
+# A private copy: a rebuild of ./tpccbench during the test must not matter.
+cp "$root/tpccbench" "$tmp/tpccbench"
+bin=$tmp/tpccbench
+cleanup() {
+    pg_stop
+    maria_stop
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+LC_ALL=C
+export LC_ALL
+
+# run NAME CMD...: run CMD (at most 120 s) with stdout in $tmp/NAME.out and
+# stderr in $tmp/NAME.err; sets rc, out, err and both (stdout then stderr).
+if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
+run() {
+    _name=$1
+    shift
+    # shellcheck disable=SC2086
+    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
+    rc=$?
+    out=$(cat "$tmp/$_name.out")
+    err=$(cat "$tmp/$_name.err")
+    both=$(printf '%s\n%s' "$out" "$err")
+}
+
+explain() {
+    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
+}
+
+# json FILE EXPR: a python expression over the record r (EXPR "a, b" prints "a b").
+json() {
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1
+}
+
+# rec LABEL: the record results/<stamp>-LABEL/run.json.
+rec() {
+    _d=$(ls -d "$tmp/results/"*-"$1" 2>/dev/null | tail -n 1)
+    echo "${_d:-$tmp/results/none-$1}/run.json"
+}
+
+# The "ok" lines of a check report.
+n_ok() {
+    printf '%s\n' "$1" | grep -cE '^ +ok +[0-9]+ '
+}
+
+# write_cfg FILE DSN PASSWORD_ENV
+write_cfg() {
+    cat >"$1" <<EOF
+database: {driver: odbc, managed: false, dsn: "$2", password_env: $3}
+schema: {warehouses: 1}
+load: {jobs: 2}
+results: {dir: "$tmp/results"}
+EOF
+}
+
+TPCC_WRONG_PW="wrong-$$-Zq8v"
+export TPCC_WRONG_PW
+
+# The driver must be built in, else skip everything: a DSN in no odbc.ini
+# must fail in the driver manager, not for want of a driver.
+write_cfg "$tmp/nodsn.yaml" "DSN=tpcc-no-such-dsn" TPCC_TEST_PASSWORD
+run probe "$bin" run -c "$tmp/nodsn.yaml" --duration 2s --label probe
+case $err in
+*"unknown driver"* | *"not built"* | *"not yet"*)
+    echo "1..0 # SKIP this tpccbench has no odbc driver"
+    exit 0
+    ;;
+esac
+
+if ! pg_start 2>"$tmp/pg_start.err"; then
+    cat "$tmp/pg_start.err" >&2
+    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
+fi
+if ! maria_start 2>"$tmp/maria_start.err"; then
+    cat "$tmp/maria_start.err" >&2
+    bail_out "maria_start failed: $(tail -n 1 "$tmp/maria_start.err")"
+fi
+odbc_setup "$tmp/odbc" 2>"$tmp/odbc_setup.err" || bail_out "odbc_setup: $(cat "$tmp/odbc_setup.err")"
+pass "servers up: PostgreSQL on 127.0.0.1:$PG_TEST_PORT, MariaDB on 127.0.0.1:$MARIA_TEST_PORT"
+unlike "$(cat "$tmp/odbc/odbc.ini" "$tmp/odbc/odbcinst.ini")" "*$TPCC_TEST_PASSWORD*" \
+    "odbc.ini and odbcinst.ini hold no password"
+
+# What the server says through its own client.
+db_sum() {
+    case $1 in
+    pg) pg_psql 'select sum(d_next_o_id) from district' ;;
+    maria) maria_sql 'select sum(d_next_o_id) from district' ;;
+    esac
+}
+
+meta_rows() {
+    case $1 in
+    pg) pg_psql 'select count(*) from tpcc_meta' ;;
+    maria) maria_sql 'select count(*) from tpcc_meta' ;;
+    esac
+}
+
+server_version() {
+    case $1 in
+    pg) pg_psql 'show server_version' | sed 's/ .*//' ;;
+    maria) maria_sql 'select version()' | sed 's/-.*//' ;;
+    esac
+}
+
+# check_run KIND MODE LABEL: a 10 s run of 4 VUs in MODE, then the checks.
+check_run() {
+    _k=$1
+    _mode=$2
+    _label=$3
+    _before=$(db_sum "$_k")
+    run "$_label" "$bin" run -c "$tmp/$_k.yaml" --mode "$_mode" --vus 4 --duration 10s \
+        --warmup 0s --label "$_label"
+    is "$rc" 0 "$_k $_mode: 10 s run with 4 VUs: exit 0" || explain
+    _after=$(db_sum "$_k")
+    _r=$(rec "$_label")
+    is "$(json "$_r" "r['status'], r['run']['mode']")" "complete $_mode" \
+        "$_k $_mode: the record is complete and states the mode"
+    is "$(json "$_r" "r['run']['notpm_counts_agree'], r['run']['new_orders_client'] == r['run']['new_orders_db']")" \
+        "True True" "$_k $_mode: client NOTPM equals the database's count"
+    # Seen from outside, the increase of sum(d_next_o_id) also holds the
+    # New-Orders that VUs finished before the window opened (at most one each:
+    # the window opens at a barrier right after the start, as there is no
+    # warm-up); it closes after every VU stopped.
+    _n=$(json "$_r" "r['run']['new_orders_client']")
+    is "$(python3 -c "print(0 <= $((_after - _before)) - ${_n:-0} <= 4)" 2>&1)" "True" \
+        "$_k $_mode: the window's $_n New-Orders are the increase of sum(d_next_o_id) ($_before -> $_after) but for at most one per VU before the window"
+    is "$(json "$_r" "r['run']['new_orders_client'] > 200")" "True" \
+        "$_k $_mode: more than 200 New-Orders in 10 s"
+    is "$(json "$_r" "r['run']['transactions']['new_order']['rolled_back'] > 0")" "True" \
+        "$_k $_mode: the 1 % New-Order rollbacks happen (and are not errors)"
+    is "$(json "$_r" "sum(t['errors']['other'] + t['errors']['connection'] for t in r['run']['transactions'].values())")" \
+        "0" "$_k $_mode: no errors but retryable ones" ||
+        diag "$(json "$_r" "r['run']['errors_by_sqlstate']")"
+    is "$(json "$_r" "sum(t['count'] > 0 for t in r['run']['transactions'].values())")" "5" \
+        "$_k $_mode: every transaction type completed"
+    is "$(json "$_r" "r['dbms']['name'], r['dbms']['version']")" "$name $version" \
+        "$_k $_mode: the record names the DBMS and its version as the server states it"
+    is "$(json "$_r" "'error' in r['environment']['dbms'], bool(r['environment']['dbms']['version_full'])")" \
+        "False True" "$_k $_mode: the fingerprint read the DBMS" ||
+        diag "$(json "$_r" "r['environment']['dbms'].get('error')")"
+    run "check14-$_label" "$bin" check -c "$tmp/$_k.yaml" --conditions 1-4
+    is "$rc:$(n_ok "$both")" "0:4" "$_k $_mode: conditions 1-4 hold after the run" || explain
+}
+
+# suite KIND DSN NAME DIALECT
+suite() {
+    k=$1
+    dsn=$2
+    name=$3
+    dialect=$4
+    version=$(server_version "$k")
+    write_cfg "$tmp/$k.yaml" "DSN=$dsn" TPCC_TEST_PASSWORD
+
+    run "load-$k" "$bin" load -c "$tmp/$k.yaml" --warehouses 1 --label "load-$k"
+    is "$rc" 0 "$k: load W=1 through ODBC ($dsn): exit 0" || {
+        explain
+        return 1
+    }
+    like "$err" "*ODBC: $name *SQL dialect $dialect*" "$k: the dialect $dialect is chosen from the DBMS name $name"
+    is "$(db_sum "$k"):$(meta_rows "$k")" "30010:1" \
+        "$k: the load is committed: sum(d_next_o_id) = 30010, one tpcc_meta row"
+    run "check-$k" "$bin" check -c "$tmp/$k.yaml" --conditions all
+    is "$rc:$(n_ok "$both")" "0:12" "$k: all 12 consistency conditions hold after the load" || explain
+
+    check_run "$k" client "run-$k-client"
+    if [ "$k" = maria ]; then
+        check_run "$k" procedure "run-$k-procedure"
+    fi
+}
+
+# wrong_password KIND DSN: a wrong password, from another variable: exit 2,
+# the diagnostic of the server, and the text of the password nowhere.
+wrong_password() {
+    k=$1
+    dsn=$2
+    write_cfg "$tmp/$k-wrongpw.yaml" "DSN=$dsn" TPCC_WRONG_PW
+    run "wrongpw-$k" "$bin" run -c "$tmp/$k-wrongpw.yaml" --duration 2s --label "wrongpw-$k"
+    is "$rc" 2 "$k: a wrong password: exit 2" || explain
+    case $k in
+    pg) like "$err" "*password authentication failed*" "$k: the ODBC diagnostic says why" ;;
+    maria) like "$err" "*Access denied for user*28000*" "$k: the ODBC diagnostic says why" ;;
+    esac
+    unlike "$both" "*$TPCC_WRONG_PW*" "$k: the wrong password is not printed"
+}
+
+suite pg tpcc-pg PostgreSQL postgresql
+wrong_password pg tpcc-pg
+suite maria tpcc-maria MariaDB mysql
+wrong_password maria tpcc-maria
+
+# A DSN that is in no odbc.ini: the driver manager says so.
+run nodsn "$bin" run -c "$tmp/nodsn.yaml" --duration 2s --label nodsn
+is "$rc" 2 "a DSN that does not exist: exit 2" || explain
+like "$err" "*tpcc-no-such-dsn*Data source name not found*IM002*" \
+    "the message names the DSN and carries the driver manager's diagnostic"
+
+# Servers that are down: the same DSNs, nothing listening.
+maria_stop
+run down-maria "$bin" run -c "$tmp/maria.yaml" --duration 2s --label down-maria
+is "$rc" 2 "maria: the server is down: exit 2" || explain
+like "$err" "*Can't connect to*" "maria: the ODBC diagnostic says why"
+pg_stop
+run down-pg "$bin" run -c "$tmp/pg.yaml" --duration 2s --label down-pg
+is "$rc" 2 "pg: the server is down: exit 2" || explain
+like "$err" "*onnection refused*" "pg: the ODBC diagnostic says why"
+
+# No secret anywhere: every output of this test and every record.
+leaks=$(grep -rlF -e "$TPCC_TEST_PASSWORD" -e "$TPCC_WRONG_PW" "$tmp"/*.out "$tmp"/*.err "$tmp/results" 2>/dev/null)
+is "$leaks" "" "no output and no record holds a password"
+done_testing
