@@ -64,7 +64,7 @@ odbc_setup() {
     } >"$_dir/odbcinst.ini" || return 1
     {
         if [ -n "$ODBC_TEST_PG_DRIVER" ] && [ -n "${PG_TEST_PORT:-}" ]; then
-            printf '[tpcc-pg]\nDriver=PostgreSQL Unicode\nServername=127.0.0.1\nPort=%s\nDatabase=tpcc\nUsername=tpcc\n\n' \
+            printf '[tpcc-pg]\nDriver=PostgreSQL Unicode\nServername=127.0.0.1\nPort=%s\nDatabase=tpcc\nUsername=tpcc\nProtocol=7.4-1\n\n' \
                 "$PG_TEST_PORT"
         fi
         if [ -n "$ODBC_TEST_MARIA_DRIVER" ] && [ -n "${MARIA_TEST_PORT:-}" ]; then
