@@ -1,0 +1,70 @@
+#!/bin/sh
+# 0071-odbc-modes.sh - client and procedure mode are the same benchmark on
+# MariaDB through ODBC too: one VU, a fixed run seed, inline delivery and 300
+# transactions leave identical table checksums (date columns left out) in both
+# modes, and each run's New-Order count equals the database's.  Prints TAP;
+# the server and the temp directory are removed on exit, pass or fail.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/mariadb.sh"
+. "$root/tests/lib/odbc.sh"
+
+[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0071.XXXXXX") || bail_out "mktemp failed"
+cp "$root/tpccbench" "$tmp/tpccbench"
+bin=$tmp/tpccbench
+cleanup() {
+    maria_stop
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+LC_ALL=C
+export LC_ALL
+
+maria_start || bail_out "cannot start MariaDB"
+odbc_setup "$tmp/odbc" || bail_out "cannot write odbc.ini"
+cat >"$tmp/m.yaml" <<EOY
+database: {driver: odbc, managed: false, dsn: "DSN=tpcc-maria", password_env: TPCC_TEST_PASSWORD}
+results: {dir: $tmp/results}
+EOY
+
+checksums() {
+    maria_sql "
+    SELECT 'warehouse', md5(group_concat(md5(concat_ws('|', w_id, w_name, w_ytd)) ORDER BY w_id SEPARATOR '')) FROM warehouse
+    UNION ALL SELECT 'district', md5(group_concat(md5(concat_ws('|', d_w_id, d_id, d_ytd, d_next_o_id)) ORDER BY d_w_id, d_id SEPARATOR '')) FROM district
+    UNION ALL SELECT 'customer', md5(group_concat(md5(concat_ws('|', c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data)) ORDER BY c_w_id, c_d_id, c_id SEPARATOR '')) FROM customer
+    UNION ALL SELECT 'history', md5(group_concat(x ORDER BY x SEPARATOR '')) FROM (SELECT md5(concat_ws('|', h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data)) x FROM history) h
+    UNION ALL SELECT 'new_order', md5(group_concat(md5(concat_ws('|', no_w_id, no_d_id, no_o_id)) ORDER BY no_w_id, no_d_id, no_o_id SEPARATOR '')) FROM new_order
+    UNION ALL SELECT 'orders', md5(group_concat(md5(concat_ws('|', o_w_id, o_d_id, o_id, o_c_id, ifnull(o_carrier_id, 'null'), o_ol_cnt, o_all_local)) ORDER BY o_w_id, o_d_id, o_id SEPARATOR '')) FROM orders
+    UNION ALL SELECT 'order_line', md5(group_concat(md5(concat_ws('|', ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d IS NULL, ol_quantity, ol_amount, ol_dist_info)) ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number SEPARATOR '')) FROM order_line
+    UNION ALL SELECT 'stock', md5(group_concat(md5(concat_ws('|', s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt)) ORDER BY s_w_id, s_i_id SEPARATOR '')) FROM stock"
+}
+
+json() {
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# group_concat must hold a whole table's hashes.
+maria_sql "SET GLOBAL group_concat_max_len = 1073741824" >/dev/null 2>&1
+n_tx=300
+for mode in client procedure; do
+    "$bin" load -c "$tmp/m.yaml" --warehouses 1 --drop --label "load-$mode" >"$tmp/load.out" 2>&1
+    ok $? "$mode: load W=1 through Connector/ODBC" || diag "$(tail -5 "$tmp/load.out")"
+    "$bin" run -c "$tmp/m.yaml" --mode "$mode" --vus 1 --seed 42 --transactions "$n_tx" \
+        --warmup 0s --duration 120s --delivery inline --label "run-$mode" >"$tmp/run.out" 2>&1
+    ok $? "$mode: $n_tx transactions with one VU" || diag "$(tail -5 "$tmp/run.out")"
+    rec=$(ls -d "$tmp"/results/*-run-"$mode")/run.json
+    is "$(json "$rec" "r['run']['notpm_counts_agree']")" "True" "$mode: client NOTPM equals the database's"
+    is "$(json "$rec" "sum(t['count'] + t['rolled_back'] for t in r['run']['transactions'].values())")" \
+        "$n_tx" "$mode: exactly $n_tx transactions ran" ||
+        diag "$(json "$rec" "{k: (v['count'], v['rolled_back'], v['errors']) for k, v in r['run']['transactions'].items()}")" "$(json "$rec" "r['run']['errors_by_sqlstate']")"
+    checksums >"$tmp/sum.$mode"
+    is "$(wc -l <"$tmp/sum.$mode" | tr -d ' ')" "8" "$mode: a checksum for each of 8 tables"
+done
+differ=$(diff "$tmp/sum.client" "$tmp/sum.procedure")
+is "$differ" "" "procedure mode leaves MariaDB exactly as client mode does" || diag "$differ"
+done_testing
