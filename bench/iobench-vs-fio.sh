@@ -20,9 +20,10 @@
 # Installs fio (apt-get) if it is missing.
 # Not part of `make test`.
 #
-# Environment: DIR (a directory on the disk to measure; default build/,
-# which must not be tmpfs), SIZE (256M), BS (8K), THREADS ("1 4"),
-# TYPES ("SW SR RR RW"), REPS (5).
+# Environment: DIR (a directory on the disk to measure; default build/; on
+# tmpfs it measures memory copies, not a disk), SIZE (256M), BS (8K),
+# THREADS ("1 4"), TYPES ("SW SR RR RW"), REPS (5).  Run it on a quiet
+# machine: other I/O on the same disk moves single runs by 2x.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"

@@ -24,6 +24,7 @@ static const struct subcommand subcommands[] = {
     { "iobench", cmd_iobench, "disk I/O bench with tbiobench's options and report" },
     { "netbench", cmd_netbench, "network bench: round trips and throughput (tbnetbench)" },
     { "proxy", cmd_proxy, "TCP proxy adding a one-way delay in each direction" },
+    { "sweep", cmd_sweep, "the same workload at several RTTs through the delay proxy" },
     { NULL, NULL, NULL },
 };
 

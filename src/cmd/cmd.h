@@ -83,6 +83,12 @@ int cmd_iobench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_not_yet(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+
+/* One run (or bench step) with its own record; the record's folder goes to
+ * dir_out when given.  Returns the exit code. */
+int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a,
+               int index, int of, char *dir_out, size_t dir_len);
 int cmd_netbench(int argc, char **argv);
 int cmd_proxy(int argc, char **argv);
 

@@ -132,8 +132,8 @@ static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct 
 }
 
 /* One record: run (or bench) once; repeat is {index, of} for --repeat. */
-static int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a,
-                      int index, int of)
+int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a,
+               int index, int of, char *dir_out, size_t dir_len)
 {
     struct session s;
     struct err e;
@@ -144,6 +144,8 @@ static int one_record(const char *cmd, int bench, struct config *cfg, const stru
     err_clear(&e);
     if (record_make_dir(cfg->results.dir, cfg->results.label, dir, sizeof(dir), &e) < 0)
         return cmd_fail(cmd, &e);
+    if (dir_out)
+        snprintf(dir_out, dir_len, "%s", dir);
     rec = record_begin(cfg, cmd);
     if (of > 1)
         json_object_set_new(rec, "repeat", json_pack("{s:i, s:i}", "index", index, "of", of));
@@ -226,7 +228,7 @@ static int run_or_bench(int argc, char **argv, int bench)
     for (int i = 1; i <= repeat && rc == 0 && !sig_stop_requested(); i++) {
         if (repeat > 1)
             fprintf(stderr, "%s: repeat %d of %ld\n", cmd, i, repeat);
-        rc = one_record(cmd, bench, &cfg, &a, i, (int)repeat);
+        rc = one_record(cmd, bench, &cfg, &a, i, (int)repeat, NULL, 0);
     }
     return rc;
 }

@@ -753,18 +753,33 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     r->connect_min_ms = (double)conn_us[0] / 1e3;
     r->connect_median_ms = (double)conn_us[nvu / 2] / 1e3;
     r->connect_max_ms = (double)conn_us[nvu - 1] / 1e3;
+    stats_init(base);
+    /* No ramp-up and no warm-up: the window opens before any VU starts, so
+     * not even the first transaction falls outside it. */
+    if (cfg->run.rampup_us + cfg->run.warmup_us == 0) {
+        if ((rc = count_new_orders(mc, &no_start, e)) < 0) {
+            __atomic_store_n(&sh.stopping, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&sh.phase, PH_STOP, __ATOMIC_RELEASE);
+            pthread_cond_broadcast(&sh.cond);
+            pthread_mutex_unlock(&sh.lock);
+            goto join;
+        }
+        cpu0 = cpu_now_s();
+        t_meas = clock_us();
+    }
     sh.t0_us = clock_us();
     sh.go = 1;
-    __atomic_store_n(&sh.phase, PH_WARMUP, __ATOMIC_RELEASE);
+    __atomic_store_n(&sh.phase, t_meas ? PH_MEASURE : PH_WARMUP, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&sh.cond);
     pthread_mutex_unlock(&sh.lock);
 
     {
         uint64_t warm_end = sh.t0_us + (uint64_t)cfg->run.rampup_us + (uint64_t)cfg->run.warmup_us;
-        uint64_t meas_end = 0, next_tick = sh.t0_us + 1000000;
+        uint64_t meas_end = t_meas ? t_meas + (uint64_t)cfg->run.duration_us : 0;
+        uint64_t next_tick = sh.t0_us + 1000000;
         int total_s = (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) /
                             1000000);
-        int measuring = 0;
+        int measuring = t_meas != 0;
 
         stats_init(&m->prev);
         last_tick = sh.t0_us;

@@ -1,0 +1,345 @@
+/*
+ * sweep.c - `tpccbench sweep`: the stretched-cluster study on one machine.
+ *
+ * Loads once, then for each RTT (and VU count) starts the delay proxy in
+ * front of the database, runs the same workload through it as a normal run
+ * record, and prints the study's table: throughput relative to co-located,
+ * VUs inside a transaction, time inside a transaction, time to connect.
+ * The sweep's own summary goes to RESULTS/<time>-sweep/ as JSON and CSV.
+ */
+#include <arpa/inet.h>
+#include <libpq-fe.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/load.h"
+#include "core/signals.h"
+#include "results/record.h"
+#include "tools/proxy.h"
+
+#define SWEEP_MAX 32
+
+static const struct cmd_opt sweep_opts[] = {
+    { "rtt", 0, 1, NULL, "round trips to add: 0,0.3ms,0.6ms,6.5ms (0 = direct, co-located)" },
+    { "vus", 0, 1, NULL, "VU counts to run at each RTT: 4,8,16 (default: run.virtual_users)" },
+    { "duration", 'd', 1, "run.duration", "measured time per point (default 60s)" },
+    { "warmup", 0, 1, "run.warmup", "warm-up per point (default 5s)" },
+    { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
+    { "no-load", 0, 0, NULL, "use the data already loaded" },
+    { NULL, 0, 0, NULL, NULL },
+};
+
+struct point {
+    char rtt_text[32];  /* as given: "0.3ms" */
+    int64_t rtt_us;     /* added round trip */
+    int vus;
+    int ok;             /* the run record is complete */
+    char dir[4096];     /* its folder */
+    double notpm, tps, no_p90_ms, rtt_seen_ms, vus_in_tx, in_tx_ms, connect_s;
+};
+
+/* Split "a,b,c" into at most max tokens of cap bytes. */
+static int split_list(const char *s, char out[][32], int max)
+{
+    int n = 0;
+
+    while (*s && n < max) {
+        size_t k = strcspn(s, ",");
+        if (k == 0 || k >= 32)
+            return -1;
+        memcpy(out[n], s, k);
+        out[n++][k] = '\0';
+        s += k;
+        if (*s == ',')
+            s++;
+    }
+    return *s ? -1 : n;
+}
+
+/* A free TCP port on 127.0.0.1 for the managed server. */
+static int free_port(void)
+{
+    struct sockaddr_in a;
+    socklen_t len = sizeof(a);
+    int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+    if (fd < 0)
+        return -1;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+        getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+        port = ntohs(a.sin_port);
+    close(fd);
+    return port;
+}
+
+/* The number at a dotted path ("transactions.new_order.p90_ms"), or 0. */
+static double jnum(json_t *o, const char *path)
+{
+    char key[64];
+
+    while (o && *path) {
+        size_t k = strcspn(path, ".");
+        snprintf(key, sizeof(key), "%.*s", (int)k, path);
+        o = json_object_get(o, key);
+        path += k + (path[k] == '.');
+    }
+    return o && json_is_number(o) ? json_number_value(o) : 0.0;
+}
+
+static void read_point(struct point *p)
+{
+    char path[4200];
+    json_t *doc, *run, *tx;
+    const char *k;
+    json_t *v;
+    double n = 0, t = 0;
+
+    snprintf(path, sizeof(path), "%s/run.json", p->dir);
+    if (!(doc = json_load_file(path, 0, NULL)))
+        return;
+    run = json_object_get(doc, "run");
+    p->ok = run && json_is_string(json_object_get(doc, "status")) &&
+            strcmp(json_string_value(json_object_get(doc, "status")), "complete") == 0;
+    p->notpm = jnum(run, "notpm");
+    p->tps = jnum(run, "tps");
+    p->no_p90_ms = jnum(run, "transactions.new_order.p90_ms");
+    p->rtt_seen_ms = jnum(run, "rtt_median_ms");
+    p->vus_in_tx = jnum(run, "vus_in_transaction_mean");
+    p->connect_s = jnum(run, "connect.total_s");
+    tx = json_object_get(run, "transactions");
+    json_object_foreach(tx, k, v)
+    {
+        double c = jnum(v, "count") + jnum(v, "rolled_back");
+        n += c;
+        t += c * jnum(v, "mean_in_tx_ms");
+    }
+    p->in_tx_ms = n > 0 ? t / n : 0;
+    json_decref(doc);
+}
+
+/* NOTPM of the co-located point (RTT 0) with the same VUs, or 0. */
+static double colocated(const struct point *pts, int n, int vus)
+{
+    for (int i = 0; i < n; i++)
+        if (pts[i].rtt_us == 0 && pts[i].vus == vus && pts[i].ok)
+            return pts[i].notpm;
+    return 0;
+}
+
+static int write_summary(const struct config *cfg, const struct point *pts, int n, char *dir,
+                         size_t dlen, struct err *e)
+{
+    json_t *arr = json_array(), *doc;
+    char csv[16384];
+    size_t off = 0;
+    int rc;
+
+    if ((rc = record_make_dir(cfg->results.dir, "sweep", dir, dlen, e)) < 0)
+        return rc;
+    off += (size_t)snprintf(csv, sizeof(csv),
+                            "rtt,rtt_added_ms,rtt_seen_ms,vus,notpm,pct_of_colocated,tps,"
+                            "new_order_p90_ms,vus_in_transaction,time_in_transaction_ms,"
+                            "connect_all_s,record\n");
+    for (int i = 0; i < n; i++) {
+        const struct point *p = &pts[i];
+        double base = colocated(pts, n, p->vus);
+        double pct = base > 0 ? 100.0 * p->notpm / base : 0;
+        json_array_append_new(
+            arr, json_pack("{s:s, s:f, s:f, s:i, s:b, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:s}", "rtt",
+                           p->rtt_text, "rtt_added_ms", (double)p->rtt_us / 1000.0,
+                           "rtt_seen_ms", p->rtt_seen_ms, "vus", p->vus, "complete", p->ok,
+                           "notpm", p->notpm, "pct_of_colocated", pct, "tps", p->tps,
+                           "new_order_p90_ms", p->no_p90_ms, "vus_in_transaction", p->vus_in_tx,
+                           "time_in_transaction_ms", p->in_tx_ms, "connect_all_s", p->connect_s,
+                           "record", p->dir));
+        off += (size_t)snprintf(csv + off, sizeof(csv) - off,
+                                "%s,%.3f,%.3f,%d,%.0f,%.1f,%.1f,%.2f,%.2f,%.3f,%.3f,%s\n",
+                                p->rtt_text, (double)p->rtt_us / 1000.0, p->rtt_seen_ms, p->vus,
+                                p->notpm, pct, p->tps, p->no_p90_ms, p->vus_in_tx, p->in_tx_ms,
+                                p->connect_s, p->dir);
+        if (off >= sizeof(csv))
+            break;
+    }
+    doc = json_pack("{s:o, s:s, s:o}", "tool", record_tool(), "kind", "sweep", "points", arr);
+    rc = record_write_json(dir, "sweep.json", doc, e);
+    json_decref(doc);
+    if (rc == 0)
+        rc = record_write_file(dir, "sweep.csv", csv, strlen(csv), e);
+    return rc;
+}
+
+static void print_table(const struct point *pts, int n)
+{
+    printf("\nsweep (NOTPM: TPC-C derived, not audited)\n");
+    printf("  %8s %8s %4s %9s %7s %8s %8s %8s %9s %9s\n", "RTT", "seen ms", "VUs", "NOTPM",
+           "% co-loc", "TPS", "NO p90", "VUs in tx", "ms in tx", "connect s");
+    for (int i = 0; i < n; i++) {
+        const struct point *p = &pts[i];
+        double base = colocated(pts, n, p->vus);
+        printf("  %8s %8.3f %4d %9.0f %7.1f%% %8.1f %8.2f %8.2f %9.3f %9.3f%s\n", p->rtt_text,
+               p->rtt_seen_ms, p->vus, p->notpm, base > 0 ? 100.0 * p->notpm / base : 0.0,
+               p->tps, p->no_p90_ms, p->vus_in_tx, p->in_tx_ms, p->connect_s,
+               p->ok ? "" : "  (run failed)");
+    }
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct config cfg;
+    struct cmd_args a;
+    struct session s;
+    struct err e;
+    char rtts[SWEEP_MAX][32], vlist[SWEEP_MAX][32], base[600], target[300], dir[4096];
+    struct point pts[SWEEP_MAX * 4];
+    int nr, nv, np = 0, rc = 0, tport = 0;
+    const char *rl, *vl;
+
+    err_clear(&e);
+    if (cmd_parse("sweep", argc - 1, argv + 1, sweep_opts, &cfg, &a, &e) < 0)
+        return cmd_fail("sweep", &e);
+    if (a.help) {
+        cmd_usage(stdout, "sweep", "[-c FILE] --rtt 0,0.3ms,0.6ms,6.5ms [--vus 4,8,16]",
+                  "Load once, then run the same workload with the database at each added\n"
+                  "round-trip time (the delay proxy, half each way) and VU count: each point\n"
+                  "is a normal run record.  Prints NOTPM as % of the co-located (RTT 0) figure,\n"
+                  "VUs inside a transaction, time inside a transaction and time to connect all\n"
+                  "VUs; writes RESULTS/<time>-sweep/sweep.json and sweep.csv.  Needs the\n"
+                  "postgres driver and a TCP server (a managed server gets a port).",
+                  sweep_opts);
+        return 0;
+    }
+    if (!(rl = cmd_extra(&a, "rtt")) || (nr = split_list(rl, rtts, SWEEP_MAX)) <= 0) {
+        err_set(&e, E_USAGE, "--rtt: give a list of round-trip times such as 0,0.3ms,6.5ms");
+        return cmd_fail("sweep", &e);
+    }
+    vl = cmd_extra(&a, "vus");
+    if (vl && (nv = split_list(vl, vlist, 4)) <= 0) {
+        err_set(&e, E_USAGE, "--vus: give at most 4 VU counts such as 4,8,16");
+        return cmd_fail("sweep", &e);
+    }
+    if (!vl) {
+        snprintf(vlist[0], sizeof(vlist[0]), "%d", cfg.run.virtual_users);
+        nv = 1;
+    }
+    if (strcmp(cfg.database.driver, "postgres") != 0) {
+        err_set(&e, E_USAGE, "sweep needs driver postgres (the proxy stands in front of its TCP port)");
+        return cmd_fail("sweep", &e);
+    }
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nv; j++) {
+            struct point *p = &pts[np++];
+            int64_t v;
+            memset(p, 0, sizeof(*p));
+            snprintf(p->rtt_text, sizeof(p->rtt_text), "%.31s", rtts[i]);
+            if (parse_duration_us(rtts[i], &p->rtt_us) < 0 || p->rtt_us > 2000000) {
+                err_set(&e, E_USAGE, "--rtt: '%s' is not a round-trip time from 0 to 2s "
+                                     "(examples: 0, 0.3ms, 6.5ms)", rtts[i]);
+                return cmd_fail("sweep", &e);
+            }
+            if (parse_int64(vlist[j], 1, 10000, &v) < 0) {
+                err_set(&e, E_USAGE, "--vus: '%s' is not a VU count from 1 to 10000", vlist[j]);
+                return cmd_fail("sweep", &e);
+            }
+            p->vus = (int)v;
+        }
+    sig_install();
+    /* The proxy needs TCP: give a managed server a port. */
+    if (cfg.database.managed && cfg.database.port == 0 && (cfg.database.port = free_port()) < 0) {
+        err_set(&e, E_FAIL, "no free TCP port for the private PostgreSQL");
+        return cmd_fail("sweep", &e);
+    }
+    if ((rc = session_open(&s, &cfg, &e)) < 0) {
+        session_close(&s);
+        return cmd_fail("sweep", &e);
+    }
+    if (cfg.database.managed) {
+        tport = cfg.database.port;
+        snprintf(target, sizeof(target), "127.0.0.1:%d", tport);
+        snprintf(base, sizeof(base), "dbname=tpcc user=tpcc");
+    } else {
+        /* host and port of the server from the conninfo (TCP only). */
+        char *msg = NULL;
+        PQconninfoOption *opts = PQconninfoParse(cfg.database.conninfo, &msg);
+        const char *host = "", *port = "5432";
+        if (!opts) {
+            err_set(&e, E_USAGE, "database.conninfo: %s", msg ? msg : "cannot parse it");
+            PQfreemem(msg);
+            session_close(&s);
+            return cmd_fail("sweep", &e);
+        }
+        for (PQconninfoOption *o = opts; o->keyword; o++) {
+            if (strcmp(o->keyword, "host") == 0 && o->val)
+                host = o->val;
+            if (strcmp(o->keyword, "port") == 0 && o->val && *o->val)
+                port = o->val;
+        }
+        if (!*host || host[0] == '/' || strchr(host, ',')) {
+            err_set(&e, E_USAGE, "sweep needs a TCP server: set host=ADDRESS in database.conninfo "
+                                 "(a Unix socket cannot go through the proxy)");
+            PQconninfoFree(opts);
+            session_close(&s);
+            return cmd_fail("sweep", &e);
+        }
+        snprintf(target, sizeof(target), "%s:%s", host, port);
+        tport = (int)strtol(port, NULL, 10);
+        PQconninfoFree(opts);
+        snprintf(base, sizeof(base), "%s", cfg.database.conninfo);
+    }
+    if (!cmd_extra(&a, "no-load")) {
+        json_t *rec = record_begin(&cfg, "load");
+        char ldir[4096];
+        cfg.load.drop = 1;
+        if ((rc = record_make_dir(cfg.results.dir, "sweep-load", ldir, sizeof(ldir), &e)) == 0) {
+            rc = load_with_session(&s, rec, ldir, &e);
+            if (rc == 0)
+                json_object_set_new(rec, "status", json_string("complete"));
+            record_write_json(ldir, "run.json", rec, &e);
+        }
+        json_decref(rec);
+        if (rc < 0) {
+            session_close(&s);
+            return cmd_fail("sweep", &e);
+        }
+    }
+    for (int i = 0; i < np && !sig_stop_requested(); i++) {
+        struct point *p = &pts[i];
+        struct config pc = cfg;
+        struct proxy *px = NULL;
+        int port = tport;
+
+        if (p->rtt_us > 0) {
+            struct proxy_opts po = { .listen = "127.0.0.1:0", .to = target,
+                                     .delay_us = p->rtt_us / 2 };
+            if ((rc = proxy_start(&po, &px, &e)) < 0)
+                break;
+            port = proxy_port(px);
+        }
+        pc.database.managed = 0;
+        snprintf(pc.database.conninfo, sizeof(pc.database.conninfo), "%.220s host=127.0.0.1 port=%d",
+                 base, port);
+        pc.run.virtual_users = p->vus;
+        snprintf(pc.results.label, sizeof(pc.results.label), "sweep-rtt%.31s-vus%d", p->rtt_text,
+                 p->vus);
+        fprintf(stderr, "\n== sweep point %d of %d: RTT +%s, %d VUs ==\n", i + 1, np, p->rtt_text,
+                p->vus);
+        one_record("run", 0, &pc, &a, 0, 1, p->dir, sizeof(p->dir));
+        proxy_stop(px);
+        read_point(p);
+    }
+    session_close(&s);
+    print_table(pts, np);
+    if (write_summary(&cfg, pts, np, dir, sizeof(dir), &e) < 0)
+        return cmd_fail("sweep", &e);
+    printf("summary: %s/sweep.json, %s/sweep.csv\n", dir, dir);
+    if (rc < 0)
+        return cmd_fail("sweep", &e);
+    return sig_stop_requested() ? sig_exit_code() : 0;
+}
