@@ -1,0 +1,57 @@
+#!/bin/sh
+# 0052-sweep.sh - `tpccbench sweep` on a private PostgreSQL: two RTT points
+# (co-located and 2 ms through the delay proxy) give two complete run records
+# and the summary table (JSON and CSV); the RTT probe of the far point sees
+# the added delay.  Prints TAP; the server and temp files go on exit.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+
+[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0052.XXXXXX") || bail_out "mktemp failed"
+chmod 755 "$tmp"
+cp "$root/tpccbench" "$tmp/tpccbench"
+bin=$tmp/tpccbench
+cleanup() {
+    # The private server stops with the sweep; make sure of it on a failure.
+    bindir=$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | tail -1)
+    if [ -f "$tmp/pg/postmaster.pid" ]; then
+        if [ "$(id -u)" = 0 ]; then
+            runuser -u postgres -- "$bindir/pg_ctl" -D "$tmp/pg" -m immediate -w stop >/dev/null 2>&1
+        else
+            "$bindir/pg_ctl" -D "$tmp/pg" -m immediate -w stop >/dev/null 2>&1
+        fi
+    fi
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+json() {
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+timeout -k 5 180 "$bin" sweep --results-dir "$tmp/results" --datadir "$tmp/pg" --warehouses 1 \
+    --rtt 0,2ms --vus 2 --duration 3s --warmup 1s >"$tmp/out" 2>"$tmp/err"
+rc=$?
+is "$rc" 0 "sweep with two RTT points exits 0" || diag "$(tail -20 "$tmp/err")"
+like "$(cat "$tmp/out")" "*% co-loc*" "the study's table is printed"
+for label in sweep-rtt0-vus2 sweep-rtt2ms-vus2; do
+    rec=$(ls -d "$tmp"/results/*-"$label" 2>/dev/null | head -1)/run.json
+    is "$(json "$rec" "r['status']")" "complete" "$label: a complete run record"
+    is "$(json "$rec" "r['run']['notpm_counts_agree']")" "True" "$label: NOTPM agrees with the database"
+done
+sum=$(ls -d "$tmp"/results/*-sweep | head -1)
+is "$(json "$sum/sweep.json" "len(r['points'])")" "2" "sweep.json holds both points"
+is "$(json "$sum/sweep.json" "r['points'][0]['pct_of_colocated']")" "100.0" "the co-located point is 100 %"
+is "$(json "$sum/sweep.json" "r['points'][1]['rtt_seen_ms'] >= 1.8")" "True" \
+    "the RTT probe sees the added 2 ms" || diag "$(cat "$sum/sweep.json")"
+is "$(json "$sum/sweep.json" "0 < r['points'][1]['pct_of_colocated'] < 100")" "True" \
+    "the far point is slower than co-located"
+is "$(wc -l <"$sum/sweep.csv" | tr -d ' ')" "3" "sweep.csv: a header and two rows"
+"$bin" sweep --rtt 0,bogus --datadir "$tmp/pg" --results-dir "$tmp/results" >/dev/null 2>"$tmp/err2"
+is "$?" 2 "a bad --rtt list is refused with exit 2"
+like "$(cat "$tmp/err2")" "*'bogus' is not a round-trip time*" "the message names the bad entry"
+done_testing
