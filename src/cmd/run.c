@@ -14,6 +14,7 @@
 #include "results/record.h"
 #include "run/driver.h"
 #include "run/figures.h"
+#include "tools/iobench.h"
 
 static const struct cmd_opt run_opts[] = {
     { "duration", 'd', 1, "run.duration", "measured time: 500ms, 30s, 5m, 1h (default 60s)" },
@@ -42,6 +43,7 @@ static const struct cmd_opt bench_opts[] = {
     { "seed", 0, 1, "load.seed", "data seed (default 1)" },
     { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
     { "no-load", 0, 0, NULL, "use the data already loaded (no load step)" },
+    { "iobench", 0, 1, NULL, "first measure the data directory's disk: \"-i ALL -s 256M\"" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
     { NULL, 0, 0, NULL, NULL },
 };
@@ -132,6 +134,55 @@ static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct 
 }
 
 /* One record: run (or bench) once; repeat is {index, of} for --repeat. */
+/* bench --iobench "ARGS": tbiobench options; the target is a file in the
+ * database's data directory (the managed cluster, or the fingerprint's data
+ * directory when the server is local).  The result goes into run.json. */
+static int attach_iobench(struct session *s, json_t *rec, const char *args, struct err *e)
+{
+    char buf[512], *argv[32], target[4200];
+    const char *datadir = NULL;
+    struct iobench_opts o;
+    struct iobench_result r;
+    int argc = 0, rc;
+    json_t *st;
+
+    snprintf(buf, sizeof(buf), "%s", args);
+    for (char *p = buf; *p && argc < 31;) {
+        while (*p == ' ')
+            *p++ = '\0';
+        if (!*p)
+            break;
+        argv[argc++] = p;
+        p += strcspn(p, " ");
+    }
+    argv[argc] = NULL;
+    iobench_opts_init(&o);
+    if ((rc = iobench_parse_args(&o, argc, argv, e)) < 0)
+        return err_prefix(e, "--iobench");
+    if (s->managed) {
+        datadir = s->mpg.datadir;
+    } else if ((st = json_object_get(json_object_get(rec, "environment"), "storage")) &&
+               json_is_string(json_object_get(st, "mount_point")) &&
+               json_is_string(json_object_get(st, "data_directory"))) {
+        datadir = json_string_value(json_object_get(st, "data_directory"));
+    }
+    if (!o.target) {
+        if (!datadir)
+            return err_set(e, E_USAGE, "--iobench: the database's data directory is not visible "
+                                       "from here (a remote server?): run 'tpccbench iobench' on "
+                                       "the database host, or give -t FILE");
+        snprintf(target, sizeof(target), "%s/tpccbench-iobench.tmp", datadir);
+        o.target = target;
+    }
+    fprintf(stderr, "iobench on %s\n", o.target);
+    if ((rc = iobench_run(&o, &r, e)) < 0)
+        return err_prefix(e, "--iobench");
+    iobench_print(stdout, &o, &r);
+    json_object_set_new(rec, "iobench", iobench_json(&o, &r));
+    iobench_result_release(&r);
+    return 0;
+}
+
 int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a,
                int index, int of, char *dir_out, size_t dir_len)
 {
@@ -158,7 +209,9 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
         return finish(cmd, rec, dir, rc, &e);
     }
     fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
-    if (bench && !cmd_extra(a, "no-load")) {
+    if (bench && cmd_extra(a, "iobench"))
+        rc = attach_iobench(&s, rec, cmd_extra(a, "iobench"), &e);
+    if (rc == 0 && bench && !cmd_extra(a, "no-load")) {
         cfg->load.drop = 1; /* a bench step always starts from fresh data */
         rc = load_with_session(&s, rec, dir, &e);
     }
