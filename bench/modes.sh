@@ -10,6 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s tpccbench
+. tests/lib/pg.sh
 W=${W:-4}
 VUS=${VUS:-4 8}
 DURATION=${DURATION:-60s}
@@ -21,14 +22,7 @@ pport=$((port + 1))
 proxy_pid=
 cleanup() {
     [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null || true
-    bindir=$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | tail -1)
-    if [ -f "$work/pgdata/postmaster.pid" ]; then
-        if [ "$(id -u)" = 0 ]; then
-            runuser -u postgres -- "$bindir/pg_ctl" -D "$work/pgdata" -m fast -w stop >/dev/null 2>&1 || true
-        else
-            "$bindir/pg_ctl" -D "$work/pgdata" -m fast -w stop >/dev/null 2>&1 || true
-        fi
-    fi
+    pg_stop_datadir "$work/pgdata"
     rm -rf "$work"
 }
 trap cleanup EXIT

@@ -8,6 +8,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s tpccbench
+. tests/lib/pg.sh
 W=${W:-4}
 VUS=${VUS:-1 4 8 16}
 DURATION=${DURATION:-60s}
@@ -16,14 +17,7 @@ chmod 755 "$work"
 common=(--results-dir "$work/results" --datadir "$work/pgdata")
 cleanup() {
     # The server was kept running between runs (--keep-server): stop it.
-    bindir=$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | tail -1)
-    if [ -f "$work/pgdata/postmaster.pid" ]; then
-        if [ "$(id -u)" = 0 ]; then
-            runuser -u postgres -- "$bindir/pg_ctl" -D "$work/pgdata" -m fast -w stop >/dev/null 2>&1 || true
-        else
-            "$bindir/pg_ctl" -D "$work/pgdata" -m fast -w stop >/dev/null 2>&1 || true
-        fi
-    fi
+    pg_stop_datadir "$work/pgdata"
     rm -rf "$work"
 }
 trap cleanup EXIT

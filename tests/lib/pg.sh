@@ -154,3 +154,12 @@ pg_psql() {
     PGPASSWORD=$TPCC_TEST_PASSWORD "$PG_TEST_BINDIR/psql" -X -q -tA -v ON_ERROR_STOP=1 \
         -d "$PG_TEST_CONNINFO" -c "$1"
 }
+
+# pg_stop_datadir DIR: stop a server still running on cluster DIR (a private
+# server tpccbench left up, e.g. after a failure or --keep-server), as its
+# owner.  Safe to call when nothing runs there.
+pg_stop_datadir() {
+    [ -f "$1/postmaster.pid" ] || return 0
+    _b=$(pg__bindir) || return 1
+    pg__run "$_b/pg_ctl" -D "$1" -m immediate -w stop >/dev/null 2>&1
+}

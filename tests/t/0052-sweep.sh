@@ -7,6 +7,7 @@ set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
 
 [ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0052.XXXXXX") || bail_out "mktemp failed"
@@ -14,15 +15,7 @@ chmod 755 "$tmp"
 cp "$root/tpccbench" "$tmp/tpccbench"
 bin=$tmp/tpccbench
 cleanup() {
-    # The private server stops with the sweep; make sure of it on a failure.
-    bindir=$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | tail -1)
-    if [ -f "$tmp/pg/postmaster.pid" ]; then
-        if [ "$(id -u)" = 0 ]; then
-            runuser -u postgres -- "$bindir/pg_ctl" -D "$tmp/pg" -m immediate -w stop >/dev/null 2>&1
-        else
-            "$bindir/pg_ctl" -D "$tmp/pg" -m immediate -w stop >/dev/null 2>&1
-        fi
-    fi
+    pg_stop_datadir "$tmp/pg"
     rm -rf "$tmp"
 }
 trap cleanup EXIT
