@@ -228,16 +228,16 @@ static int session_dialect(struct session *s, struct err *e)
     if ((rc = db_connect(s->ops, NULL, &s->args, &c, e)) < 0)
         return rc;
     rc = dialect_for_dbms(c->server_name, s->dialect, sizeof(s->dialect));
-    if (rc < 0)
-        err_set(e, E_USAGE,
-                "no SQL dialect for the DBMS '%s': set schema.dialect to postgresql or mysql, "
-                "or add schema/<dialect>/ (see README, Any ODBC database)",
+    if (rc > 0)
+        fprintf(stderr,
+                "ODBC: unknown DBMS '%s': using the generic ANSI dialect "
+                "(set schema.dialect to choose)\n",
                 c->server_name);
     else
         fprintf(stderr, "ODBC: %s %s, SQL dialect %s\n", c->server_name, c->server_version,
                 s->dialect);
     db_close(c);
-    return rc < 0 ? E_USAGE : 0;
+    return 0;
 }
 
 void session_close(struct session *s)

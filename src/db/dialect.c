@@ -42,12 +42,14 @@ static int count_params(const char *sql)
 
 int dialect_for_dbms(const char *dbms, char *out, size_t cap)
 {
-    if (strcasestr(dbms, "postgres"))
+    if (dbms && strcasestr(dbms, "postgres"))
         snprintf(out, cap, "postgresql");
-    else if (strcasestr(dbms, "mysql") || strcasestr(dbms, "mariadb"))
+    else if (dbms && (strcasestr(dbms, "mysql") || strcasestr(dbms, "mariadb")))
         snprintf(out, cap, "mysql");
-    else
-        return -1;
+    else {
+        snprintf(out, cap, "ansi"); /* schema/ansi/: standard SQL only */
+        return 1;
+    }
     return 0;
 }
 

@@ -34,7 +34,9 @@ struct dialect {
 };
 
 /* The dialect for a DBMS name as SQLGetInfo reports it ("PostgreSQL",
- * "MySQL", "MariaDB"); -1 when there is none. */
+ * "MySQL", "MariaDB") into out: 0 when the DBMS has a dialect of its own;
+ * 1 for any other name (or NULL), with out = "ansi", the generic standard-SQL
+ * dialect, which the caller should say it falls back to. */
 int dialect_for_dbms(const char *dbms, char *out, size_t cap);
 
 /* Rewrite $n placeholders to ? (order of appearance) into out (cap bytes);

@@ -313,7 +313,7 @@ static int create_schema(const struct load_opts *o, struct db_conn *c, struct er
                        "run 'tpccbench load --drop' to replace it",
                        (long long)n);
     /* One statement at a time: not every driver runs scripts. */
-    if (o->drop && sql_split(drop, exec_one, &ea) != 0)
+    if (o->drop && n > 0 && sql_split(drop, exec_one, &ea) != 0)
         return err_prefix(e, "dropping the old schema");
     if ((rc = db_begin(c, e)) < 0)
         return rc;

@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "db/db.h"
 #include "db/dialect.h"
+#include "db/schema_sql.h"
 
 static const char *const stmt_names[S_NSTMTS] = {
     "iso_read_committed", "iso_repeatable_read", "iso_serializable",
@@ -54,6 +55,11 @@ int txn_prepare(struct db_conn *c, int mode, struct err *e)
             if ((rc = db_prepare(c, id, e)) < 0)
                 return err_prefix(e, "preparing %s", stmt_names[id]);
     } else if (mode == RUN_MODE_PROCEDURE) {
+        if (!schema_sql(c->dialect->name, "procedures"))
+            return err_set(e, E_USAGE,
+                           "run.mode procedure: the %s dialect has no server-side functions "
+                           "(schema/%s/procedures.sql): use mode client",
+                           c->dialect->name, c->dialect->name);
         for (int id = S_PROC_NEW_ORDER; id <= S_PROC_STOCK_LEVEL; id++)
             if ((rc = db_prepare(c, id, e)) < 0) {
                 if (rc == E_CONN)
