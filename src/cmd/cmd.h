@@ -82,7 +82,6 @@ int cmd_bench(int argc, char **argv);
 int cmd_iobench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
-int cmd_not_yet(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 
 /* One run (or bench step) with its own record; the record's folder goes to

@@ -256,11 +256,3 @@ void session_close(struct session *s)
     memset(s->password, 0, sizeof(s->password));
     s->managed = 0;
 }
-
-int cmd_not_yet(int argc, char **argv)
-{
-    (void)argc;
-    fprintf(stderr, "tpccbench %s: not yet: this command is not built yet (see the README)\n",
-            argv[0]);
-    return 2;
-}
