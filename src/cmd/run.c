@@ -27,6 +27,7 @@ static const struct cmd_opt run_opts[] = {
     { "seed", 0, 1, "run.seed", "run RNG seed (default: from the clock)" },
     { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
     { "transactions", 0, 1, "run.transactions", "per VU: stop after N transactions" },
+    { "max-outage", 0, 1, "run.max_outage", "abort when the database is gone this long (60s)" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
     { NULL, 0, 0, NULL, NULL },
 };
@@ -42,6 +43,7 @@ static const struct cmd_opt bench_opts[] = {
     { "jobs", 'j', 1, "load.jobs", "parallel loader connections (default 2)" },
     { "seed", 0, 1, "load.seed", "data seed (default 1)" },
     { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
+    { "max-outage", 0, 1, "run.max_outage", "abort when the database is gone this long (60s)" },
     { "no-load", 0, 0, NULL, "use the data already loaded (no load step)" },
     { "iobench", 0, 1, NULL, "first measure the data directory's disk: \"-i ALL -s 256M\"" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
@@ -103,7 +105,7 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
             fprintf(stderr, "tpccbench: %s\n", we.msg);
         free(csv);
     }
-    if (rc == 0 || rc == E_INTR) {
+    if (rc == 0 || rc == E_INTR || strcmp(r->status, "aborted") == 0) {
         figures_print(stdout, s->cfg, r, &f);
         if (!f.counts_agree)
             fprintf(stderr, "warning: the client counted %llu New-Orders, the database %lld\n",

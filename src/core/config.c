@@ -145,6 +145,7 @@ static const struct key key_table[] = {
     KEY("run.seed",              K_I64,        run.seed,              0, INT64_MAX, NULL),
     KEY("run.mode",              K_CHOICE_INT, run.mode,              1, 3,     mode_choices),
     KEY("run.transactions",      K_I64,        run.transactions,      0, INT64_MAX, NULL),
+    KEY("run.max_outage",        K_DUR,        run.max_outage_us,     US_PER_S, US_PER_DAY, NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -1010,6 +1011,7 @@ void cfg_defaults(struct config *c)
     c->run.duration_us = 60 * US_PER_S;
     memcpy(c->run.mix, mix, sizeof(mix));
     c->run.max_retries = 10;
+    c->run.max_outage_us = 60 * US_PER_S;
     c->run.delivery_workers = 1;
     c->run.delivery_queue = 64;
     snprintf(c->run.isolation, CFG_STR, "%s", "read committed");

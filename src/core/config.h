@@ -79,6 +79,7 @@ struct config {
         int64_t seed;           /* run-time RNG seed, 0 = from the clock */
         int mode;               /* enum run_mode; 0 = the driver's best */
         int64_t transactions;   /* per VU: stop after this many (0 = by duration) */
+        int64_t max_outage_us;  /* a VU unable to reconnect this long aborts the run */
     } run;
 
     struct {

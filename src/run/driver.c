@@ -83,6 +83,7 @@ struct vu {
     struct vu_stats snap[2]; /* published copies */
     unsigned req, ack;       /* snapshot request/served, atomics */
     int in_tx;               /* atomic: inside a transaction now */
+    uint64_t down_since_us;  /* atomic: when the connection was lost, 0 = connected */
     int64_t n_done;          /* transactions run (for run.transactions) */
 };
 
@@ -132,23 +133,53 @@ static int vu_connect(struct vu *v, struct err *e)
     return rc;
 }
 
-/* After a lost connection: reconnect with back-off until it works or the run stops. */
+static void vu_pause_point(struct shared *sh);
+
+/* After a lost connection: reconnect with jittered, bounded back-off (50 ms
+ * doubling to 1 s) until it works or the run stops.  A VU waiting here is
+ * idle, so it takes part in the window-edge barrier; the monitor aborts the
+ * run when one waits longer than run.max_outage. */
 static void vu_reconnect(struct vu *v)
 {
-    uint64_t backoff_us = 100000;
+    struct shared *sh = v->sh;
+    uint64_t t0 = clock_us(), backoff_us = 50000, jitter = t0 ^ (uint64_t)(uintptr_t)v;
     struct err e;
 
+    if (v->c)
+        v->st.lost_connections++;
     db_close(v->c);
     v->c = NULL;
-    while (phase_get(v->sh) != PH_STOP) {
-        clock_sleep_us(backoff_us);
+    __atomic_store_n(&v->down_since_us, t0, __ATOMIC_RELAXED);
+    for (;;) {
+        uint64_t end;
+        jitter ^= jitter << 13;
+        jitter ^= jitter >> 7;
+        jitter ^= jitter << 17;
+        /* Sleep backoff/2 .. backoff, in slices that see a stop or a barrier. */
+        end = clock_us() + backoff_us / 2 + jitter % (backoff_us / 2 + 1);
+        for (;;) {
+            int ph = phase_get(sh);
+            uint64_t now = clock_us();
+            if (ph == PH_STOP || now >= end)
+                break;
+            vu_publish(v);
+            if (ph == PH_PAUSE && !v->worker) {
+                vu_pause_point(sh);
+                continue;
+            }
+            clock_sleep_us(end - now > 20000 ? 20000 : end - now);
+        }
+        if (phase_get(sh) == PH_STOP)
+            break;
         if (vu_connect(v, &e) == 0) {
             v->st.reconnects++;
-            return;
+            break;
         }
-        backoff_us = backoff_us * 2 > 5000000 ? 5000000 : backoff_us * 2;
+        backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
         vu_publish(v);
     }
+    v->st.down_us += clock_us() - t0;
+    __atomic_store_n(&v->down_since_us, 0, __ATOMIC_RELAXED);
 }
 
 /* Run one transaction with retries of retryable failures (same input). */
@@ -499,6 +530,46 @@ static int count_new_orders(struct db_conn *c, int64_t *out, struct err *e)
     return db_end_reads(c, e);
 }
 
+/* The count through the monitor's connection, reconnecting it after a lost
+ * connection (a server restart) for up to run.max_outage. */
+static int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e)
+{
+    uint64_t deadline = clock_us() + (uint64_t)sh->cfg->run.max_outage_us, backoff_us = 50000;
+    int rc;
+
+    for (;;) {
+        if (*mc && (rc = count_new_orders(*mc, out, e)) != E_CONN)
+            return rc;
+        if (clock_us() >= deadline || sig_stop_requested())
+            return *mc ? E_CONN : err_prefix(e, "the monitor's connection is lost");
+        db_close(*mc);
+        *mc = NULL;
+        clock_sleep_us(backoff_us);
+        backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
+        if (db_connect(sh->o->ops, &sh->d, sh->o->args, mc, e) < 0)
+            *mc = NULL;
+    }
+}
+
+/* VUs and workers without a connection now, and the longest such outage. */
+static int count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
+                      uint64_t *longest_us)
+{
+    int down = 0;
+
+    *longest_us = 0;
+    for (int i = 0; i < n + nw; i++) {
+        struct vu *v = i < n ? &vus[i] : &workers[i - n];
+        uint64_t since = __atomic_load_n(&v->down_since_us, __ATOMIC_RELAXED);
+        if (since) {
+            down++;
+            if (now > since && now - since > *longest_us)
+                *longest_us = now - since;
+        }
+    }
+    return down;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -536,7 +607,7 @@ struct monitor {
 };
 
 static void series_add(struct run_result *r, struct monitor *m, int second, char phase,
-                       int in_tx, double interval_s)
+                       int in_tx, int down, double interval_s)
 {
     struct series_row *row;
     struct hist all;
@@ -565,6 +636,7 @@ static void series_add(struct run_result *r, struct monitor *m, int second, char
     row->all_p99_ms = (double)hist_percentile(&all, 99) / 1000.0;
     row->errors = stats_errors(&m->delta);
     row->vus_in_tx = in_tx;
+    row->vus_down = down;
     m->prev = m->cur;
 }
 
@@ -601,6 +673,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     uint64_t *conn_us = NULL;
     uint64_t last_tick = 0; /* end of the last series row */
     int sec = 0;            /* series rows so far */
+    int aborted = 0;        /* a VU was without a connection for run.max_outage */
 
     memset(r, 0, sizeof(*r));
     memset(&sh, 0, sizeof(sh));
@@ -757,7 +830,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     /* No ramp-up and no warm-up: the window opens before any VU starts, so
      * not even the first transaction falls outside it. */
     if (cfg->run.rampup_us + cfg->run.warmup_us == 0) {
-        if ((rc = count_new_orders(mc, &no_start, e)) < 0) {
+        if ((rc = monitor_count(&sh, &mc, &no_start, e)) < 0) {
             __atomic_store_n(&sh.stopping, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&sh.phase, PH_STOP, __ATOMIC_RELEASE);
             pthread_cond_broadcast(&sh.cond);
@@ -794,7 +867,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                     break;
                 for (int i = 0; i < nvu; i++)
                     stats_merge(base, &vus[i].st);
-                if ((rc = count_new_orders(mc, &no_start, e)) < 0)
+                if ((rc = monitor_count(&sh, &mc, &no_start, e)) < 0)
                     break;
                 cpu0 = cpu_now_s();
                 t_meas = clock_us();
@@ -804,7 +877,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                  * and count measured seconds from the window's start. */
                 if (t_meas - last_tick > 1000) {
                     m->cur = *base;
-                    series_add(r, m, ++sec, 'r', 0, (double)(t_meas - last_tick) / 1e6);
+                    series_add(r, m, ++sec, 'r', 0, 0, (double)(t_meas - last_tick) / 1e6);
                 }
                 m->prev = *base;
                 last_tick = t_meas;
@@ -817,14 +890,24 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             if (__atomic_load_n(&sh.n_finished, __ATOMIC_ACQUIRE) == nvu)
                 break; /* every VU ran its run.transactions */
             if (now >= next_tick) {
-                int in_tx;
+                int in_tx, down;
+                uint64_t longest_us;
                 double interval = (double)(now - last_tick) / 1e6;
                 request_snapshots(vus, nvu);
                 /* Give VUs a moment to publish (they do after each transaction). */
                 clock_sleep_us(20000);
                 collect(vus, nvu, &m->cur, &in_tx);
+                down = count_down(vus, nvu, workers, nw, clock_us(), &longest_us);
                 sec++;
-                series_add(r, m, sec, measuring ? 'm' : 'r', in_tx, interval);
+                series_add(r, m, sec, measuring ? 'm' : 'r', in_tx, down, interval);
+                if (longest_us > (uint64_t)cfg->run.max_outage_us) {
+                    rc = err_set(e, E_FAIL,
+                                 "the database was unreachable for more than %.0f s "
+                                 "(run.max_outage): run aborted",
+                                 (double)cfg->run.max_outage_us / 1e6);
+                    aborted = 1;
+                    break;
+                }
                 if (measuring) {
                     m->in_tx_sum += in_tx;
                     m->in_tx_samples++;
@@ -865,12 +948,12 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                  * after the stop) from the exact final counts. */
                 if (t_end > last_tick + 1000) {
                     m->cur = *fin;
-                    series_add(r, m, ++sec, 'm', 0, (double)(t_end - last_tick) / 1e6);
+                    series_add(r, m, ++sec, 'm', 0, 0, (double)(t_end - last_tick) / 1e6);
                 }
                 free(fin);
             }
-            if (rc == 0) {
-                int rc2 = count_new_orders(mc, &no_end, e);
+            if (rc == 0 && !aborted) {
+                int rc2 = monitor_count(&sh, &mc, &no_end, e);
                 if (rc2 < 0)
                     rc = rc2;
                 else
@@ -884,7 +967,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         {
             uint64_t deadline = clock_us() + 60000000;
             pthread_mutex_lock(&sh.q.lock);
-            while (sh.q.n > 0 && clock_us() < deadline && !sig_stop_requested()) {
+            while (sh.q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !aborted) {
                 pthread_mutex_unlock(&sh.q.lock);
                 clock_sleep_us(10000);
                 pthread_mutex_lock(&sh.q.lock);
@@ -909,7 +992,9 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         r->delivery.dl_queue_full = r->measured.dl_queue_full;
         r->delivery.dl_queue_wait_us = r->measured.dl_queue_wait_us;
     }
-    if (rc == 0 && sig_stop_requested())
+    if (aborted)
+        snprintf(r->status, sizeof(r->status), "aborted");
+    else if (rc == 0 && sig_stop_requested())
         snprintf(r->status, sizeof(r->status), "interrupted");
     else if (rc == 0)
         snprintf(r->status, sizeof(r->status), "complete");

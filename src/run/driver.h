@@ -27,6 +27,7 @@ struct series_row {
     double all_p99_ms;          /* all types */
     uint64_t errors;            /* errors in this second */
     int vus_in_tx;              /* VUs inside a transaction at the sample */
+    int vus_down;               /* VUs and delivery workers without a connection */
 };
 
 struct run_opts {
@@ -39,7 +40,7 @@ struct run_opts {
 };
 
 struct run_result {
-    char status[16];             /* complete | interrupted | failed */
+    char status[16];             /* complete | interrupted | aborted | failed */
     struct vu_stats measured;    /* VUs over the measured window */
     struct vu_stats delivery;    /* deferred delivery workers: queue-to-completion */
     double measured_s;           /* length of the measured window */

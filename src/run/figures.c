@@ -51,7 +51,23 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
         f->driver_cpu_pct = 100.0 * r->cpu_s / r->measured_s;
     }
     f->driver_cpu_ms_per_ktx = committed ? r->cpu_s * 1000.0 / ((double)committed / 1000.0) : 0;
-    f->counts_agree = (int64_t)m->tx[TX_NEW_ORDER].committed == r->db_new_orders;
+    /* A New-Order whose commit was sent but never answered (a lost connection)
+     * may or may not be in the database's count: the counts agree when the
+     * difference is within those. */
+    {
+        int64_t diff = r->db_new_orders - (int64_t)m->tx[TX_NEW_ORDER].committed;
+        f->counts_agree = diff >= 0 && diff <= (int64_t)m->tx[TX_NEW_ORDER].unknown;
+    }
+    for (int i = 0; i < r->n_series; i++) {
+        const struct series_row *row = &r->series[i];
+        double total = 0;
+        if (row->phase != 'm')
+            continue;
+        for (int t = 0; t < TX_NTYPES; t++)
+            total += row->tps[t];
+        f->zero_tps_s += total == 0;
+        f->down_s += row->vus_down > 0;
+    }
 
     add_validity(f, "new_order_rollback_pct", pct(m->tx[TX_NEW_ORDER].rolled_back, m->no_orders),
                  0.9, 1.1, 1);
@@ -87,12 +103,57 @@ static json_t *lat_json(const struct hist *h)
                      ms(h->n_samples ? h->max_us : 0), "min_ms", ms(h->n_samples ? h->min_us : 0));
 }
 
+/* Unknown outcomes over the VUs and the delivery workers. */
+static uint64_t unknown_outcomes(const struct run_result *r)
+{
+    uint64_t n = r->delivery.tx[TX_DELIVERY].unknown;
+
+    for (int t = 0; t < TX_NTYPES; t++)
+        n += r->measured.tx[t].unknown;
+    return n;
+}
+
+/* What lost connections cost the measured window: counts, and the windows
+ * (runs of seconds) in which a VU was disconnected or nothing but errors came. */
+static json_t *outage_json(const struct config *cfg, const struct run_result *r,
+                           const struct figures *f)
+{
+    const struct vu_stats *m = &r->measured, *d = &r->delivery;
+    json_t *windows = json_array();
+    int from = -1, to = -1;
+
+    for (int i = 0; i < r->n_series; i++) {
+        const struct series_row *row = &r->series[i];
+        double total = 0;
+        int out;
+        for (int t = 0; t < TX_NTYPES; t++)
+            total += row->tps[t];
+        out = row->phase == 'm' && (row->vus_down > 0 || (row->errors > 0 && total == 0));
+        if (out && from < 0)
+            from = row->second;
+        if (out)
+            to = row->second;
+        if ((!out || i == r->n_series - 1) && from >= 0) {
+            json_array_append_new(windows, json_pack("{s:i, s:i}", "from_second", from,
+                                                     "to_second", to));
+            from = -1;
+        }
+    }
+    return json_pack("{s:I, s:I, s:I, s:f, s:i, s:i, s:o, s:f}", "lost_connections",
+                     (json_int_t)(m->lost_connections + d->lost_connections), "reconnects",
+                     (json_int_t)(m->reconnects + d->reconnects), "unknown_outcome",
+                     (json_int_t)unknown_outcomes(r), "disconnected_vu_seconds",
+                     (double)(m->down_us + d->down_us) / 1e6, "seconds_with_disconnected",
+                     f->down_s, "zero_throughput_seconds", f->zero_tps_s, "windows", windows,
+                     "max_outage_s", (double)cfg->run.max_outage_us / 1e6);
+}
+
 json_t *figures_json(const struct config *cfg, const struct run_result *r,
                      const struct figures *f)
 {
     const struct vu_stats *m = &r->measured;
     json_t *tx = json_object(), *val = json_object(), *states = json_object();
-    json_t *per_vu = json_array();
+    json_t *per_vu = json_array(), *run;
     uint64_t executed = 0;
 
     for (int t = 0; t < TX_NTYPES; t++)
@@ -136,7 +197,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
     for (int i = 0; i < STATS_NSTATES && m->sqlstates[i].state[0]; i++)
         json_object_set_new(states, m->sqlstates[i].state,
                             json_integer((json_int_t)m->sqlstates[i].n));
-    return json_pack(
+    run = json_pack(
         "{s:s, s:f, s:f, s:f, s:f, s:b, s:I, s:I, s:f, s:o, s:o, s:o, s:{s:s, s:I, s:I, s:I, s:I, "
         "s:f, s:o, s:I}, s:{s:f, s:f, s:f, s:f, s:i, s:o}, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
         "s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:I, s:I, s:s, s:s}",
@@ -164,6 +225,8 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         "c_last", r->c_run.c_last, "c_id", r->c_run.c_id, "ol_i_id", r->c_run.ol_i_id, "seed",
         (json_int_t)r->seed, "reconnects", (json_int_t)m->reconnects, "isolation",
         cfg->run.isolation, "mode", run_mode_name(r->mode));
+    json_object_set_new(run, "outage", outage_json(cfg, r, f));
+    return run;
 }
 
 void figures_print(FILE *out, const struct config *cfg, const struct run_result *r,
@@ -178,6 +241,12 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
             cfg->run.isolation);
     fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s)\n", f->notpm,
             f->notpm_db, f->counts_agree ? ", agrees" : ", DIFFERS");
+    if (m->lost_connections + r->delivery.lost_connections)
+        fprintf(out, "  outage: %llu connections lost, %llu reconnected, %d s with no "
+                     "throughput, %llu transactions of unknown outcome (not counted)\n",
+                (unsigned long long)(m->lost_connections + r->delivery.lost_connections),
+                (unsigned long long)(m->reconnects + r->delivery.reconnects), f->zero_tps_s,
+                (unsigned long long)unknown_outcomes(r));
     fprintf(out, "  TPS %.1f   rolled-back New-Orders %.1f/min   RTT %.3f ms   connect %.2f s\n",
             f->tps, f->no_rolled_back_pm, r->rtt_median_us / 1000.0, r->connect_total_s);
     fprintf(out, "  %-13s %9s %6s %8s %8s %8s %8s %8s %6s %6s %5s\n", "transaction", "count",
@@ -230,19 +299,19 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
     n += (size_t)snprintf(buf + n, cap - n,
                           "second,phase,new_order_tps,payment_tps,order_status_tps,delivery_tps,"
                           "stock_level_tps,total_tps,new_order_p50_ms,new_order_p90_ms,"
-                          "new_order_p99_ms,all_p99_ms,errors,vus_in_tx\n");
+                          "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down\n");
     for (int i = 0; i < r->n_series; i++) {
         const struct series_row *s = &r->series[i];
         double total = 0;
         for (int t = 0; t < TX_NTYPES; t++)
             total += s->tps[t];
         n += (size_t)snprintf(buf + n, cap - n,
-                              "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d\n",
+                              "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d\n",
                               s->second,
                               s->phase == 'm' ? "measure" : s->phase == 's' ? "stop" : "warmup",
                               s->tps[0], s->tps[1], s->tps[2], s->tps[3], s->tps[4], total,
                               s->no_p50_ms, s->no_p90_ms, s->no_p99_ms, s->all_p99_ms,
-                              (unsigned long long)s->errors, s->vus_in_tx);
+                              (unsigned long long)s->errors, s->vus_in_tx, s->vus_down);
     }
     *len = n;
     return buf;

@@ -29,7 +29,10 @@ struct figures {
     double tps;              /* committed transactions per second, all types */
     double driver_cpu_ms_per_ktx; /* driver CPU per 1000 committed transactions */
     double driver_cpu_pct;   /* driver CPU as % of one core */
-    int counts_agree;        /* client New-Order count equals the database's */
+    int counts_agree;        /* client New-Order count equals the database's (up to
+                              * New-Orders of unknown outcome) */
+    int zero_tps_s;          /* measured seconds in which nothing committed */
+    int down_s;              /* measured seconds with a VU or worker disconnected */
     int n_validity;
     struct validity_item validity[VALIDITY_MAX];
     int valid;               /* every applicable item ok */

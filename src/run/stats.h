@@ -44,6 +44,8 @@ struct vu_stats {
     uint64_t dl_queue_full;    /* times the deferred queue was full */
     uint64_t dl_queue_wait_us; /* time waited for room in the queue */
     uint64_t reconnects;       /* successful reconnections */
+    uint64_t lost_connections; /* connections found lost (each starts an outage) */
+    uint64_t down_us;          /* time spent without a connection, reconnecting */
     struct {
         char state[6];
         uint64_t n;

@@ -163,3 +163,22 @@ pg_stop_datadir() {
     _b=$(pg__bindir) || return 1
     pg__run "$_b/pg_ctl" -D "$1" -m immediate -w stop >/dev/null 2>&1
 }
+
+# pg_restart_immediate: crash-stop the server (-m immediate: every backend
+# killed, crash recovery at start) and start it again on the same port.
+pg_restart_immediate() {
+    pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$PG_TEST_DIR/data" -l "$PG_TEST_DIR/server.log" \
+        -m immediate -w -t 60 restart >>"$PG_TEST_DIR/pg_ctl.log" 2>&1
+}
+
+# pg_halt: stop the server (-m immediate) but keep the cluster; pg_resume
+# starts it again on the same port.
+pg_halt() {
+    pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$PG_TEST_DIR/data" -m immediate -w stop \
+        >>"$PG_TEST_DIR/pg_ctl.log" 2>&1
+}
+
+pg_resume() {
+    pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$PG_TEST_DIR/data" -l "$PG_TEST_DIR/server.log" \
+        -o "-p $PG_TEST_PORT" -w -t 60 start >>"$PG_TEST_DIR/pg_ctl.log" 2>&1
+}

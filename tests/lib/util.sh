@@ -1,0 +1,89 @@
+# util.sh - helpers the integration scripts share.  POSIX sh; source it after
+# tests/lib/tap.sh, with $tmp set to the script's temporary directory:
+#
+#     run NAME CMD...     run CMD (at most $RUN_TIMEOUT s, default 120) with
+#                         stdout in $tmp/NAME.out, stderr in $tmp/NAME.err;
+#                         sets rc, out and err
+#     explain             diag the last run's exit status, stdout and stderr
+#     alive PID           the process runs (a zombie does not count)
+#     wait_gone PID SECS  wait up to SECS for PID to end; 0 when it did
+#     jcheck FILE PYTHON  run the checks in PYTHON against FILE parsed as JSON
+#                         (body uses check(cond, desc, detail...) and rec)
+#     rec LABEL           the results folder of the record labelled LABEL
+#                         under $tmp/results
+
+run() {
+    _name=$1
+    shift
+    if command -v timeout >/dev/null 2>&1; then
+        timeout -k 5 "${RUN_TIMEOUT:-120}" "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
+    else
+        "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
+    fi
+    rc=$?
+    out=$(cat "$tmp/$_name.out")
+    err=$(cat "$tmp/$_name.err")
+}
+
+explain() {
+    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
+}
+
+alive() {
+    kill -0 "$1" 2>/dev/null || return 1
+    case $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) in Z) return 1 ;; esac
+    return 0
+}
+
+wait_gone() {
+    _i=0
+    while alive "$1" && [ $_i -lt $(($2 * 10)) ]; do
+        sleep 0.1
+        _i=$((_i + 1))
+    done
+    ! alive "$1"
+}
+
+rec() {
+    ls -d "$tmp/results/"*-"$1" 2>/dev/null
+}
+
+# tap_from FILE: "PASS<TAB>desc" / "FAIL<TAB>desc<TAB>detail..." lines to TAP.
+tap_from() {
+    while IFS= read -r _l; do
+        case $_l in
+        PASS"	"*) pass "${_l#PASS	}" ;;
+        FAIL"	"*)
+            _rest=${_l#FAIL	}
+            _desc=${_rest%%	*}
+            if [ "$_desc" = "$_rest" ]; then
+                fail "$_desc"
+            else
+                fail "$_desc" "$(printf '%s' "${_rest#*	}" | tr '\t' '\n')"
+            fi
+            ;;
+        *) diag "$_l" ;;
+        esac
+    done <"$1"
+}
+
+jcheck() {
+    python3 - "$1" "$2" >"$tmp/checks" 2>&1 <<'PYEOF'
+import json, sys
+
+
+def check(cond, desc, *details):
+    print("\t".join(["PASS" if cond else "FAIL", desc] + ([] if cond else [str(x) for x in details])))
+
+
+try:
+    with open(sys.argv[1]) as f:
+        rec = json.load(f)
+    check(True, "%s parses" % sys.argv[1].rsplit("/", 2)[-1])
+except Exception as ex:
+    check(False, "%s parses" % sys.argv[1], ex)
+    sys.exit(0)
+exec(sys.argv[2])
+PYEOF
+    tap_from "$tmp/checks"
+}

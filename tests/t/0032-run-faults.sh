@@ -1,0 +1,162 @@
+#!/bin/sh
+# 0032-run-faults.sh - database faults during `tpccbench run` against a real
+# PostgreSQL (tests/lib/pg.sh), 1 warehouse, 4 VUs, procedure mode.
+#
+#  1. the server restarted (-m immediate) 3 s into a 10 s measured window:
+#     the run completes, the outage shows in run.json and series.csv, lost
+#     connections and unknown outcomes are counted, conditions 1-4 hold;
+#  2. every backend killed by pg_terminate_backend: the same, in client mode;
+#  3. the server stopped for longer than --max-outage 3s: exit 1 within
+#     seconds, a valid record marked "aborted"; conditions 1-4 hold after the
+#     server is back.
+# Prints TAP.  About 40 s.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
+
+bin=$root/tpccbench
+[ -x "$bin" ] || bail_out "$bin is missing: run make first"
+command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0032.XXXXXX") || bail_out "mktemp failed"
+bgpid=
+cleanup() {
+    if [ -n "$bgpid" ]; then
+        kill -KILL "$bgpid" 2>/dev/null
+        wait "$bgpid" 2>/dev/null
+    fi
+    pg_stop
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+LC_ALL=C
+export LC_ALL
+
+if ! pg_start 2>"$tmp/pg_start.err"; then
+    cat "$tmp/pg_start.err" >&2
+    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
+fi
+pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
+
+cfg=$tmp/tpcc.yaml
+cat >"$cfg" <<EOF
+database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
+schema: {warehouses: 1}
+results: {dir: "$tmp/results"}
+EOF
+
+run load "$bin" load -c "$cfg" --label load
+is "$rc" 0 "load: exit 0" || {
+    explain
+    bail_out "no data to run on"
+}
+
+# check_after NAME: conditions 1-4 hold.
+check_after() {
+    run "check-$1" "$bin" check -c "$cfg" --conditions 1-4
+    is "$rc" 0 "$1: check --conditions 1-4 afterwards: exit 0" || explain
+}
+
+# outage_checks NAME: the record of a run that lived through an outage.
+outage_checks() {
+    jcheck "$(rec "$1")/run.json" "
+name = '$1'
+run = rec.get('run', {})
+o = run.get('outage', {})
+check(rec.get('status') == 'complete', name + ': status complete', 'got: %r, error %r' % (rec.get('status'), rec.get('error')))
+check(o.get('lost_connections', 0) >= 4, name + ': outage.lost_connections >= 4 (the VUs)', 'outage: %r' % o)
+check(o.get('reconnects', 0) >= 4, name + ': outage.reconnects >= 4', 'outage: %r' % o)
+check(isinstance(o.get('unknown_outcome'), int) and o['unknown_outcome'] >= 0,
+      name + ': outage.unknown_outcome is a count', 'outage: %r' % o)
+check(len(o.get('windows', [])) >= 1, name + ': outage.windows names when', 'outage: %r' % o)
+errs = sum(t.get('errors', {}).get('connection', 0) for t in run.get('transactions', {}).values())
+check(errs >= 1, name + ': connection errors counted per type (%d)' % errs)
+nc, nd, unk = run.get('new_orders_client'), run.get('new_orders_db'), run.get('transactions', {}).get('new_order', {}).get('errors', {}).get('unknown_outcome')
+check(run.get('notpm_counts_agree') is True and 0 <= nd - nc <= unk,
+      name + ': database New-Orders = client count + at most the unknown ones',
+      'client %r, db %r, unknown %r' % (nc, nd, unk))
+check(run.get('notpm', 0) > 0, name + ': NOTPM > 0 (the run went on)')
+"
+    # series.csv: a measured second with a VU down or errors, and seconds
+    # after it with transactions again.
+    _s=$(rec "$1")/series.csv
+    _hdr=$(head -n 1 "$_s")
+    like "$_hdr" "*,errors,vus_in_tx,vus_down" "$1: series.csv has errors and vus_down columns"
+    _bad=$(awk -F, 'NR > 1 && $2 == "measure" && ($13 > 0 || $15 > 0) { print $1 }' "$_s" | head -n 1)
+    isnt "$_bad" "" "$1: series.csv shows the outage (a second with errors or VUs down)" ||
+        diag "$(cat "$_s")"
+    _after=$(awk -F, -v b="${_bad:-0}" 'NR > 1 && $2 == "measure" && $1 > b + 2 && $8 > 0' "$_s" | wc -l)
+    ok "$([ "$_after" -ge 2 ] && echo 0 || echo 1)" "$1: throughput again after the outage ($_after seconds)" ||
+        diag "$(cat "$_s")"
+}
+
+# ---------------------------------------------------------------------------
+# 1. Restart -m immediate 3 s into the measured window.
+"$bin" run -c "$cfg" --duration 10s --warmup 1s --vus 4 --label restart \
+    >"$tmp/restart.out" 2>"$tmp/restart.err" </dev/null &
+bgpid=$!
+sleep 4
+pg_restart_immediate
+ok $? "pg_ctl restart -m immediate during the run"
+wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
+wait "$bgpid"
+rc=$?
+bgpid=
+is "$rc" 0 "restart: the run completes, exit 0" || diag "$(cat "$tmp/restart.err")"
+outage_checks restart
+like "$(cat "$tmp/restart.out")" "*outage: * connections lost*" "restart: the summary names the outage"
+check_after restart
+
+# ---------------------------------------------------------------------------
+# 2. pg_terminate_backend of every client backend, client mode.
+"$bin" run -c "$cfg" --duration 8s --warmup 1s --vus 4 --mode client --label term \
+    >"$tmp/term.out" 2>"$tmp/term.err" </dev/null &
+bgpid=$!
+sleep 4
+n=$(pg_psql "select count(pg_terminate_backend(pid)) from pg_stat_activity
+             where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'")
+ok "$([ "${n:-0}" -ge 5 ] && echo 0 || echo 1)" "pg_terminate_backend ended $n backends (4 VUs, a worker, the monitor)"
+wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
+wait "$bgpid"
+rc=$?
+bgpid=
+is "$rc" 0 "terminate: the run completes, exit 0" || diag "$(cat "$tmp/term.err")"
+outage_checks term
+check_after term
+
+# ---------------------------------------------------------------------------
+# 3. Gone for longer than --max-outage.
+"$bin" run -c "$cfg" --duration 60s --warmup 1s --vus 4 --max-outage 3s --label gone \
+    >"$tmp/gone.out" 2>"$tmp/gone.err" </dev/null &
+bgpid=$!
+sleep 3
+pg_halt
+ok $? "server stopped during the run"
+t0=$(date +%s)
+wait_gone "$bgpid" 30 || fail "the run ended within 30 s of the stop"
+wait "$bgpid"
+rc=$?
+bgpid=
+t1=$(date +%s)
+is "$rc" 1 "max-outage: exit 1" || diag "$(cat "$tmp/gone.err")"
+ok "$([ $((t1 - t0)) -le 10 ] && echo 0 || echo 1)" "max-outage: ended $((t1 - t0)) s after the stop (limit 3 s)"
+like "$(cat "$tmp/gone.err")" "*unreachable for more than 3 s (run.max_outage)*" \
+    "max-outage: the error names the limit" || diag "$(cat "$tmp/gone.err")"
+jcheck "$(rec gone)/run.json" "
+check(rec.get('status') == 'aborted', 'max-outage: status aborted', 'got: %r' % rec.get('status'))
+check('run.max_outage' in rec.get('error', ''), 'max-outage: the record carries the error', rec.get('error'))
+o = rec.get('run', {}).get('outage', {})
+check(o.get('max_outage_s') == 3 and o.get('lost_connections', 0) >= 4, 'max-outage: outage section present', o)
+"
+is "$(find "$tmp/results" -name '*.tmp*' | sort)" "" "no temp files left in results"
+pg_resume
+ok $? "server started again"
+check_after gone
+
+done_testing
