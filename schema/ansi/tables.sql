@@ -135,3 +135,13 @@ CREATE TABLE tpcc_meta (
     ol_i_id      INTEGER     NOT NULL,
     loaded_at    TIMESTAMP   NOT NULL DEFAULT CURRENT_TIMESTAMP
 );
+
+-- The load's progress: one row per committed step, written in the step's own
+-- transaction ("copy:stock:3", "index:2"), plus "plan" (the warehouses and seed
+-- of the load).  `load --resume` skips the steps found here.
+CREATE TABLE tpcc_load_step (
+    step         VARCHAR(40) NOT NULL PRIMARY KEY,
+    warehouses   INTEGER     NOT NULL,
+    seed         BIGINT      NOT NULL,
+    n_rows       BIGINT      NOT NULL
+);

@@ -135,3 +135,13 @@ CREATE TABLE tpcc_meta (
     ol_i_id      INT         NOT NULL,
     loaded_at    DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE = InnoDB DEFAULT CHARSET = latin1 COLLATE = latin1_bin;
+
+-- The load's progress: one row per committed step, written in the step's own
+-- transaction ("copy:stock:3", "index:2"), plus "plan" (the warehouses and seed
+-- of the load).  `load --resume` skips the steps found here.
+CREATE TABLE tpcc_load_step (
+    step         VARCHAR(40) NOT NULL PRIMARY KEY,
+    warehouses   INT         NOT NULL,
+    seed         BIGINT      NOT NULL,
+    n_rows       BIGINT      NOT NULL
+) ENGINE = InnoDB DEFAULT CHARSET = latin1 COLLATE = latin1_bin;

@@ -15,6 +15,7 @@ static const struct cmd_opt load_opts[] = {
     { "jobs", 'j', 1, "load.jobs", "parallel loader connections (default 2)" },
     { "seed", 0, 1, "load.seed", "data seed: the same seed gives the same rows (default 1)" },
     { "drop", 0, 0, "load.drop", "drop an existing TPC-C schema first" },
+    { "resume", 0, 0, NULL, "continue a load that failed or was interrupted" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -32,21 +33,24 @@ static json_t *load_stats_json(const struct load_opts *o, const struct load_stat
                                       "busy_seconds", st->table_s[t]));
         total_rows += st->rows[t];
     }
-    return json_pack("{s:f, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:i, s:i, s:I, s:{s:i, s:i, s:i}}",
+    return json_pack("{s:f, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:i, s:i, s:I, s:{s:i, s:i, s:i}, "
+                     "s:b, s:i}",
                      "seconds", st->total_s, "phase_reached", st->phase, "phases", phases, "rows",
                      rows, "tables", tables, "total_rows", (json_int_t)total_rows, "bytes",
                      (json_int_t)st->bytes, "mb_per_s",
                      st->copy_s > 0 ? (double)st->bytes / 1e6 / st->copy_s : 0.0, "jobs", o->jobs,
-                     "warehouses", o->warehouses, "seed", (json_int_t)o->seed, "nurand_c_load",
+                     "warehouses", st->warehouses, "seed", (json_int_t)st->seed, "nurand_c_load",
                      "c_last", st->c_load.c_last, "c_id", st->c_load.c_id, "ol_i_id",
-                     st->c_load.ol_i_id);
+                     st->c_load.ol_i_id, "resumed", st->resumed, "steps_skipped",
+                     st->steps_skipped);
 }
 
 static void load_print_summary(FILE *out, const struct load_opts *o, const struct load_stats *st)
 {
-    fprintf(out, "\nload: %d warehouse%s, %d job%s, seed %llu: %.2f s total\n", o->warehouses,
-            o->warehouses == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s",
-            (unsigned long long)o->seed, st->total_s);
+    fprintf(out, "\nload: %d warehouse%s, %d job%s, seed %llu: %.2f s total%s\n",
+            st->warehouses, st->warehouses == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s",
+            (unsigned long long)st->seed, st->total_s,
+            st->resumed ? " (resumed: only the steps not committed before)" : "");
     fprintf(out, "  %-10s %10s\n", "phase", "seconds");
     fprintf(out, "  %-10s %10.2f\n", "schema", st->schema_s);
     fprintf(out, "  %-10s %10.2f   %.1f MB/s\n", "copy", st->copy_s,
@@ -60,7 +64,7 @@ static void load_print_summary(FILE *out, const struct load_opts *o, const struc
 }
 
 /* Load with the session's database; fills the record's "load" and "status". */
-int load_with_session(struct session *s, json_t *rec, const char *dir, struct err *e)
+int load_with_session(struct session *s, json_t *rec, const char *dir, int resume, struct err *e)
 {
     const struct config *cfg = s->cfg;
     struct load_opts o = {
@@ -70,6 +74,7 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, struct er
         .warehouses = cfg->schema.warehouses,
         .jobs = cfg->load.jobs,
         .drop = cfg->load.drop,
+        .resume = resume,
         .seed = (uint64_t)cfg->load.seed,
         .progress = stderr,
     };
@@ -85,10 +90,18 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, struct er
     if (rc == E_INTR || sig_stop_requested()) {
         json_object_set_new(rec, "status", json_string("interrupted"));
         err_set(e, E_INTR, "interrupted during the %s phase: the database holds a partial load; "
-                           "run 'tpccbench load --drop' to start again",
+                           "run 'tpccbench load --resume' to continue it, or 'tpccbench load "
+                           "--drop' to start again",
                 st.phase);
     } else {
         json_object_set_new(rec, "status", json_string("failed"));
+        /* Past the schema, what committed stays: say how to go on. */
+        if (strcmp(st.phase, "copy") == 0 || strcmp(st.phase, "index") == 0 ||
+            strcmp(st.phase, "analyze") == 0)
+            err_prefix(e, "load failed in the %s phase (the steps committed so far are kept: "
+                          "run 'tpccbench load --resume' to continue, or 'tpccbench load --drop' "
+                          "to start again)",
+                       st.phase);
     }
     json_object_set_new(rec, "error", json_string(e->msg));
     (void)dir;
@@ -126,15 +139,22 @@ int cmd_load(int argc, char **argv)
     if (cmd_parse("load", argc - 1, argv + 1, load_opts, &cfg, &a, &e) < 0)
         return cmd_fail("load", &e);
     if (a.help) {
-        cmd_usage(stdout, "load", "[-c FILE] [--warehouses N] [--jobs N] [--seed N] [--drop]",
+        cmd_usage(stdout, "load",
+                  "[-c FILE] [--warehouses N] [--jobs N] [--seed N] [--drop | --resume]",
                   "Create the nine TPC-C tables, generate every row per TPC-C clause 4.3, stream\n"
                   "it in with parallel bulk loads, then build keys and indexes and ANALYZE.\n"
+                  "Each table's rows for one warehouse commit as one step; after a failure,\n"
+                  "--resume loads only the steps not committed (same warehouses and seed).\n"
                   "Writes RESULTS/<time>-<label>/run.json with the load time per phase.",
                   load_opts);
         return 0;
     }
     if (a.npos)
         return err_set(&e, E_USAGE, "unexpected argument '%s'", a.pos[0]), cmd_fail("load", &e);
+    if (cmd_extra(&a, "resume") && cfg.load.drop)
+        return err_set(&e, E_USAGE, "--resume continues a load and --drop starts a new one: "
+                                    "give one of them"),
+               cmd_fail("load", &e);
     sig_install();
     if ((rc = record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e)) < 0)
         return cmd_fail("load", &e);
@@ -149,7 +169,7 @@ int cmd_load(int argc, char **argv)
         return cmd_fail("load", &e);
     }
     fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
-    rc = load_with_session(&s, rec, dir, &e);
+    rc = load_with_session(&s, rec, dir, cmd_extra(&a, "resume") != NULL, &e);
     if (rc == 0)
         json_object_set_new(rec, "status", json_string("complete"));
     session_close(&s);

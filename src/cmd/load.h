@@ -11,6 +11,6 @@
 /* A new run record with status "running" (tool, label, config, environment). */
 json_t *record_begin(const struct config *cfg, const char *kind);
 /* Load through session s, filling rec's "load" (and "status"/"error" on failure). */
-int load_with_session(struct session *s, json_t *rec, const char *dir, struct err *e);
+int load_with_session(struct session *s, json_t *rec, const char *dir, int resume, struct err *e);
 
 #endif

@@ -215,7 +215,7 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
         rc = attach_iobench(&s, rec, cmd_extra(a, "iobench"), &e);
     if (rc == 0 && bench && !cmd_extra(a, "no-load")) {
         cfg->load.drop = 1; /* a bench step always starts from fresh data */
-        rc = load_with_session(&s, rec, dir, &e);
+        rc = load_with_session(&s, rec, dir, 0, &e);
     }
     if (rc == 0 && !sig_stop_requested())
         rc = run_with_session(&s, rec, dir, &valid, &e);

@@ -151,7 +151,9 @@ struct db_ops {
     int (*bulk_begin)(struct db_conn *c, const char *table, const char *columns,
                       struct err *e);
     int (*bulk_put)(struct db_conn *c, const char *buf, size_t len, struct err *e);
-    /* Finish the bulk load: commit it, or throw it away when abort is 1. */
+    /* Bulk load inside the transaction the caller began (db_begin).  Finish
+     * it: the rows stay in that transaction for the caller to commit; with
+     * abort 1 the load is cut short and the caller rolls back. */
     int (*bulk_end)(struct db_conn *c, int abort, struct err *e);
 };
 

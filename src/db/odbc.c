@@ -540,15 +540,11 @@ static int od_bulk_end(struct db_conn *c, int abort, struct err *e)
     struct od_conn *o = O(c);
     int rc = 0;
 
+    /* The rows stay in the caller's transaction: it commits them (with the
+     * record of the load step) or rolls them back. */
     if (!abort)
         rc = bulk_flush(c, e);
     bulk_free(o);
-    if (rc == 0 && !abort)
-        return od_commit(c, e);
-    {
-        struct err ignore;
-        od_rollback(c, &ignore);
-    }
     return rc;
 }
 

@@ -15,6 +15,8 @@ enum admin_stmt {
     A_FRESH,
     A_SCHEMA_TABLES,
     A_META_INSERT,
+    A_STEP_INSERT, /* a committed load step (load --resume) */
+    A_STEPS_GET,
     A_META_GET,
     A_NSTMTS
 };

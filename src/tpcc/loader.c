@@ -29,6 +29,33 @@ struct unit {
     int w;
 };
 
+/* The steps of an earlier, failed load (load --resume). */
+struct done_steps {
+    char **names;
+    int n, cap;
+};
+
+static int done_has(const struct done_steps *d, const char *name)
+{
+    for (int i = 0; i < d->n; i++)
+        if (strcmp(d->names[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+static void done_release(struct done_steps *d)
+{
+    for (int i = 0; i < d->n; i++)
+        free(d->names[i]);
+    free(d->names);
+    memset(d, 0, sizeof(*d));
+}
+
+static void unit_step(const struct unit *u, char *buf, size_t len)
+{
+    snprintf(buf, len, "copy:%s:%d", tpcc_table_name(u->table), u->w);
+}
+
 /* State shared by the job threads of one phase. */
 struct load_shared {
     const struct load_opts *o;
@@ -38,6 +65,9 @@ struct load_shared {
     int nunits;
     const char *stmts[MAX_STMTS]; /* index or analyze statements */
     int nstmts;
+    const char *step_kind;        /* "index": record each statement as a step; NULL: don't */
+    int stmt_done[MAX_STMTS];     /* 1: committed by an earlier load (resume) */
+    struct dialect ad;            /* admin statements (step_insert) */
     int next;             /* next unit/statement to take (atomic) */
     int64_t rows_done;    /* atomic, for progress */
     int ndone;            /* jobs finished with the phase (atomic) */
@@ -88,28 +118,54 @@ static int put_rows(void *arg, const char *buf, size_t len)
     return 0;
 }
 
+/* Record step (in the transaction open on c) and commit. */
+static int step_commit(struct load_shared *sh, struct db_conn *c, const char *step, int64_t rows,
+                       struct err *e)
+{
+    struct db_param p[4] = { DBP_TEXT(step), DBP_INT(sh->o->warehouses),
+                             DBP_INT((int64_t)sh->o->seed), DBP_INT(rows) };
+    int rc;
+
+    if ((rc = db_query(c, sh->ad.sql[A_STEP_INSERT], p, 4, e)) < 0)
+        return err_prefix(e, "recording load step %s", step);
+    return db_commit(c, e);
+}
+
 static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const struct unit *u,
                      struct err *e)
 {
+    char step[64];
+
     struct gen_sink sink = { .buf = buf, .cap = LOAD_BUF_BYTES };
     struct put_arg pa = { .sh = sh, .c = c, .e = e, .sink = &sink };
     uint64_t t0 = clock_us();
     int rc;
 
+    unit_step(u, step, sizeof(step));
     sink.put = put_rows;
     sink.arg = &pa;
-    if ((rc = db_bulk_begin(c, tpcc_table_name(u->table), tpcc_table_columns(u->table), e)) < 0)
+    if ((rc = db_begin(c, e)) < 0 ||
+        (rc = db_bulk_begin(c, tpcc_table_name(u->table), tpcc_table_columns(u->table), e)) < 0) {
+        struct err ignore;
+        db_rollback(c, &ignore);
         return err_prefix(e, "loading %s", tpcc_table_name(u->table));
+    }
     rc = gen_table(&sh->gen, u->table, u->w, &sink);
     if (rc < 0) {
         struct err ignore;
         db_bulk_end(c, 1, &ignore);
+        db_rollback(c, &ignore);
         if (rc != E_INTR)
             err_prefix(e, "loading %s (warehouse %d)", tpcc_table_name(u->table), u->w);
         return rc;
     }
-    if ((rc = db_bulk_end(c, 0, e)) < 0)
+    /* The rows and the step's record commit together: all or nothing. */
+    if ((rc = db_bulk_end(c, 0, e)) < 0 ||
+        (rc = step_commit(sh, c, step, sink.rows, e)) < 0) {
+        struct err ignore;
+        db_rollback(c, &ignore);
         return err_prefix(e, "loading %s (warehouse %d)", tpcc_table_name(u->table), u->w);
+    }
     pthread_mutex_lock(&sh->lock);
     sh->table_s[u->table] += (double)(clock_us() - t0) / 1e6;
     sh->rows[u->table] += sink.rows;
@@ -154,7 +210,18 @@ static void *stmt_job(void *arg)
         /* Each statement its own transaction: drivers without autocommit
          * (ODBC) would otherwise hold its locks until the end of the phase. */
         struct db_conn *c = sh->conns[j->id];
-        if (db_begin(c, &e) < 0 || db_exec_sql(c, sh->stmts[i], &e) < 0 || db_commit(c, &e) < 0) {
+        char step[32];
+        int rc;
+        if (sh->stmt_done[i]) {
+            __atomic_add_fetch(&sh->rows_done, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        snprintf(step, sizeof(step), "%s:%d", sh->step_kind ? sh->step_kind : "", i);
+        if ((rc = db_begin(c, &e)) == 0 && (rc = db_exec_sql(c, sh->stmts[i], &e)) == 0)
+            rc = sh->step_kind ? step_commit(sh, c, step, 0, &e) : db_commit(c, &e);
+        if (rc < 0) {
+            struct err ignore;
+            db_rollback(c, &ignore);
             err_prefix(&e, "%.60s", sh->stmts[i]);
             fail_shared(sh, &e);
             break;
@@ -286,11 +353,43 @@ int load_install_procedures(struct db_conn *c, const char *dialect, struct err *
     return 0;
 }
 
-/* Drop (when asked) and create the tables on connection c. */
-static int create_schema(const struct load_opts *o, struct db_conn *c, struct err *e)
+/* Tables of the TPC-C schema present on connection c (0..9). */
+static int count_tables(struct load_shared *sh, struct db_conn *c, int64_t *n, struct err *e)
 {
+    int rc = db_query(c, sh->ad.sql[A_SCHEMA_TABLES], NULL, 0, e);
+
+    *n = 0;
+    if (rc < 0)
+        return rc;
+    /* No row at all (the null driver): no tables. */
+    if (db_next(c) == 1)
+        *n = db_col_int(c, 0);
+    return db_end_reads(c, e);
+}
+
+/* One statement of drop.sql in its own transaction; a table that is not
+ * there (undefined table: 42P01, 42S02) is passed over, so a partial schema
+ * drops even in a dialect without DROP ... IF EXISTS. */
+static int drop_one(const char *stmt, void *arg)
+{
+    struct exec_arg *a = arg;
+    struct err ignore;
+
+    if (db_begin(a->c, a->e) == 0 && db_exec_sql(a->c, stmt, a->e) == 0 && db_commit(a->c, a->e) == 0)
+        return 0;
+    db_rollback(a->c, &ignore);
+    if (strcmp(a->e->sqlstate, "42P01") == 0 || strcmp(a->e->sqlstate, "42S02") == 0) {
+        err_clear(a->e);
+        return 0;
+    }
+    return -1;
+}
+
+/* Drop (when asked) and create the tables on connection c; record the plan. */
+static int create_schema(struct load_shared *sh, struct db_conn *c, struct err *e)
+{
+    const struct load_opts *o = sh->o;
     struct exec_arg ea = { .c = c, .e = e };
-    struct dialect ad;
     const char *tables = schema_sql(o->dialect, "tables");
     const char *drop = schema_sql(o->dialect, "drop");
     int64_t n = 0;
@@ -298,22 +397,16 @@ static int create_schema(const struct load_opts *o, struct db_conn *c, struct er
 
     if (!tables || !drop)
         return err_set(e, E_USAGE, "dialect '%s' has no tables.sql/drop.sql", o->dialect);
-    if ((rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
+    if ((rc = count_tables(sh, c, &n, e)) < 0)
         return rc;
-    rc = db_query(c, ad.sql[A_SCHEMA_TABLES], NULL, 0, e);
-    dialect_release(&ad);
-    if (rc < 0)
-        return rc;
-    /* No row at all (the null driver): no tables. */
-    if (db_next(c) == 1)
-        n = db_col_int(c, 0);
     if (n > 0 && !o->drop)
         return err_set(e, E_USAGE,
                        "the database already holds a TPC-C schema (%lld of 9 tables): "
-                       "run 'tpccbench load --drop' to replace it",
+                       "run 'tpccbench load --drop' to replace it, or 'tpccbench load --resume' "
+                       "to continue a load that failed",
                        (long long)n);
     /* One statement at a time: not every driver runs scripts. */
-    if (o->drop && n > 0 && sql_split(drop, exec_one, &ea) != 0)
+    if (o->drop && n > 0 && sql_split(drop, drop_one, &ea) != 0)
         return err_prefix(e, "dropping the old schema");
     if ((rc = db_begin(c, e)) < 0)
         return rc;
@@ -327,21 +420,89 @@ static int create_schema(const struct load_opts *o, struct db_conn *c, struct er
         db_rollback(c, &ignore);
         return rc;
     }
-    return db_commit(c, e);
+    return step_commit(sh, c, "plan", 0, e);
 }
 
-static void make_units(struct load_shared *sh, int w_count)
+/* load --resume: what the failed load was (its plan: warehouses, seed) and
+ * which of its steps committed.  0 with *fresh = 1 when there is no schema at
+ * all (the load starts from the beginning). */
+static int read_steps(struct load_shared *sh, struct db_conn *c, struct load_opts *eff,
+                      struct done_steps *done, int *fresh, struct err *e)
+{
+    int64_t n;
+    int rc, have_plan = 0;
+
+    *fresh = 0;
+    if ((rc = count_tables(sh, c, &n, e)) < 0)
+        return rc;
+    if (n == 0) {
+        *fresh = 1;
+        return 0;
+    }
+    if ((rc = db_query(c, sh->ad.sql[A_META_GET], NULL, 0, e)) < 0)
+        return err_prefix(e, "reading tpcc_meta");
+    n = db_next(c);
+    if ((rc = db_end_reads(c, e)) < 0)
+        return rc;
+    if (n == 1)
+        return err_set(e, E_USAGE, "the load completed already: nothing to resume "
+                                   "(run 'tpccbench load --drop' to load again)");
+    if ((rc = db_query(c, sh->ad.sql[A_STEPS_GET], NULL, 0, e)) < 0)
+        return err_set(e, E_USAGE, "cannot resume: the schema has no load steps (%s); run "
+                                   "'tpccbench load --drop' to load again", e->msg);
+    while (db_next(c) == 1) {
+        int len;
+        const char *name = db_col_text(c, 0, &len);
+        if (strncmp(name, "plan", 4) == 0 && len == 4) {
+            eff->warehouses = (int)db_col_int(c, 1);
+            eff->seed = (uint64_t)db_col_int(c, 2);
+            have_plan = 1;
+            continue;
+        }
+        if (done->n == done->cap) {
+            int cap = done->cap ? done->cap * 2 : 64;
+            char **nn = realloc(done->names, (size_t)cap * sizeof(*nn));
+            if (!nn)
+                return err_set(e, E_FAIL, "out of memory");
+            done->names = nn;
+            done->cap = cap;
+        }
+        if (!(done->names[done->n] = strndup(name, (size_t)len)))
+            return err_set(e, E_FAIL, "out of memory");
+        done->n++;
+    }
+    if ((rc = db_end_reads(c, e)) < 0)
+        return rc;
+    if (!have_plan || eff->warehouses < 1)
+        return err_set(e, E_USAGE, "cannot resume: the failed load left no plan in "
+                                   "tpcc_load_step; run 'tpccbench load --drop' to load again");
+    return 0;
+}
+
+/* The bulk-load units not in done; *rows = the rows they will load. */
+static int make_units(struct load_shared *sh, int w_count, const struct done_steps *done,
+                      int64_t *rows)
 {
     /* Biggest first, so the last units to finish are small ones. */
     static const int per_wh[] = { T_STOCK, T_ORDER_LINE, T_CUSTOMER, T_HISTORY,
                                   T_ORDERS, T_NEW_ORDER, T_DISTRICT, T_WAREHOUSE };
-    int n = 0;
+    int n = 0, skipped = 0;
+    char step[64];
 
-    sh->units[n++] = (struct unit){ T_ITEM, 0 };
-    for (int w = 1; w <= w_count; w++)
-        for (size_t k = 0; k < sizeof(per_wh) / sizeof(per_wh[0]); k++)
-            sh->units[n++] = (struct unit){ per_wh[k], w };
+    *rows = 0;
+    for (int w = 0; w <= w_count; w++)
+        for (size_t k = 0; k < (w ? sizeof(per_wh) / sizeof(per_wh[0]) : 1); k++) {
+            struct unit u = { w ? per_wh[k] : T_ITEM, w };
+            unit_step(&u, step, sizeof(step));
+            if (done_has(done, step)) {
+                skipped++;
+                continue;
+            }
+            sh->units[n++] = u;
+            *rows += tpcc_table_rows(u.table, 1);
+        }
     sh->nunits = n;
+    return skipped;
 }
 
 static double since_s(uint64_t t0)
@@ -349,11 +510,13 @@ static double since_s(uint64_t t0)
     return (double)(clock_us() - t0) / 1e6;
 }
 
-int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
+int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
 {
+    struct load_opts eff = *opts;
+    const struct load_opts *o = &eff;
     struct load_shared sh;
     struct split_arg sa;
-    struct dialect ad;
+    struct done_steps done;
     uint64_t t_all = clock_us(), t0;
     int64_t expect_rows = 0;
     int rc = 0, nconn = 0;
@@ -362,20 +525,18 @@ int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
     memset(st, 0, sizeof(*st));
     memset(&sh, 0, sizeof(sh));
     memset(&sa, 0, sizeof(sa));
-    memset(&ad, 0, sizeof(ad));
+    memset(&done, 0, sizeof(done));
     sa.sh = &sh;
     sh.o = o;
     pthread_mutex_init(&sh.lock, NULL);
     err_clear(&sh.err);
-    sh.gen.seed = o->seed;
-    rng_init_stream(&r, o->seed, 0xC0FFEE, 0, 0);
-    nurand_c_load(&r, &sh.gen.c_load);
-    st->c_load = sh.gen.c_load;
-    clock_format(sh.gen.now, sizeof(sh.gen.now), "%Y-%m-%d %H:%M:%S", (int64_t)time(NULL));
+    st->warehouses = o->warehouses;
+    st->seed = o->seed;
+    if ((rc = admin_dialect_load(&sh.ad, o->dialect, e)) < 0)
+        goto out;
 
     sh.conns = calloc((size_t)o->jobs, sizeof(*sh.conns));
-    sh.units = calloc((size_t)(1 + 8 * o->warehouses), sizeof(*sh.units));
-    if (!sh.conns || !sh.units) {
+    if (!sh.conns) {
         rc = err_set(e, E_FAIL, "out of memory");
         goto out;
     }
@@ -387,16 +548,46 @@ int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
 
     snprintf(st->phase, sizeof(st->phase), "schema");
     t0 = clock_us();
-    if ((rc = create_schema(o, sh.conns[0], e)) < 0)
-        goto out;
+    if (o->resume) {
+        int fresh;
+        if ((rc = read_steps(&sh, sh.conns[0], &eff, &done, &fresh, e)) < 0)
+            goto out;
+        st->resumed = !fresh;
+        eff.resume = !fresh;
+        eff.drop = 0;
+        if (o->progress && fresh)
+            fprintf(o->progress, "resume: no TPC-C schema here yet: loading from the start\n");
+        if (o->progress && !fresh)
+            fprintf(o->progress, "resume: %d warehouse%s, seed %llu: %d steps committed before\n",
+                    o->warehouses, o->warehouses == 1 ? "" : "s", (unsigned long long)o->seed,
+                    done.n);
+        st->warehouses = o->warehouses;
+        st->seed = o->seed;
+    }
+    if (!o->resume) {
+        if ((rc = create_schema(&sh, sh.conns[0], e)) < 0)
+            goto out;
+        if (o->progress)
+            fprintf(o->progress, "schema   created %s tables in %.2f s\n", o->dialect,
+                    since_s(t0));
+    }
     st->schema_s = since_s(t0);
-    if (o->progress)
-        fprintf(o->progress, "schema   created %s tables in %.2f s\n", o->dialect, st->schema_s);
+
+    /* The generator depends on the seed only, so resumed units hold the rows
+     * the failed load would have written. */
+    sh.gen.seed = o->seed;
+    rng_init_stream(&r, o->seed, 0xC0FFEE, 0, 0);
+    nurand_c_load(&r, &sh.gen.c_load);
+    st->c_load = sh.gen.c_load;
+    clock_format(sh.gen.now, sizeof(sh.gen.now), "%Y-%m-%d %H:%M:%S", (int64_t)time(NULL));
+    sh.units = calloc((size_t)(1 + 8 * o->warehouses), sizeof(*sh.units));
+    if (!sh.units) {
+        rc = err_set(e, E_FAIL, "out of memory");
+        goto out;
+    }
 
     snprintf(st->phase, sizeof(st->phase), "copy");
-    make_units(&sh, o->warehouses);
-    for (int t = 0; t < T_NTABLES; t++)
-        expect_rows += tpcc_table_rows(t, o->warehouses);
+    st->steps_skipped = make_units(&sh, o->warehouses, &done, &expect_rows);
     t0 = clock_us();
     rc = run_phase(&sh, copy_job, "copy", expect_rows, "rows", e);
     st->copy_s = since_s(t0);
@@ -420,6 +611,13 @@ int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
         rc = err_set(e, E_FAIL, "reading indexes.sql of dialect '%s' failed", o->dialect);
         goto out;
     }
+    for (int i = 0; i < sh.nstmts; i++) {
+        char step[32];
+        snprintf(step, sizeof(step), "index:%d", i);
+        sh.stmt_done[i] = done_has(&done, step);
+        st->steps_skipped += sh.stmt_done[i];
+    }
+    sh.step_kind = "index";
     t0 = clock_us();
     rc = run_phase(&sh, stmt_job, "index", sh.nstmts, "indexes", e);
     st->index_s = since_s(t0);
@@ -430,7 +628,9 @@ int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
     for (int i = 0; i < sh.nstmts; i++)
         free(sa.owned[i]);
     memset(&sa.owned, 0, sizeof(sa.owned));
+    memset(sh.stmt_done, 0, sizeof(sh.stmt_done));
     sh.nstmts = 0;
+    sh.step_kind = NULL;
     /* The dialect's statistics statements, biggest tables first. */
     if (sql_split(schema_sql(o->dialect, "analyze"), collect_stmt, &sa) != 0) {
         rc = err_set(e, E_FAIL, "reading analyze.sql of dialect '%s' failed", o->dialect);
@@ -442,14 +642,12 @@ int load_run(const struct load_opts *o, struct load_stats *st, struct err *e)
     if (rc < 0)
         goto out;
 
-    if ((rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
-        goto out;
     {
         struct db_param p[5] = { DBP_INT(o->warehouses), DBP_INT((int64_t)o->seed),
                                  DBP_INT(st->c_load.c_last), DBP_INT(st->c_load.c_id),
                                  DBP_INT(st->c_load.ol_i_id) };
         if ((rc = db_begin(sh.conns[0], e)) == 0 &&
-            (rc = db_query(sh.conns[0], ad.sql[A_META_INSERT], p, 5, e)) == 0)
+            (rc = db_query(sh.conns[0], sh.ad.sql[A_META_INSERT], p, 5, e)) == 0)
             rc = db_commit(sh.conns[0], e);
     }
     if (rc < 0)
@@ -461,7 +659,8 @@ out:
         free(sa.owned[i]);
     for (int i = 0; i < nconn; i++)
         db_close(sh.conns[i]);
-    dialect_release(&ad);
+    dialect_release(&sh.ad);
+    done_release(&done);
     free(sh.conns);
     free(sh.units);
     pthread_mutex_destroy(&sh.lock);

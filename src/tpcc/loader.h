@@ -5,6 +5,10 @@
  * Works through the driver interface only.  Prints progress to o->progress
  * (NULL = silent); never exits.  A stop request (Ctrl-C) aborts the bulk
  * loads in flight and returns E_INTR with the figures so far.
+ *
+ * Every step (the bulk load of one table for one warehouse, one index) is one
+ * transaction that also records the step in tpcc_load_step, so a load that
+ * failed half-way can be continued (o->resume) from the steps not committed.
  */
 #ifndef TPCC_LOADER_H
 #define TPCC_LOADER_H
@@ -24,6 +28,7 @@ struct load_opts {
     int warehouses;
     int jobs;
     int drop;             /* drop an existing schema first */
+    int resume;           /* continue a failed load: skip its committed steps */
     uint64_t seed;
     FILE *progress;       /* NULL: no output */
 };
@@ -39,6 +44,10 @@ struct load_stats {
     int64_t bytes;                 /* bytes of row text sent */
     struct nurand_c c_load;        /* NURand constants used */
     char phase[16];                /* phase reached ("copy", ...; "done" at the end) */
+    int warehouses;                /* loaded (with resume: the failed load's) */
+    uint64_t seed;
+    int resumed;                   /* 1: continued a failed load */
+    int steps_skipped;             /* its steps already committed */
 };
 
 int load_run(const struct load_opts *o, struct load_stats *st, struct err *e);
