@@ -69,8 +69,13 @@ int check_with_session(struct session *s, unsigned mask, struct check_result *r,
     if ((rc = admin_dialect_load(&ad, s->dialect, e)) < 0)
         return rc;
     if ((rc = db_connect(s->ops, &ad, &s->args, &c, e)) == 0) {
+        struct stop_watch w;
+        stop_watch_start(&w, c);
         rc = check_run(c, &ad, mask, r, e);
+        stop_watch_end(&w);
         db_close(c);
+        if (rc < 0 && sig_stop_requested())
+            rc = err_set(e, E_INTR, "interrupted");
     }
     dialect_release(&ad);
     return rc;

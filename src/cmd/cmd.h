@@ -9,6 +9,7 @@
 #define TPCC_CMD_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 
 #include "core/config.h"
@@ -62,6 +63,18 @@ struct session {
     int managed;           /* 1: mpg is in use */
     char dialect[32];      /* SQL dialect: folder under schema/ ("postgresql", "mysql") */
 };
+
+/* While a command waits on one connection: a thread that cancels the
+ * connection's request when a stop signal comes, so a long query (or one
+ * blocked on a lock) does not hold Ctrl-C up. */
+struct stop_watch {
+    pthread_t thread;
+    struct db_conn *c;
+    int done;    /* atomic: 1 asks the thread to end */
+    int started;
+};
+void stop_watch_start(struct stop_watch *w, struct db_conn *c);
+void stop_watch_end(struct stop_watch *w);
 
 /* Start the managed server if configured and prepare connection arguments. */
 int session_open(struct session *s, const struct config *cfg, struct err *e);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "core/signals.h"
 #include "db/dialect.h"
 
@@ -166,6 +167,36 @@ int cmd_fail(const char *cmd, const struct err *e)
 }
 
 static int session_dialect(struct session *s, struct err *e);
+
+static void *stop_watch_main(void *arg)
+{
+    struct stop_watch *w = arg;
+
+    while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+        if (sig_stop_requested()) {
+            db_cancel(w->c);
+            break;
+        }
+        clock_sleep_us(50000);
+    }
+    return NULL;
+}
+
+void stop_watch_start(struct stop_watch *w, struct db_conn *c)
+{
+    w->c = c;
+    w->done = 0;
+    w->started = pthread_create(&w->thread, NULL, stop_watch_main, w) == 0;
+}
+
+void stop_watch_end(struct stop_watch *w)
+{
+    if (!w->started)
+        return;
+    __atomic_store_n(&w->done, 1, __ATOMIC_RELEASE);
+    pthread_join(w->thread, NULL);
+    w->started = 0;
+}
 
 int session_open(struct session *s, const struct config *cfg, struct err *e)
 {

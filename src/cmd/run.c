@@ -123,7 +123,17 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
 static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct err *e)
 {
     struct err we;
+    const char *status = json_string_value(json_object_get(rec, "status"));
 
+    /* Stopped before the run said how it ended (a signal while starting the
+     * server, between load and run, ...): the record still says so. */
+    if (!status || strcmp(status, "running") == 0) {
+        json_object_set_new(rec, "status", json_string(sig_stop_requested() ? "interrupted"
+                                                       : rc < 0              ? "failed"
+                                                                             : "complete"));
+        if (rc < 0 && !json_object_get(rec, "error"))
+            json_object_set_new(rec, "error", json_string(e->msg));
+    }
     if (record_write_json(dir, "run.json", rec, &we) < 0)
         fprintf(stderr, "tpccbench %s: %s\n", cmd, we.msg);
     json_decref(rec);

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 static volatile sig_atomic_t stop_signo;
+/* A server we started (the managed PostgreSQL's postmaster), 0 = none. */
+static volatile sig_atomic_t server_pid;
 
 static void on_stop(int signo)
 {
@@ -16,6 +18,9 @@ static void on_stop(int signo)
     if (stop_signo) {
         ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
         (void)w;
+        /* Fast shutdown of our private server: it must not outlive us. */
+        if (server_pid > 0)
+            kill((pid_t)server_pid, SIGINT);
         _exit(128 + signo);
     }
     stop_signo = signo;
@@ -47,4 +52,9 @@ int sig_exit_code(void)
 void sig_request_stop(int signo)
 {
     stop_signo = signo;
+}
+
+void sig_set_server_pid(long pid)
+{
+    server_pid = (sig_atomic_t)pid;
 }

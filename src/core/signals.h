@@ -3,7 +3,8 @@
  *
  * The first SIGINT/SIGTERM sets the flag: work stops at the next safe point
  * and still writes a valid record marked "interrupted".  A second one exits
- * at once (files are only ever renamed into place, so none is half-written).
+ * at once (files are only ever renamed into place, so none is half-written),
+ * shutting down the private server first when we started one.
  * SIGPIPE is ignored.
  */
 #ifndef TPCC_SIGNALS_H
@@ -14,6 +15,9 @@ void sig_install(void);
 int sig_stop_requested(void);
 /* Exit code for the stop signal: 130 for SIGINT, 143 for SIGTERM. */
 int sig_exit_code(void);
+/* The pid of a server we started and must shut down (fast) if a second
+ * signal makes us exit at once; 0 when there is none. */
+void sig_set_server_pid(long pid);
 /* Tests: request a stop as if signalled. */
 void sig_request_stop(int signo);
 

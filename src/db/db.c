@@ -76,6 +76,12 @@ int db_connect(const struct db_ops *ops, const struct dialect *d,
     return 0;
 }
 
+void db_cancel(struct db_conn *c)
+{
+    if (c && c->ops->cancel)
+        c->ops->cancel(c);
+}
+
 void db_close(struct db_conn *c)
 {
     if (!c)

@@ -155,6 +155,10 @@ struct db_ops {
      * it: the rows stay in that transaction for the caller to commit; with
      * abort 1 the load is cut short and the caller rolls back. */
     int (*bulk_end)(struct db_conn *c, int abort, struct err *e);
+
+    /* Ask the server to cancel what c is running now, from another thread
+     * (c's owner gets an error back).  NULL: the driver cannot. */
+    void (*cancel)(struct db_conn *c);
 };
 
 /* The registered drivers, in one explicit array (db.c). */
@@ -165,6 +169,10 @@ const char *db_driver_names(void); /* "postgres, odbc, null" for messages */
 int db_connect(const struct db_ops *ops, const struct dialect *d,
                const struct db_connect_args *a, struct db_conn **out, struct err *e);
 void db_close(struct db_conn *c);
+/* Cancel the request c is waiting for; callable from any thread while c is
+ * open (the caller keeps c from being closed meanwhile).  A no-op for a
+ * driver without cancel. */
+void db_cancel(struct db_conn *c);
 
 int db_exec_sql(struct db_conn *c, const char *sql, struct err *e);
 /* Execute dialect statement id (prepared on first use on this connection). */

@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/signals.h"
+
 extern char **environ;
 
 #define DEFAULT_PORT     5432
@@ -1176,9 +1178,12 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
     }
     if (rc == 0) {
         m->started = 1;
+        if (pidfile_read(m->datadir, &pf))
+            sig_set_server_pid(pf.pid);
         rc = ensure_db(m, &ra, e);
         if (rc < 0) {
             server_stop(m, &ra, &scratch);
+            sig_set_server_pid(0);
             m->started = 0;
         }
     }
@@ -1202,6 +1207,7 @@ int managed_stop(struct managed_pg *m, struct err *e)
     if (rc < 0)
         return rc;
     m->started = 0;
+    sig_set_server_pid(0);
     sockdir_drop(m);
     return 0;
 }

@@ -187,6 +187,16 @@ static void bulk_free(struct od_conn *o)
     o->bulk_ind = NULL;
 }
 
+/* ODBC 3.8: cancel whatever runs on the connection, from another thread.
+ * A driver without it answers an error, which changes nothing. */
+static void od_cancel(struct db_conn *c)
+{
+    struct od_conn *o = O(c);
+
+    if (o && o->dbc && o->connected)
+        (void)SQLCancelHandle(SQL_HANDLE_DBC, o->dbc);
+}
+
 static void od_close(struct db_conn *c)
 {
     struct od_conn *o = O(c);
@@ -570,4 +580,5 @@ const struct db_ops db_odbc_ops = {
     .bulk_begin = od_bulk_begin,
     .bulk_put = od_bulk_put,
     .bulk_end = od_bulk_end,
+    .cancel = od_cancel,
 };

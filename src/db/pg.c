@@ -7,10 +7,12 @@
  * 40001/40P01 retryable, class 08 and admin shutdown (57P0x) connection lost.
  */
 #include <libpq-fe.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/signals.h"
 #include "db/db.h"
 
 #define PG_MAX_PARAMS DB_MAX_PARAMS
@@ -25,6 +27,7 @@ struct pg_conn {
     char scratch[PG_SCRATCH];        /* text form of numeric parameters */
     PGresult *pres[DB_PIPE_MAX];     /* results of the last pipeline, in order */
     int npipe;                       /* statements queued in the pipeline */
+    PGcancel *cancel;                /* for pg_cancel from another thread */
 };
 
 static struct pg_conn *P(struct db_conn *c)
@@ -116,12 +119,48 @@ static void ignore_notice(void *arg, const char *message)
     (void)message;
 }
 
+/* Drive an asynchronous connect to its end, so that a stop signal (Ctrl-C)
+ * is seen while a slow or distant server answers; PQconnectPoll leaves the
+ * time limit to us: PG_CONNECT_WAIT_MS without progress. */
+#define PG_CONNECT_WAIT_MS 10000
+static int connect_wait(struct pg_conn *p, struct err *e)
+{
+    PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
+    int waited_ms = 0;
+
+    if (PQstatus(p->conn) == CONNECTION_BAD)
+        return 0; /* the caller reports it */
+    while (ps != PGRES_POLLING_OK && ps != PGRES_POLLING_FAILED) {
+        struct pollfd pfd = { .fd = PQsocket(p->conn),
+                              .events = ps == PGRES_POLLING_READING ? POLLIN : POLLOUT };
+        int r = poll(&pfd, 1, 100);
+        if (sig_stop_requested()) {
+            PQfinish(p->conn);
+            p->conn = NULL;
+            return err_set(e, E_INTR, "interrupted while connecting to PostgreSQL");
+        }
+        if (r == 0 && (waited_ms += 100) >= PG_CONNECT_WAIT_MS) {
+            PQfinish(p->conn);
+            p->conn = NULL;
+            err_set(e, E_CONN, "cannot connect to PostgreSQL: no answer for %d s",
+                    PG_CONNECT_WAIT_MS / 1000);
+            snprintf(e->sqlstate, sizeof(e->sqlstate), "08001");
+            return e->code;
+        }
+        if (r != 0) {
+            waited_ms = 0;
+            ps = PQconnectPoll(p->conn);
+        }
+    }
+    return 0;
+}
+
 static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
 {
     struct pg_conn *p = P(c);
     const char *keys[5], *vals[5];
     const char *ver;
-    int n = 0;
+    int n = 0, rc;
 
     keys[n] = "dbname";
     vals[n++] = a->conninfo ? a->conninfo : "";
@@ -131,14 +170,14 @@ static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct
     }
     keys[n] = "fallback_application_name";
     vals[n++] = a->app_name ? a->app_name : "tpccbench";
-    keys[n] = "connect_timeout";
-    vals[n++] = "10";
     keys[n] = NULL;
     vals[n] = NULL;
     p->row = -1;
-    p->conn = PQconnectdbParams(keys, vals, 1);
+    p->conn = PQconnectStartParams(keys, vals, 1);
     if (!p->conn)
         return err_set(e, E_FAIL, "out of memory connecting to PostgreSQL");
+    if ((rc = connect_wait(p, e)) < 0)
+        return rc;
     if (PQstatus(p->conn) != CONNECTION_OK) {
         const char *msg = PQerrorMessage(p->conn);
         const char *host = PQhost(p->conn), *user = PQuser(p->conn), *port = PQport(p->conn);
@@ -166,6 +205,7 @@ static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct
     /* Server notices (e.g. "there is no transaction in progress") would
      * scribble over the live progress line: drop them. */
     PQsetNoticeProcessor(p->conn, ignore_notice, NULL);
+    p->cancel = PQgetCancel(p->conn);
     snprintf(c->server_name, sizeof(c->server_name), "PostgreSQL");
     ver = PQparameterStatus(p->conn, "server_version");
     snprintf(c->server_version, sizeof(c->server_version), "%s", ver ? ver : "unknown");
@@ -182,9 +222,22 @@ static void pg_close(struct db_conn *c)
         return;
     clear_result(p);
     clear_pipe(p);
+    if (p->cancel)
+        PQfreeCancel(p->cancel);
+    p->cancel = NULL;
     if (p->conn)
         PQfinish(p->conn);
     p->conn = NULL;
+}
+
+/* PQcancel is thread-safe: it opens its own connection to ask the server. */
+static void pg_cancel(struct db_conn *c)
+{
+    struct pg_conn *p = P(c);
+    char errbuf[256];
+
+    if (p && p->cancel)
+        (void)PQcancel(p->cancel, errbuf, (int)sizeof(errbuf));
 }
 
 static int pg_exec_sql(struct db_conn *c, const char *sql, struct err *e)
@@ -531,4 +584,5 @@ const struct db_ops db_pg_ops = {
     .bulk_begin = pg_bulk_begin,
     .bulk_put = pg_bulk_put,
     .bulk_end = pg_bulk_end,
+    .cancel = pg_cancel,
 };

@@ -254,7 +254,8 @@ int cmp_run_load(struct cmp_run *r, const char *arg, struct err *e)
         slash = strrchr(base, '/');
         snprintf(r->name, sizeof(r->name), "%.255s", slash && slash[1] ? slash + 1 : base);
     }
-    if (stat(r->path, &st) == 0 && st.st_size == 0)
+    /* Only a regular file's size says it is empty (a pipe, as from <(...), is read). */
+    if (stat(r->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
         return err_set(e, E_USAGE, "'%s' is empty: the run that wrote it did not finish", r->path);
     doc = json_load_file(r->path, JSON_REJECT_DUPLICATES, &je);
     if (!doc) {

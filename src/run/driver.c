@@ -72,7 +72,9 @@ struct vu {
     int id;
     int worker;              /* 1: a deferred delivery worker */
     pthread_t thread;
-    int started;
+    int started;             /* the thread was created */
+    int joined;              /* ... and has been joined */
+    pthread_mutex_t conn_lock; /* guards c against a cancel from the monitor */
     struct db_conn *c;
     struct rng rng;
     int *wh;                 /* home warehouses of this VU */
@@ -118,19 +120,40 @@ static void vu_publish(struct vu *v)
     __atomic_store_n(&v->ack, req, __ATOMIC_RELEASE);
 }
 
+/* Set v's connection (the monitor may be cancelling through the old one). */
+static void vu_set_conn(struct vu *v, struct db_conn *c)
+{
+    struct db_conn *old;
+
+    pthread_mutex_lock(&v->conn_lock);
+    old = v->c;
+    v->c = c;
+    pthread_mutex_unlock(&v->conn_lock);
+    db_close(old);
+}
+
 static int vu_connect(struct vu *v, struct err *e)
 {
     struct shared *sh = v->sh;
+    struct db_conn *c = NULL;
     int rc;
 
-    if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &v->c, e)) < 0)
+    if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &c, e)) < 0)
         return rc;
-    if ((rc = db_exec(v->c, sh->iso_stmt, NULL, 0, e)) < 0 ||
-        (rc = txn_prepare(v->c, sh->mode, e)) < 0) {
-        db_close(v->c);
-        v->c = NULL;
+    if ((rc = db_exec(c, sh->iso_stmt, NULL, 0, e)) < 0 || (rc = txn_prepare(c, sh->mode, e)) < 0) {
+        db_close(c);
+        return rc;
     }
-    return rc;
+    vu_set_conn(v, c);
+    return 0;
+}
+
+/* Monitor: cancel what v is waiting for (a stop that must not wait on it). */
+static void vu_cancel(struct vu *v)
+{
+    pthread_mutex_lock(&v->conn_lock);
+    db_cancel(v->c);
+    pthread_mutex_unlock(&v->conn_lock);
 }
 
 static void vu_pause_point(struct shared *sh);
@@ -147,8 +170,7 @@ static void vu_reconnect(struct vu *v)
 
     if (v->c)
         v->st.lost_connections++;
-    db_close(v->c);
-    v->c = NULL;
+    vu_set_conn(v, NULL);
     __atomic_store_n(&v->down_since_us, t0, __ATOMIC_RELAXED);
     for (;;) {
         uint64_t end;
@@ -655,10 +677,51 @@ static void live_line(const struct run_opts *o, const struct series_row *row, in
     fflush(o->progress);
 }
 
+/* Join the threads of vs, waiting at most wait_us; 1 when all are joined. */
+static int join_until(struct vu *vs, int n, uint64_t wait_us)
+{
+    struct timespec ts;
+    int all = 1;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += (time_t)(wait_us / 1000000);
+    ts.tv_nsec += (long)(wait_us % 1000000) * 1000;
+    if (ts.tv_nsec >= 1000000000) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!vs[i].started || vs[i].joined)
+            continue;
+        if (pthread_timedjoin_np(vs[i].thread, NULL, &ts) == 0)
+            vs[i].joined = 1;
+        else
+            all = 0;
+    }
+    return all;
+}
+
+/* Join at stop, bounded: in-flight work gets JOIN_GRACE_US to end, then the
+ * server is asked to cancel it and JOIN_CANCEL_US more.  0 when every thread
+ * ended; -1 when some are still blocked (in a connect, or a server that does
+ * not answer): they are left behind, and so is what they use. */
+#define JOIN_GRACE_US 3000000
+#define JOIN_CANCEL_US 2000000
+static int join_bounded(struct vu *vs, int n, int quick)
+{
+    /* Stopped while connecting: nothing in flight is worth waiting for. */
+    if (join_until(vs, n, quick ? JOIN_GRACE_US / 6 : JOIN_GRACE_US))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (vs[i].started && !vs[i].joined)
+            vu_cancel(&vs[i]);
+    return join_until(vs, n, quick ? JOIN_CANCEL_US / 4 : JOIN_CANCEL_US) ? 0 : -1;
+}
+
 int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
 {
     const struct config *cfg = o->cfg;
-    struct shared sh;
+    struct shared *sh = calloc(1, sizeof(*sh));
     struct vu *vus = NULL, *workers = NULL;
     struct db_conn *mc = NULL;
     struct dialect ad;
@@ -674,30 +737,34 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     uint64_t last_tick = 0; /* end of the last series row */
     int sec = 0;            /* series rows so far */
     int aborted = 0;        /* a VU was without a connection for run.max_outage */
+    int stuck = 0;          /* threads did not stop: leave what they use */
 
     memset(r, 0, sizeof(*r));
-    memset(&sh, 0, sizeof(sh));
     memset(&ad, 0, sizeof(ad));
+    if (!sh) {
+        snprintf(r->status, sizeof(r->status), "failed");
+        return err_set(e, E_FAIL, "out of memory");
+    }
     snprintf(r->status, sizeof(r->status), "failed");
-    sh.o = o;
-    sh.cfg = cfg;
-    pthread_mutex_init(&sh.lock, NULL);
-    pthread_cond_init(&sh.cond, NULL);
-    pthread_mutex_init(&sh.q.lock, NULL);
-    pthread_cond_init(&sh.q.not_empty, NULL);
-    pthread_cond_init(&sh.q.not_full, NULL);
-    pthread_mutex_init(&sh.dlog_lock, NULL);
-    err_clear(&sh.conn_err);
-    sh.iso_stmt = txn_isolation_stmt(cfg->run.isolation);
-    sh.mode = txn_mode_resolve(cfg->run.mode, o->dialect);
-    r->mode = sh.mode;
+    sh->o = o;
+    sh->cfg = cfg;
+    pthread_mutex_init(&sh->lock, NULL);
+    pthread_cond_init(&sh->cond, NULL);
+    pthread_mutex_init(&sh->q.lock, NULL);
+    pthread_cond_init(&sh->q.not_empty, NULL);
+    pthread_cond_init(&sh->q.not_full, NULL);
+    pthread_mutex_init(&sh->dlog_lock, NULL);
+    err_clear(&sh->conn_err);
+    sh->iso_stmt = txn_isolation_stmt(cfg->run.isolation);
+    sh->mode = txn_mode_resolve(cfg->run.mode, o->dialect);
+    r->mode = sh->mode;
     r->virtual_users = nvu;
 
-    if ((rc = txn_dialect_load(&sh.d, o->dialect, e)) < 0 ||
+    if ((rc = txn_dialect_load(&sh->d, o->dialect, e)) < 0 ||
         (rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
         goto out;
     /* The monitor's own connection: load facts, RTT probe, New-Order counts. */
-    if ((rc = db_connect(o->ops, &sh.d, o->args, &mc, e)) < 0)
+    if ((rc = db_connect(o->ops, &sh->d, o->args, &mc, e)) < 0)
         goto out;
     snprintf(r->server_name, sizeof(r->server_name), "%s", mc->server_name);
     snprintf(r->server_version, sizeof(r->server_version), "%s", mc->server_version);
@@ -715,13 +782,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     r->c_load.c_id = (int)db_col_int(mc, 3);
     r->c_load.ol_i_id = (int)db_col_int(mc, 4);
     /* Fails early, with what to do, when procedure mode lacks its functions. */
-    if ((rc = txn_prepare(mc, sh.mode, e)) < 0)
+    if ((rc = txn_prepare(mc, sh->mode, e)) < 0)
         goto out;
     r->seed = cfg->run.seed ? (uint64_t)cfg->run.seed : clock_wall_us();
     rng_init_stream(&seed_rng, r->seed, 0xC0, 0, 0);
     nurand_c_run(&seed_rng, &r->c_load, &r->c_run);
-    sh.ctx.warehouses = r->warehouses;
-    sh.ctx.c_run = r->c_run;
+    sh->ctx.warehouses = r->warehouses;
+    sh->ctx.c_run = r->c_run;
     if (cfg->schema.warehouses != r->warehouses && o->progress)
         fprintf(o->progress, "note: the database holds %d warehouses; running on those "
                              "(config says %d)\n", r->warehouses, cfg->schema.warehouses);
@@ -731,6 +798,10 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         uint64_t s[100];
         for (int i = 0; i < 100; i++) {
             uint64_t t = clock_us();
+            if (sig_stop_requested()) {
+                rc = err_set(e, E_INTR, "interrupted while connecting");
+                goto out;
+            }
             if ((rc = db_exec(mc, S_RUN_PING, NULL, 0, e)) < 0)
                 goto out;
             s[i] = clock_us() - t;
@@ -744,16 +815,16 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     if (o->dir) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/delivery.log", o->dir);
-        sh.dlog = fopen(path, "w");
+        sh->dlog = fopen(path, "w");
     }
-    sh.q.cap = cfg->run.delivery_queue;
-    sh.q.ring = calloc((size_t)sh.q.cap, sizeof(*sh.q.ring));
+    sh->q.cap = cfg->run.delivery_queue;
+    sh->q.ring = calloc((size_t)sh->q.cap, sizeof(*sh->q.ring));
     vus = calloc((size_t)nvu, sizeof(*vus));
     workers = nw ? calloc((size_t)nw, sizeof(*workers)) : NULL;
     m = calloc(1, sizeof(*m));
     base = calloc(1, sizeof(*base));
     conn_us = calloc((size_t)nvu, sizeof(*conn_us));
-    if (!sh.q.ring || !vus || (nw && !workers) || !m || !base || !conn_us) {
+    if (!sh->q.ring || !vus || (nw && !workers) || !m || !base || !conn_us) {
         rc = err_set(e, E_FAIL, "out of memory for %d virtual users", nvu);
         goto out;
     }
@@ -762,9 +833,10 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     for (int i = 0; i < nvu; i++) {
         struct vu *v = &vus[i];
         int W = r->warehouses, n = 0;
-        v->sh = &sh;
+        v->sh = sh;
         v->id = i;
         stats_init(&v->st);
+        pthread_mutex_init(&v->conn_lock, NULL);
         rng_init_stream(&v->rng, r->seed, 1, (uint64_t)i, 0);
         v->wh = calloc((size_t)(W / nvu + 1), sizeof(int));
         if (!v->wh) {
@@ -781,10 +853,11 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         v->sl_d = (i / W) % 10 + 1;
     }
     for (int i = 0; i < nw; i++) {
-        workers[i].sh = &sh;
+        workers[i].sh = sh;
         workers[i].id = i;
         workers[i].worker = 1;
         stats_init(&workers[i].st);
+        pthread_mutex_init(&workers[i].conn_lock, NULL);
     }
 
     /* Phase: connect. */
@@ -795,21 +868,21 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     for (int i = 0; i < nw; i++)
         if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0)
             workers[i].started = 1;
-    pthread_mutex_lock(&sh.lock);
-    while (sh.n_ready < nvu + nw && !sig_stop_requested()) {
-        pthread_mutex_unlock(&sh.lock);
+    pthread_mutex_lock(&sh->lock);
+    while (sh->n_ready < nvu + nw && !sig_stop_requested()) {
+        pthread_mutex_unlock(&sh->lock);
         clock_sleep_us(10000);
-        pthread_mutex_lock(&sh.lock);
+        pthread_mutex_lock(&sh->lock);
     }
     r->connect_total_s = (double)(clock_us() - t_connect0) / 1e6;
-    if (sh.n_failed || sig_stop_requested()) {
-        __atomic_store_n(&sh.stopping, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&sh.phase, PH_STOP, __ATOMIC_RELEASE);
-        pthread_cond_broadcast(&sh.cond);
-        pthread_mutex_unlock(&sh.lock);
-        if (sh.n_failed) {
-            *e = sh.conn_err;
-            err_prefix(e, "%d of %d connections failed", sh.n_failed, nvu + nw);
+    if (sh->n_failed || sig_stop_requested()) {
+        __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&sh->cond);
+        pthread_mutex_unlock(&sh->lock);
+        if (sh->n_failed) {
+            *e = sh->conn_err;
+            err_prefix(e, "%d of %d connections failed", sh->n_failed, nvu + nw);
             rc = e->code;
         } else {
             rc = err_set(e, E_INTR, "interrupted while connecting");
@@ -830,44 +903,44 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     /* No ramp-up and no warm-up: the window opens before any VU starts, so
      * not even the first transaction falls outside it. */
     if (cfg->run.rampup_us + cfg->run.warmup_us == 0) {
-        if ((rc = monitor_count(&sh, &mc, &no_start, e)) < 0) {
-            __atomic_store_n(&sh.stopping, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&sh.phase, PH_STOP, __ATOMIC_RELEASE);
-            pthread_cond_broadcast(&sh.cond);
-            pthread_mutex_unlock(&sh.lock);
+        if ((rc = monitor_count(sh, &mc, &no_start, e)) < 0) {
+            __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
+            pthread_cond_broadcast(&sh->cond);
+            pthread_mutex_unlock(&sh->lock);
             goto join;
         }
         cpu0 = cpu_now_s();
         t_meas = clock_us();
     }
-    sh.t0_us = clock_us();
-    sh.go = 1;
-    __atomic_store_n(&sh.phase, t_meas ? PH_MEASURE : PH_WARMUP, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&sh.cond);
-    pthread_mutex_unlock(&sh.lock);
+    sh->t0_us = clock_us();
+    sh->go = 1;
+    __atomic_store_n(&sh->phase, t_meas ? PH_MEASURE : PH_WARMUP, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&sh->cond);
+    pthread_mutex_unlock(&sh->lock);
 
     {
-        uint64_t warm_end = sh.t0_us + (uint64_t)cfg->run.rampup_us + (uint64_t)cfg->run.warmup_us;
+        uint64_t warm_end = sh->t0_us + (uint64_t)cfg->run.rampup_us + (uint64_t)cfg->run.warmup_us;
         uint64_t meas_end = t_meas ? t_meas + (uint64_t)cfg->run.duration_us : 0;
-        uint64_t next_tick = sh.t0_us + 1000000;
+        uint64_t next_tick = sh->t0_us + 1000000;
         int total_s = (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) /
                             1000000);
         int measuring = t_meas != 0;
 
         stats_init(&m->prev);
-        last_tick = sh.t0_us;
+        last_tick = sh->t0_us;
         for (;;) {
             uint64_t now = clock_us();
             if (sig_stop_requested())
                 break;
             if (!measuring && now >= warm_end) {
                 /* The window opens with every VU idle: the counts then agree exactly. */
-                pause_all(&sh, nvu);
+                pause_all(sh, nvu);
                 if (sig_stop_requested())
                     break;
                 for (int i = 0; i < nvu; i++)
                     stats_merge(base, &vus[i].st);
-                if ((rc = monitor_count(&sh, &mc, &no_start, e)) < 0)
+                if ((rc = monitor_count(sh, &mc, &no_start, e)) < 0)
                     break;
                 cpu0 = cpu_now_s();
                 t_meas = clock_us();
@@ -882,12 +955,12 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 m->prev = *base;
                 last_tick = t_meas;
                 next_tick = t_meas + 1000000;
-                phase_set(&sh, PH_MEASURE);
+                phase_set(sh, PH_MEASURE);
                 now = clock_us();
             }
             if (measuring && now >= meas_end)
                 break;
-            if (__atomic_load_n(&sh.n_finished, __ATOMIC_ACQUIRE) == nvu)
+            if (__atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) == nvu)
                 break; /* every VU ran its run.transactions */
             if (now >= next_tick) {
                 int in_tx, down;
@@ -929,11 +1002,10 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         }
         if (o->progress && tty)
             fputc('\n', o->progress);
-        phase_set(&sh, PH_STOP);
+        phase_set(sh, PH_STOP);
     join:
-        for (int i = 0; i < nvu; i++)
-            if (vus[i].started)
-                pthread_join(vus[i].thread, NULL);
+        if (join_bounded(vus, nvu, !sh->go) < 0)
+            stuck = 1;
         t_end = clock_us();
         if (t_meas) {
             struct vu_stats *fin = calloc(1, sizeof(*fin));
@@ -941,8 +1013,10 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             r->measured_s = (double)(t_end - t_meas) / 1e6;
             if (fin) {
                 stats_init(fin);
+                /* A VU left behind: its last published counts. */
                 for (int i = 0; i < nvu; i++)
-                    stats_merge(fin, &vus[i].st);
+                    stats_merge(fin, vus[i].joined ? &vus[i].st
+                                                 : &vus[i].snap[__atomic_load_n(&vus[i].ack, __ATOMIC_ACQUIRE) & 1]);
                 stats_sub(&r->measured, fin, base);
                 /* The last second (with the in-flight transactions that finished
                  * after the stop) from the exact final counts. */
@@ -953,7 +1027,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 free(fin);
             }
             if (rc == 0 && !aborted) {
-                int rc2 = monitor_count(&sh, &mc, &no_end, e);
+                int rc2 = monitor_count(sh, &mc, &no_end, e);
                 if (rc2 < 0)
                     rc = rc2;
                 else
@@ -966,24 +1040,26 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         /* Let the workers finish what is queued (bounded), then stop them. */
         {
             uint64_t deadline = clock_us() + 60000000;
-            pthread_mutex_lock(&sh.q.lock);
-            while (sh.q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !aborted) {
-                pthread_mutex_unlock(&sh.q.lock);
+            pthread_mutex_lock(&sh->q.lock);
+            while (sh->q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !aborted) {
+                pthread_mutex_unlock(&sh->q.lock);
                 clock_sleep_us(10000);
-                pthread_mutex_lock(&sh.q.lock);
+                pthread_mutex_lock(&sh->q.lock);
             }
-            r->deliveries_pending = (uint64_t)sh.q.n;
-            sh.q.n = 0;
-            sh.q.closed = 1;
-            pthread_cond_broadcast(&sh.q.not_empty);
-            pthread_mutex_unlock(&sh.q.lock);
+            r->deliveries_pending = (uint64_t)sh->q.n;
+            sh->q.n = 0;
+            sh->q.closed = 1;
+            pthread_cond_broadcast(&sh->q.not_empty);
+            pthread_mutex_unlock(&sh->q.lock);
         }
-        for (int i = 0; i < nw; i++)
-            if (workers[i].started)
-                pthread_join(workers[i].thread, NULL);
+        if (join_bounded(workers, nw, !sh->go || stuck) < 0)
+            stuck = 1;
         stats_init(&r->delivery);
         for (int i = 0; i < nw; i++)
-            stats_merge(&r->delivery, &workers[i].st);
+            stats_merge(&r->delivery,
+                        workers[i].joined
+                            ? &workers[i].st
+                            : &workers[i].snap[__atomic_load_n(&workers[i].ack, __ATOMIC_ACQUIRE) & 1]);
         if (cfg->run.delivery_inline) {
             r->delivery.dl_districts = r->measured.dl_districts;
             r->delivery.dl_skipped = r->measured.dl_skipped;
@@ -1001,6 +1077,22 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     else if (rc == E_INTR)
         snprintf(r->status, sizeof(r->status), "interrupted");
 out:
+    if (rc < 0 && !aborted && (rc == E_INTR || sig_stop_requested()))
+        snprintf(r->status, sizeof(r->status), "interrupted");
+    if (stuck) {
+        /* Threads blocked in the database still use these: leave them to
+         * the process's exit. */
+        if (o->progress)
+            fprintf(o->progress, "warning: some virtual users did not stop within %d s "
+                                 "(blocked in the database): left behind\n",
+                    (JOIN_GRACE_US + JOIN_CANCEL_US) / 1000000);
+        free(m);
+        free(base);
+        free(conn_us);
+        db_close(mc);
+        dialect_release(&ad);
+        return rc;
+    }
     if (vus)
         for (int i = 0; i < nvu; i++) {
             db_close(vus[i].c);
@@ -1014,18 +1106,19 @@ out:
     free(m);
     free(base);
     free(conn_us);
-    free(sh.q.ring);
-    if (sh.dlog)
-        fclose(sh.dlog);
+    free(sh->q.ring);
+    if (sh->dlog)
+        fclose(sh->dlog);
     db_close(mc);
-    dialect_release(&sh.d);
+    dialect_release(&sh->d);
     dialect_release(&ad);
-    pthread_mutex_destroy(&sh.lock);
-    pthread_cond_destroy(&sh.cond);
-    pthread_mutex_destroy(&sh.q.lock);
-    pthread_cond_destroy(&sh.q.not_empty);
-    pthread_cond_destroy(&sh.q.not_full);
-    pthread_mutex_destroy(&sh.dlog_lock);
+    pthread_mutex_destroy(&sh->lock);
+    pthread_cond_destroy(&sh->cond);
+    pthread_mutex_destroy(&sh->q.lock);
+    pthread_cond_destroy(&sh->q.not_empty);
+    pthread_cond_destroy(&sh->q.not_full);
+    pthread_mutex_destroy(&sh->dlog_lock);
+    free(sh);
     return rc;
 }
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "core/signals.h"
 #include "db/db.h"
 #include "db/dialect.h"
 #include "tpcc/admin.h"
@@ -143,6 +144,8 @@ int check_run(struct db_conn *c, const struct dialect *ad, unsigned mask, struct
         uint64_t t0;
         if (!(mask & (1u << (k - 1))))
             continue;
+        if (sig_stop_requested())
+            return err_set(e, E_INTR, "interrupted before condition %d", k);
         t0 = clock_us();
         if ((rc = db_query(c, ad->sql[A_COND1 + k - 1], NULL, 0, e)) < 0)
             return err_prefix(e, "condition %d", k);

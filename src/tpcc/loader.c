@@ -239,7 +239,7 @@ static int run_phase(struct load_shared *sh, void *(*fn)(void *), const char *na
     const struct load_opts *o = sh->o;
     struct job *jobs = calloc((size_t)o->jobs, sizeof(*jobs));
     struct progress pr;
-    int started = 0;
+    int started = 0, cancelled = 0;
 
     if (!jobs)
         return err_set(e, E_FAIL, "out of memory");
@@ -263,6 +263,13 @@ static int run_phase(struct load_shared *sh, void *(*fn)(void *), const char *na
     }
     while (__atomic_load_n(&sh->ndone, __ATOMIC_ACQUIRE) < started) {
         clock_sleep_us(100000);
+        /* A stop: ask the server to cancel what the jobs wait for (an index
+         * build can take minutes); a COPY also stops at its next buffer. */
+        if (!cancelled && sig_stop_requested()) {
+            for (int i = 0; i < o->jobs; i++)
+                db_cancel(sh->conns[i]);
+            cancelled = 1;
+        }
         if (o->progress)
             progress_update(&pr, __atomic_load_n(&sh->rows_done, __ATOMIC_RELAXED));
     }

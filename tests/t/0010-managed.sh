@@ -125,7 +125,7 @@ CC=${CC:-cc}
 if $CC -std=c11 -D_GNU_SOURCE -I"$root/src" -Wall -Wextra -Wpedantic -Wshadow \
     -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings -g \
     -fsanitize=address,undefined -o "$smoke" "$root/tests/helpers/managed_smoke.c" \
-    "$root/src/db/managed.c" "$root/src/core/err.c" 2>"$tmp/cc.log"; then
+    "$root/src/db/managed.c" "$root/src/core/err.c" "$root/src/core/signals.c" 2>"$tmp/cc.log"; then
     ok "managed_smoke compiles"
 else
     not_ok "managed_smoke compiles" "$(tail -n 5 "$tmp/cc.log")"
