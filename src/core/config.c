@@ -894,7 +894,11 @@ static int yaml_error(struct loader *ld, const yaml_parser_t *p)
         where_started(p, context, sizeof(context));
         break;
     }
-    hint = syntax_hint(problem, p->context, ch, col, hbuf, sizeof(hbuf));
+    /* NUL bytes mostly come from UTF-16 or UTF-32 without a byte order mark, or a binary file. */
+    if (p->error == YAML_READER_ERROR && p->problem_value == 0)
+        hint = "a NUL byte: save the file as UTF-8 text";
+    else
+        hint = syntax_hint(problem, p->context, ch, col, hbuf, sizeof(hbuf));
     return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s%s%s%s%s", ld->name, line, col,
                    problem, value, context, *hint ? ": " : "", hint);
 }

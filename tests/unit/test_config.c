@@ -410,8 +410,8 @@ static const struct err_case err_cases[] = {
       "t.yaml:2:1: YAML syntax error: found unexpected end of stream in the quoted scalar that "
       "starts at 1:6: close the quote" },
     { "run: {}\nx\x00y: 1\n", 10,
-      "t.yaml:2:2: YAML syntax error: control characters are not allowed (0x00): the config "
-      "must be plain text: remove it" },
+      "t.yaml:2:2: YAML syntax error: control characters are not allowed (0x00): a NUL byte: "
+      "save the file as UTF-8 text" },
     { "run: {}\nlabel: \xff\n", 0,
       "t.yaml:2:8: YAML syntax error: invalid leading UTF-8 octet (0xff): save the file as UTF-8 "
       "text" },
