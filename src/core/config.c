@@ -27,10 +27,9 @@
 
 #include <yaml.h>
 
-/* Bounds on what a config file may make us build. */
-#define CFG_MAX_DEPTH     32
-#define CFG_MAX_NODES     10000
-#define CFG_MAX_FILE_SIZE (1024 * 1024)
+/* Bounds on what a config file may make us build (the size: CFG_MAX_FILE_SIZE in config.h). */
+#define CFG_MAX_DEPTH 32
+#define CFG_MAX_NODES 10000
 
 /* Longest part of a user-supplied value or key quoted back in a message. */
 #define QUOTE_MAX 64
@@ -1059,6 +1058,10 @@ int cfg_load_string(struct config *c, const char *name, const char *text, size_t
     ld.c = &scratch;
     ld.e = e;
 
+    if (len > CFG_MAX_FILE_SIZE)
+        return err_set(e, E_USAGE,
+                       "%s: the config file is larger than %d bytes; is this the right file?", name,
+                       CFG_MAX_FILE_SIZE);
     rc = build_tree(&ld);
     if (rc == 0 && (!ld.root || is_empty(ld.root)))
         rc = err_set(e, E_USAGE, "%s: the config file is empty (expected a mapping with %s)", name,
@@ -1103,13 +1106,7 @@ int cfg_load(struct config *c, const char *path, struct err *e)
                        err_errno(saved, msg, sizeof(msg)));
     }
     fclose(f);
-    if (len > CFG_MAX_FILE_SIZE) {
-        free(buf);
-        return err_set(e, E_USAGE,
-                       "%s: the config file is larger than %d bytes; is this the "
-                       "right file?",
-                       path, CFG_MAX_FILE_SIZE);
-    }
+    /* One byte past the limit is enough for cfg_load_string() to refuse the size. */
     rc = cfg_load_string(c, path, buf, len, e);
     free(buf);
     return rc;
