@@ -26,7 +26,7 @@ SQL_SRC  := $(sort $(wildcard schema/*/*.sql))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
 
-.PHONY: all deps test unit-test integration-test demo clean help bench-load format
+.PHONY: all deps test unit-test integration-test demo clean help bench-load format fuzz
 all: tpccbench
 
 tpccbench: build/src/main.o $(LIB_OBJ)
@@ -66,6 +66,39 @@ demo: deps
 	$(MAKE) tpccbench
 	sh scripts/demo.sh
 
+# libFuzzer on the config loader (tests/fuzz/fuzz_config.c) for FUZZ_SECONDS.  The corpus it
+# grows is tests/data/fuzz-config (seeded from tests/data/config and tests/data/bad-config),
+# minimised with -merge=1 afterwards; a crash, leak or hang is saved as build/fuzz/crash-*.
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 600
+FUZZ_CORPUS  := tests/data/fuzz-config
+FUZZ_SEEDS   := tests/data/config tests/data/bad-config
+FUZZ_FLAGS   := -std=c11 -g -O1 $(WARN) -Werror -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/core/config.c src/core/err.c src/core/config.h \
+                        src/core/err.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -D_GNU_SOURCE -Isrc $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_config.c src/core/config.c \
+	    src/core/err.c -lyaml
+
+build/fuzz/config.dict: src/core/config.c tests/fuzz/make-dict.sh
+	@mkdir -p $(dir $@)
+	sh tests/fuzz/make-dict.sh src/core/config.c > $@.tmp && mv $@.tmp $@
+
+fuzz:
+	@sh scripts/deps.sh fuzz
+	$(MAKE) build/fuzz/fuzz_config build/fuzz/config.dict
+	@mkdir -p $(FUZZ_CORPUS)
+	build/fuzz/fuzz_config -max_total_time=$(FUZZ_SECONDS) -max_len=8192 -timeout=10 \
+	    -print_final_stats=1 -dict=build/fuzz/config.dict -artifact_prefix=build/fuzz/ \
+	    $(FUZZ_CORPUS) $(FUZZ_SEEDS)
+	rm -rf build/fuzz/merged && mkdir -p build/fuzz/merged
+	build/fuzz/fuzz_config -merge=1 -max_len=8192 -timeout=10 build/fuzz/merged \
+	    $(FUZZ_CORPUS) $(FUZZ_SEEDS)
+	rm -rf $(FUZZ_CORPUS) && mv build/fuzz/merged $(FUZZ_CORPUS)
+	@echo "fuzz: $$(ls $(FUZZ_CORPUS) | wc -l) inputs ($$(du -sh $(FUZZ_CORPUS) | cut -f1)) in $(FUZZ_CORPUS)"
+
 bench-load: tpccbench
 	sh bench/load.sh
 
@@ -81,3 +114,5 @@ help:
 	@echo "make test       install what is missing, run every unit and integration test"
 	@echo "make SANITIZE=address,undefined   build with sanitizers (CC=clang works too)"
 	@echo "make WERROR=1   treat warnings as errors (CI)"
+	@echo "make fuzz       libFuzzer on the config loader for FUZZ_SECONDS (600); grows and"
+	@echo "                minimises tests/data/fuzz-config; findings in build/fuzz/crash-*"

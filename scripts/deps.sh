@@ -2,7 +2,7 @@
 # Install what tpccbench needs to build, test or demo, from Debian's packages.
 # As root: apt-get installs what is missing.  Otherwise: print the exact
 # apt-get line and exit 2.
-#   scripts/deps.sh build|test|demo
+#   scripts/deps.sh build|test|demo|fuzz
 set -eu
 what=${1:-build}
 pkgs="gcc make libpq-dev libyaml-dev libjansson-dev unixodbc-dev"
@@ -10,7 +10,8 @@ case "$what" in
     build) ;;
     test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb mariadb-server mariadb-client chromium" ;;
     demo) pkgs="$pkgs postgresql postgresql-client" ;;
-    *) echo "deps.sh: unknown target '$what' (build, test or demo)" >&2; exit 2 ;;
+    fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libclang-rt-dev: the libFuzzer runtime
+    *) echo "deps.sh: unknown target '$what' (build, test, demo or fuzz)" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do

@@ -151,7 +151,9 @@ static int parse(int argc, char **argv, struct proxy_opts *o, int *json, int *he
         } else {
             int64_t v;
             if (parse_int64(val, 1, INT64_MAX, &v) != 0)
-                return err_set(e, E_USAGE, "'--seed' must be an integer above 0 (got \"%s\")", val);
+                return err_set(
+                    e, E_USAGE,
+                    "'--seed' must be an integer from 1 to 9223372036854775807 (got \"%s\")", val);
             o->seed = (uint64_t)v;
         }
     }

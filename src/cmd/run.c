@@ -146,6 +146,41 @@ static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct 
 }
 
 /* One record: run (or bench) once; repeat is {index, of} for --repeat. */
+/*
+ * Split bench --iobench "ARGS" on blanks into argv (pointing into buf, of
+ * size bytes) and parse them as tbiobench options into o.  Called once
+ * before anything starts, so a bad option costs no server start, and again
+ * when the bench runs.
+ */
+static int iobench_opts_from(const char *args, char *buf, size_t size, char **argv, int max,
+                             struct iobench_opts *o, struct err *e)
+{
+    int argc = 0;
+
+    if (strlen(args) >= size)
+        return err_set(e, E_USAGE, "--iobench: the options are longer than %zu characters",
+                       size - 1);
+    snprintf(buf, size, "%s", args);
+    for (char *p = buf; *p;) {
+        while (*p == ' ')
+            *p++ = '\0';
+        if (!*p)
+            break;
+        if (argc == max - 1)
+            return err_set(e, E_USAGE, "--iobench: more than %d options", max - 1);
+        argv[argc++] = p;
+        p += strcspn(p, " ");
+    }
+    argv[argc] = NULL;
+    iobench_opts_init(o);
+    if (iobench_parse_args(o, argc, argv, e) < 0)
+        return err_prefix(e, "--iobench");
+    if (o->help)
+        return err_set(e, E_USAGE, "--iobench: give the options of the disk bench, not --help "
+                                   "(see 'tpccbench iobench --help')");
+    return 0;
+}
+
 /* bench --iobench "ARGS": tbiobench options; the target is a file in the
  * database's data directory (the managed cluster, or the fingerprint's data
  * directory when the server is local).  The result goes into run.json. */
@@ -155,22 +190,11 @@ static int attach_iobench(struct session *s, json_t *rec, const char *args, stru
     const char *datadir = NULL;
     struct iobench_opts o;
     struct iobench_result r;
-    int argc = 0, rc;
+    int rc;
     json_t *st;
 
-    snprintf(buf, sizeof(buf), "%s", args);
-    for (char *p = buf; *p && argc < 31;) {
-        while (*p == ' ')
-            *p++ = '\0';
-        if (!*p)
-            break;
-        argv[argc++] = p;
-        p += strcspn(p, " ");
-    }
-    argv[argc] = NULL;
-    iobench_opts_init(&o);
-    if ((rc = iobench_parse_args(&o, argc, argv, e)) < 0)
-        return err_prefix(e, "--iobench");
+    if ((rc = iobench_opts_from(args, buf, sizeof(buf), argv, 32, &o, e)) < 0)
+        return rc;
     if (s->managed) {
         datadir = s->mpg.datadir;
     } else if ((st = json_object_get(json_object_get(rec, "environment"), "storage")) &&
@@ -251,7 +275,7 @@ static int run_or_bench(int argc, char **argv, int bench)
     struct config cfg;
     struct cmd_args a;
     struct err e;
-    long repeat = 1;
+    int64_t repeat = 1;
     int rc = 0;
 
     err_clear(&e);
@@ -279,20 +303,22 @@ static int run_or_bench(int argc, char **argv, int bench)
         err_set(&e, E_USAGE, "unexpected argument '%s'", a.pos[0]);
         return cmd_fail(cmd, &e);
     }
-    if ((rep = cmd_extra(&a, "repeat")) != NULL) {
-        char *end;
-        errno = 0;
-        repeat = strtol(rep, &end, 10);
-        if (errno || end == rep || *end || repeat < 1 || repeat > 1000) {
-            err_set(&e, E_USAGE, "'--repeat' must be an integer in 1..1000 (got \"%s\")", rep);
+    if ((rep = cmd_extra(&a, "repeat")) != NULL && parse_int64(rep, 1, 1000, &repeat) != 0) {
+        err_set(&e, E_USAGE, "'--repeat' must be an integer from 1 to 1000 (got \"%s\")", rep);
+        return cmd_fail(cmd, &e);
+    }
+    /* Check the disk bench's options now: a mistake must not cost a server start. */
+    if (bench && cmd_extra(&a, "iobench")) {
+        char buf[512], *iargv[32];
+        struct iobench_opts o;
+        if (iobench_opts_from(cmd_extra(&a, "iobench"), buf, sizeof(buf), iargv, 32, &o, &e) < 0)
             return cmd_fail(cmd, &e);
-        }
     }
     sig_install();
     /* Each repeat is a record of its own; compare groups them by label. */
     for (int i = 1; i <= repeat && rc == 0 && !sig_stop_requested(); i++) {
         if (repeat > 1)
-            fprintf(stderr, "%s: repeat %d of %ld\n", cmd, i, repeat);
+            fprintf(stderr, "%s: repeat %d of %lld\n", cmd, i, (long long)repeat);
         rc = one_record(cmd, bench, &cfg, &a, i, (int)repeat, NULL, 0);
     }
     return rc;

@@ -43,22 +43,56 @@ struct point {
     double notpm, tps, no_p90_ms, rtt_seen_ms, vus_in_tx, in_tx_ms, connect_s;
 };
 
-/* Split "a,b,c" into at most max tokens of cap bytes. */
-static int split_list(const char *s, char out[][32], int max)
+/*
+ * Split the list value of option name ("0,0.3ms,6.5ms") into at most max
+ * items of under 32 bytes; *n gets how many.  E_USAGE, naming the option,
+ * for an empty list or item (",," or a trailing comma), too many items or
+ * one too long.
+ */
+static int split_list(const char *name, const char *s, char out[][32], int max, int *n,
+                      struct err *e)
 {
-    int n = 0;
+    const char *list = s;
 
-    while (*s && n < max) {
+    *n = 0;
+    if (!*s)
+        return err_set(e, E_USAGE, "--%s: the list is empty (example: %s)", name,
+                       strcmp(name, "rtt") ? "4,8,16" : "0,0.3ms,6.5ms");
+    for (;;) {
         size_t k = strcspn(s, ",");
-        if (k == 0 || k >= 32)
-            return -1;
-        memcpy(out[n], s, k);
-        out[n++][k] = '\0';
+        if (k == 0)
+            return err_set(e, E_USAGE,
+                           "--%s: an empty item in \"%s\": separate the items by single commas",
+                           name, list);
+        if (*n == max)
+            return err_set(e, E_USAGE, "--%s: give at most %d items (got more in \"%.64s\")", name,
+                           max, list);
+        if (k >= 32)
+            return err_set(e, E_USAGE, "--%s: '%.32s...' is too long for an item", name, s);
+        memcpy(out[*n], s, k);
+        out[(*n)++][k] = '\0';
         s += k;
-        if (*s == ',')
-            s++;
+        if (!*s)
+            return 0;
+        s++; /* the comma */
     }
-    return *s ? -1 : n;
+}
+
+/* An added round-trip time from 0 to 2 s; a bare number other than 0 needs a unit. */
+static int parse_rtt(const char *text, int64_t *us, struct err *e)
+{
+    size_t n = strlen(text);
+
+    if (strcmp(text, "0") != 0 && n > 0 && text[n - 1] >= '0' && text[n - 1] <= '9')
+        return err_set(e, E_USAGE,
+                       "--rtt: '%s' needs a unit: 0.3ms, 250us or 1s (seconds or milliseconds?)",
+                       text);
+    if (parse_duration_us(text, us) < 0 || *us > 2000000)
+        return err_set(e, E_USAGE,
+                       "--rtt: '%s' is not a round-trip time from 0 to 2s (examples: 0, 0.3ms, "
+                       "6.5ms)",
+                       text);
+    return 0;
 }
 
 /* A free TCP port on 127.0.0.1 for the managed server. */
@@ -216,15 +250,15 @@ int cmd_sweep(int argc, char **argv)
                   sweep_opts);
         return 0;
     }
-    if (!(rl = cmd_extra(&a, "rtt")) || (nr = split_list(rl, rtts, SWEEP_MAX)) <= 0) {
+    if (!(rl = cmd_extra(&a, "rtt"))) {
         err_set(&e, E_USAGE, "--rtt: give a list of round-trip times such as 0,0.3ms,6.5ms");
         return cmd_fail("sweep", &e);
     }
-    vl = cmd_extra(&a, "vus");
-    if (vl && (nv = split_list(vl, vlist, 4)) <= 0) {
-        err_set(&e, E_USAGE, "--vus: give at most 4 VU counts such as 4,8,16");
+    if (split_list("rtt", rl, rtts, SWEEP_MAX, &nr, &e) < 0)
         return cmd_fail("sweep", &e);
-    }
+    vl = cmd_extra(&a, "vus");
+    if (vl && split_list("vus", vl, vlist, 4, &nv, &e) < 0)
+        return cmd_fail("sweep", &e);
     if (!vl) {
         snprintf(vlist[0], sizeof(vlist[0]), "%d", cfg.run.virtual_users);
         nv = 1;
@@ -239,11 +273,8 @@ int cmd_sweep(int argc, char **argv)
             int64_t v;
             memset(p, 0, sizeof(*p));
             snprintf(p->rtt_text, sizeof(p->rtt_text), "%.31s", rtts[i]);
-            if (parse_duration_us(rtts[i], &p->rtt_us) < 0 || p->rtt_us > 2000000) {
-                err_set(&e, E_USAGE, "--rtt: '%s' is not a round-trip time from 0 to 2s "
-                                     "(examples: 0, 0.3ms, 6.5ms)", rtts[i]);
+            if (parse_rtt(rtts[i], &p->rtt_us, &e) < 0)
                 return cmd_fail("sweep", &e);
-            }
             if (parse_int64(vlist[j], 1, 10000, &v) < 0) {
                 err_set(&e, E_USAGE, "--vus: '%s' is not a VU count from 1 to 10000", vlist[j]);
                 return cmd_fail("sweep", &e);

@@ -4,9 +4,12 @@
  *
  * Loading is two steps.  First libyaml's event parser builds a small tree of
  * nodes that remembers the line and column of every key and value; aliases
- * are refused (so no alias expansion and no "billion laughs"), and depth and
- * node count are bounded.  Then the tree is walked against key_table[]: each
- * row names a dotted key, its type, where it lives in struct config and its
+ * are refused (so no alias expansion and no "billion laughs"), so are tags
+ * (which would change a value's meaning behind the loader's back), and the
+ * file size, depth and node count are bounded.  Syntax errors say where an
+ * unclosed bracket or quote was opened and, where libyaml's wording does
+ * not, what to do.  Then the tree is walked against key_table[]: each row
+ * names a dotted key, its type, where it lives in struct config and its
  * range, so the YAML file, cfg_set() and cfg_validate() share one set of
  * rules and one wording of messages.  A load that fails leaves the config as
  * it was.  Nothing here prints or exits.  Secrets are not kept here: only
@@ -24,10 +27,9 @@
 
 #include <yaml.h>
 
-/* Bounds on what a config file may make us build. */
-#define CFG_MAX_DEPTH     32
-#define CFG_MAX_NODES     10000
-#define CFG_MAX_FILE_SIZE (1024 * 1024)
+/* Bounds on what a config file may make us build (the size: CFG_MAX_FILE_SIZE in config.h). */
+#define CFG_MAX_DEPTH 32
+#define CFG_MAX_NODES 10000
 
 /* Longest part of a user-supplied value or key quoted back in a message. */
 #define QUOTE_MAX 64
@@ -406,6 +408,32 @@ static int parse_mix_list(const char *s, int *mix)
 }
 
 /*
+ * Whether s is written as a duration ("1.5h", "30", "250us") whatever its
+ * size, so that one too large for parse_duration_us() is reported as out of
+ * range rather than as malformed.
+ */
+static int is_duration_shape(const char *s)
+{
+    static const char *const units[] = { "", "s", "ms", "us", "m", "h" };
+
+    if (!is_digit(*s))
+        return 0;
+    while (is_digit(*s))
+        s++;
+    if (*s == '.') {
+        if (!is_digit(*++s))
+            return 0;
+        while (is_digit(*s))
+            s++;
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (!strcmp(s, units[i]))
+            return 1;
+    }
+    return 0;
+}
+
+/*
  * Check the scalar text (len bytes) against key k and store it into c.
  * where is the message prefix: "file:line:col" or a command-line origin.
  */
@@ -451,9 +479,17 @@ static int set_value(struct config *c, const struct key *k, const char *text, si
         break;
 
     case K_DUR:
-        if (parse_duration_us(text, &v) != 0)
-            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
-                           describe(k, NULL, what, sizeof(what)), got);
+        if (text[0] == '-' && parse_duration_us(text + 1, &v) == 0 && v > 0)
+            return err_set(e, E_USAGE,
+                           "%s: '%s' must not be negative: give a duration %s %s (got %s)", where,
+                           k->name, k->min <= 0 ? "from 0 to" : "above 0 and at most",
+                           fmt_duration(k->max, b, sizeof(b)), got);
+        if (parse_duration_us(text, &v) != 0) {
+            if (!is_duration_shape(text))
+                return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
+                               describe(k, NULL, what, sizeof(what)), got);
+            v = INT64_MAX; /* well-formed but past int64_t: out of range like any large value */
+        }
         if (v < k->min || v > k->max) {
             if (k->min <= 0)
                 return err_set(e, E_USAGE, "%s: '%s' must be a duration of at most %s (got %s)",
@@ -564,6 +600,41 @@ static int oom(struct err *e)
     return err_set(e, E_FAIL, "out of memory while reading the config");
 }
 
+/* The explicit tag of a node event ("tag:yaml.org,2002:str" for !!str), or NULL. */
+static const char *event_tag(const yaml_event_t *ev)
+{
+    switch (ev->type) {
+    case YAML_SCALAR_EVENT:
+        return (const char *)ev->data.scalar.tag;
+    case YAML_MAPPING_START_EVENT:
+        return (const char *)ev->data.mapping_start.tag;
+    case YAML_SEQUENCE_START_EVENT:
+        return (const char *)ev->data.sequence_start.tag;
+    default:
+        return NULL;
+    }
+}
+
+/*
+ * Tags are refused like aliases: one such as !!binary or !!float would
+ * change what a value means while the loader reads only its text.
+ */
+static int tag_error(struct loader *ld, const yaml_event_t *ev, int line, int col)
+{
+    static const char core[] = "tag:yaml.org,2002:";
+    const char *tag = event_tag(ev);
+    char q[QUOTE_MAX * 4 + 8];
+    int shorthand = !strncmp(tag, core, sizeof(core) - 1);
+
+    if (shorthand)
+        tag += sizeof(core) - 1;
+    return err_set(ld->e, E_USAGE,
+                   "%s:%d:%d: YAML tags such as '%s%s' are not supported; write the value "
+                   "without it",
+                   ld->name, line, col, shorthand ? "!!" : "",
+                   quote_bare(tag, strlen(tag), q, sizeof(q)));
+}
+
 /* Turn one libyaml event into a node, or reject it. */
 static int on_event(struct loader *ld, const yaml_event_t *ev)
 {
@@ -587,6 +658,13 @@ static int on_event(struct loader *ld, const yaml_event_t *ev)
                        "out in full",
                        ld->name, line, col, quote_bare(anchor, strlen(anchor), q, sizeof(q)));
     }
+    default:
+        break;
+    }
+    if (event_tag(ev))
+        return tag_error(ld, ev, line, col);
+
+    switch (ev->type) {
     case YAML_SEQUENCE_END_EVENT:
     case YAML_MAPPING_END_EVENT:
         ld->depth--;
@@ -649,42 +727,180 @@ static int on_event(struct loader *ld, const yaml_event_t *ev)
 
 /*
  * Position of a reader error: libyaml gives a byte offset only (no mark), so
- * count lines and UTF-8 characters up to it.
+ * count lines and characters up to it, as the scanner would: in UTF-8 or, for
+ * a file with a UTF-16 byte order mark, in 16-bit units, not counting the
+ * byte order mark itself.
  */
-static void offset_to_mark(const char *text, size_t len, size_t off, int *line, int *col)
+static void offset_to_mark(const char *text, size_t len, size_t off, yaml_encoding_t enc, int *line,
+                           int *col)
 {
+    const unsigned char *s = (const unsigned char *)text;
+    size_t i = 0;
+
     *line = 1;
     *col = 1;
-    for (size_t i = 0; i < off && i < len; i++) {
-        unsigned char ch = (unsigned char)text[i];
-        if (ch == '\n') {
+    if (off > len)
+        off = len;
+    if (enc == YAML_UTF16LE_ENCODING || enc == YAML_UTF16BE_ENCODING) {
+        int lo = enc == YAML_UTF16LE_ENCODING ? 0 : 1;
+        for (i = 2; i + 1 < off + 1 && i + 1 < len; i += 2) {
+            unsigned unit = (unsigned)s[i + lo] | (unsigned)s[i + 1 - lo] << 8;
+            if (unit == '\n') {
+                ++*line;
+                *col = 1;
+            } else if (unit < 0xDC00 || unit > 0xDFFF) {
+                ++*col; /* a low surrogate ends a character counted at its high half */
+            }
+        }
+        return;
+    }
+    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    for (; i < off; i++) {
+        if (s[i] == '\n') {
             ++*line;
             *col = 1;
-        } else if ((ch & 0xC0) != 0x80) {
+        } else if ((s[i] & 0xC0) != 0x80) {
             ++*col;
         }
     }
 }
 
+/* The first byte of the character at 1-based line:col of UTF-8 text, or -1 when not found. */
+static int char_at(const char *text, size_t len, int line, int col)
+{
+    size_t i = 0;
+
+    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
+        i = 3;
+    for (int l = 1; l < line && i < len; i++) {
+        if (text[i] == '\n')
+            l++;
+    }
+    for (int c = 1; i < len && text[i] != '\n'; i++) {
+        if (((unsigned char)text[i] & 0xC0) == 0x80)
+            continue;
+        if (c++ == col)
+            return (unsigned char)text[i];
+    }
+    return -1;
+}
+
+/*
+ * What to do about a libyaml problem, as the end of the message: libyaml
+ * says what it expected, not how to fix the file.  ch is the character at
+ * the problem's position (-1 when unknown).  Returns "" when there is no
+ * advice better than the problem itself.  col is the problem's column.
+ */
+static const char *syntax_hint(const char *problem, const char *context, int ch, int col, char *buf,
+                               size_t size)
+{
+    static const struct {
+        const char *problem; /* the start of libyaml's problem text */
+        const char *hint;
+    } hints[] = {
+        { "found a tab character", "indent with spaces: YAML does not allow tabs there" },
+        { "mapping values are not allowed",
+          "put a value holding ': ' in quotes, or check the indentation" },
+        { "did not find expected key", "check the indentation of this line and the one above" },
+        { "did not find expected ',' or '}'",
+          "close the '{' with '}', or put ',' between entries" },
+        { "did not find expected ',' or ']'", "close the '[' with ']', or put ',' between items" },
+        { "did not find expected node content", "a value is missing here" },
+        { "did not find expected '-' indicator", "a list item must start with '- '" },
+        { "found unknown escape character",
+          "in double quotes write a backslash as '\\\\', or use single quotes" },
+        { "found undefined tag handle", "YAML tags are not supported: remove it" },
+        { "did not find expected <document start>", "the file must hold a single YAML mapping" },
+        { "found incompatible YAML document", "remove the %YAML line" },
+        { "found duplicate %YAML directive", "remove the %YAML lines" },
+        { "control characters are not allowed", "the config must be plain text: remove it" },
+        { "invalid", "save the file as UTF-8 text" },
+        { "incomplete UTF", "save the file as UTF-8 text" },
+        { "expected low surrogate", "save the file as UTF-8 text" },
+        { "unexpected low surrogate", "save the file as UTF-8 text" },
+    };
+
+    /* libyaml drops a possible key longer than 1024 characters, then trips on its ':'. */
+    if (!strncmp(problem, "mapping values are not allowed", 30) && col > 1024)
+        return "a key must be shorter than 1024 characters";
+    if (!strcmp(problem, "found unexpected end of stream") && context &&
+        strstr(context, "quoted scalar"))
+        return "close the quote";
+    if (!strcmp(problem, "found unexpected end of stream"))
+        return "the file ends in the middle of a value";
+    if (!strcmp(problem, "found character that cannot start any token")) {
+        if (ch == '\t')
+            return "indent with spaces: YAML does not allow tabs there";
+        if (ch > 0x20 && ch < 0x7F) {
+            snprintf(buf, size, "'%c' cannot start a plain value: put the value in quotes", ch);
+            return buf;
+        }
+        return "put the value in quotes";
+    }
+    for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
+        if (!strncmp(problem, hints[i].problem, strlen(hints[i].problem)))
+            return hints[i].hint;
+    }
+    return "";
+}
+
+/*
+ * " in the flow mapping that starts at 1:9" from libyaml's context ("while
+ * parsing a flow mapping"), so an unclosed bracket or quote is found where
+ * it was opened.  Block mappings and sequences are left out: their start is
+ * usually the top of the file, which tells nothing.
+ */
+static void where_started(const yaml_parser_t *p, char *buf, size_t size)
+{
+    const char *what = p->context, *sp;
+
+    buf[0] = '\0';
+    if (!what || strstr(what, "block mapping") || strstr(what, "block collection") ||
+        (p->context_mark.line == p->problem_mark.line &&
+         p->context_mark.column == p->problem_mark.column))
+        return;
+    /* "while parsing a flow mapping" -> "flow mapping" */
+    if (!strncmp(what, "while ", 6) && (sp = strchr(what + 6, ' ')) != NULL) {
+        what = sp + 1;
+        if (!strncmp(what, "a ", 2))
+            what += 2;
+        else if (!strncmp(what, "an ", 3))
+            what += 3;
+    }
+    snprintf(buf, size, " in the %s that starts at %d:%d", what, (int)p->context_mark.line + 1,
+             (int)p->context_mark.column + 1);
+}
+
 static int yaml_error(struct loader *ld, const yaml_parser_t *p)
 {
-    int line, col;
+    const char *problem = p->problem ? p->problem : "unknown problem", *hint;
+    char value[16] = "", context[96] = "", hbuf[96];
+    int line, col, ch = -1;
 
     switch (p->error) {
     case YAML_MEMORY_ERROR:
         return oom(ld->e);
     case YAML_READER_ERROR:
-        offset_to_mark(ld->text, ld->len, p->problem_offset, &line, &col);
+        offset_to_mark(ld->text, ld->len, p->problem_offset, p->encoding, &line, &col);
         if (p->problem_value >= 0)
-            return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s (0x%02x)", ld->name,
-                           line, col, p->problem, (unsigned)p->problem_value);
-        return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s", ld->name, line, col,
-                       p->problem);
+            snprintf(value, sizeof(value), " (0x%02x)", (unsigned)p->problem_value);
+        break;
     default:
-        return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s", ld->name,
-                       (int)p->problem_mark.line + 1, (int)p->problem_mark.column + 1,
-                       p->problem ? p->problem : "unknown problem");
+        line = (int)p->problem_mark.line + 1;
+        col = (int)p->problem_mark.column + 1;
+        if (p->encoding == YAML_UTF8_ENCODING)
+            ch = char_at(ld->text, ld->len, line, col);
+        where_started(p, context, sizeof(context));
+        break;
     }
+    /* NUL bytes mostly come from UTF-16 or UTF-32 without a byte order mark, or a binary file. */
+    if (p->error == YAML_READER_ERROR && p->problem_value == 0)
+        hint = "a NUL byte: save the file as UTF-8 text";
+    else
+        hint = syntax_hint(problem, p->context, ch, col, hbuf, sizeof(hbuf));
+    return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s%s%s%s%s", ld->name, line, col,
+                   problem, value, context, *hint ? ": " : "", hint);
 }
 
 /* Parse ld->text into ld->root.  On failure the partial tree is left for the caller to free. */
@@ -843,6 +1059,10 @@ int cfg_load_string(struct config *c, const char *name, const char *text, size_t
     ld.c = &scratch;
     ld.e = e;
 
+    if (len > CFG_MAX_FILE_SIZE)
+        return err_set(e, E_USAGE,
+                       "%s: the config file is larger than %d bytes; is this the right file?", name,
+                       CFG_MAX_FILE_SIZE);
     rc = build_tree(&ld);
     if (rc == 0 && (!ld.root || is_empty(ld.root)))
         rc = err_set(e, E_USAGE, "%s: the config file is empty (expected a mapping with %s)", name,
@@ -887,13 +1107,7 @@ int cfg_load(struct config *c, const char *path, struct err *e)
                        err_errno(saved, msg, sizeof(msg)));
     }
     fclose(f);
-    if (len > CFG_MAX_FILE_SIZE) {
-        free(buf);
-        return err_set(e, E_USAGE,
-                       "%s: the config file is larger than %d bytes; is this the "
-                       "right file?",
-                       path, CFG_MAX_FILE_SIZE);
-    }
+    /* One byte past the limit is enough for cfg_load_string() to refuse the size. */
     rc = cfg_load_string(c, path, buf, len, e);
     free(buf);
     return rc;

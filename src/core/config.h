@@ -96,7 +96,12 @@ void cfg_defaults(struct config *c);
  * Errors: E_USAGE with "file:line:column: ..." naming the key. */
 int cfg_load(struct config *c, const char *path, struct err *e);
 
-/* Parse YAML text (for tests); name is used in messages in place of a file. */
+/* The largest config file accepted, in bytes. */
+#define CFG_MAX_FILE_SIZE (1024 * 1024)
+
+/* Parse YAML text of len bytes (any bytes, NULs too) held in memory: cfg_load()'s own path
+ * after reading the file, and the entry of tests and the fuzzer (tests/fuzz).  name is used
+ * in messages in place of a file.  Same errors as cfg_load(); c is unchanged on error. */
 int cfg_load_string(struct config *c, const char *name, const char *text, size_t len,
                     struct err *e);
 

@@ -43,13 +43,6 @@ static json_t *jget(json_t *doc, const char *path)
     return doc;
 }
 
-static const char *jstr(json_t *doc, const char *path)
-{
-    const char *s = json_string_value(jget(doc, path));
-
-    return s ? s : "";
-}
-
 static int add_warning(struct cmp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int add_warning(struct cmp *c, const char *fmt, ...)
 {
@@ -147,83 +140,222 @@ void cmp_fmt_pct(char *buf, size_t len, double frac)
 /* Reading records                                                     */
 /* ------------------------------------------------------------------ */
 
+/* What to do about a record that parses but is not what tpccbench writes. */
+#define DAMAGED "the record is damaged: leave it out, or run that step again"
+
+/* The largest run.json read; real ones are tens of kilobytes. */
+#define RECORD_MAX_BYTES (64L * 1024 * 1024)
+
 void cmp_run_release(struct cmp_run *r)
 {
     json_decref(r->doc);
     r->doc = NULL;
 }
 
-/* A number at path, or NAN; E_USAGE when present but not a number. */
+/* What v is, for "(got ...)": its JSON text cut at 40 characters, or "nothing". */
+static const char *json_got(json_t *v, char *buf, size_t size)
+{
+    char *t;
+
+    if (!v) {
+        snprintf(buf, size, "nothing");
+        return buf;
+    }
+    t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_PRESERVE_ORDER);
+    if (t && strlen(t) > 40)
+        snprintf(buf, size, "%.37s...", t);
+    else
+        snprintf(buf, size, "%s", t ? t : "?");
+    free(t);
+    return buf;
+}
+
+/* The value at path, which must be of the JSON type want when present ("" when absent). */
+static int get_typed(json_t *doc, const char *path, json_type want, json_t **out, const char *name,
+                     struct err *e)
+{
+    static const char *const what[] = {
+        [JSON_OBJECT] = "an object",    [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
+        [JSON_INTEGER] = "an integer",  [JSON_REAL] = "a number",  [JSON_TRUE] = "true or false",
+        [JSON_FALSE] = "true or false", [JSON_NULL] = "null",
+    };
+    json_t *v = jget(doc, path);
+    char got[48];
+
+    *out = v;
+    if (!v || json_typeof(v) == want || (want == JSON_TRUE && json_is_boolean(v)))
+        return 0;
+    return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s): " DAMAGED, name, path, what[want],
+                   json_got(v, got, sizeof(got)));
+}
+
+/* A string at path, "" when absent; E_USAGE when present but not a string. */
+static int get_str(json_t *doc, const char *path, const char **out, const char *name, struct err *e)
+{
+    json_t *v;
+    int rc = get_typed(doc, path, JSON_STRING, &v, name, e);
+
+    *out = v ? json_string_value(v) : "";
+    return rc;
+}
+
+/* A number at path, or NAN; E_USAGE when present but not a number (null counts as absent). */
 static int get_num(json_t *doc, const char *path, double *out, const char *name, struct err *e)
 {
     json_t *v = jget(doc, path);
+    char got[48];
 
     *out = NAN;
     if (!v || json_is_null(v))
         return 0;
     if (!json_is_number(v))
-        return err_set(e, E_USAGE, "'%s': %s is not a number: the record is damaged", name, path);
+        return err_set(e, E_USAGE, "%s: '%s' must be a number (got %s): " DAMAGED, name, path,
+                       json_got(v, got, sizeof(got)));
     *out = json_number_value(v);
     return 0;
 }
 
 int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct err *e)
 {
-    json_t *ver, *run, *load;
+    /* The sections read, with their types; each may be absent unless checked below. */
+    static const struct {
+        const char *path;
+        json_type type;
+    } shape[] = {
+        { "tool", JSON_OBJECT },         { "config", JSON_OBJECT },
+        { "environment", JSON_OBJECT },  { "load", JSON_OBJECT },
+        { "run", JSON_OBJECT },          { "run.transactions", JSON_OBJECT },
+        { "run.validity", JSON_OBJECT }, { "run.validity.valid", JSON_TRUE },
+    };
+    json_t *ver, *v;
+    const char *phase;
+    char got[48];
     int rc;
 
     r->doc = doc;
+    r->label = r->change = r->status = r->started = "";
     for (int m = 0; m < CMP_NMETRICS; m++)
         r->v[m] = NAN;
     if (!json_is_object(doc))
-        return err_set(e, E_USAGE, "'%s' is not a tpccbench run record (not a JSON object)", name);
+        return err_set(e, E_USAGE,
+                       "%s: not a tpccbench run record: the JSON is %s, not an object; give a "
+                       "run folder or its run.json",
+                       name, json_is_array(doc) ? "an array" : "a single value");
+    for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++)
+        if ((rc = get_typed(doc, shape[i].path, shape[i].type, &v, name, e)) < 0)
+            return rc;
     ver = jget(doc, "tool.record_version");
-    if (!json_is_integer(ver))
-        return err_set(e, E_USAGE, "'%s' is not a tpccbench run record (no tool.record_version)",
+    if (!ver)
+        return err_set(e, E_USAGE,
+                       "%s: not a tpccbench run record (no tool.record_version); give a run "
+                       "folder or its run.json",
                        name);
+    if (!json_is_integer(ver))
+        return err_set(e, E_USAGE,
+                       "%s: 'tool.record_version' must be an integer (got %s): " DAMAGED, name,
+                       json_got(ver, got, sizeof(got)));
     if (json_integer_value(ver) > RECORD_VERSION)
         return err_set(e, E_USAGE,
-                       "'%s' has record_version %lld, newer than this tpccbench reads (%d): use "
-                       "the tpccbench that wrote it, or a newer one",
+                       "%s: record_version %lld is newer than this tpccbench reads (%d); upgrade "
+                       "tpccbench",
                        name, (long long)json_integer_value(ver), RECORD_VERSION);
     if (json_integer_value(ver) < 1)
-        return err_set(e, E_USAGE, "'%s' has an invalid record_version %lld", name,
+        return err_set(e, E_USAGE,
+                       "%s: record_version %lld is not valid (they start at 1): " DAMAGED, name,
                        (long long)json_integer_value(ver));
-    r->label = jstr(doc, "label");
-    r->change = jstr(doc, "change");
-    r->status = jstr(doc, "status");
-    r->started = jstr(doc, "started");
-    load = json_object_get(doc, "load");
-    if (load && !json_is_object(load))
-        return err_set(e, E_USAGE, "'%s': load is not an object: the record is damaged", name);
-    if (load && strcmp(jstr(load, "phase_reached"), "done") == 0 &&
+    /* Every record tpccbench writes has a label: steps are grouped by it. */
+    if (!jget(doc, "label"))
+        return err_set(e, E_USAGE, "%s: 'label' is missing: " DAMAGED, name);
+    if ((rc = get_str(doc, "label", &r->label, name, e)) < 0 ||
+        (rc = get_str(doc, "change", &r->change, name, e)) < 0 ||
+        (rc = get_str(doc, "status", &r->status, name, e)) < 0 ||
+        (rc = get_str(doc, "started", &r->started, name, e)) < 0 ||
+        (rc = get_str(doc, "load.phase_reached", &phase, name, e)) < 0)
+        return rc;
+    if (strcmp(phase, "done") == 0 &&
         (rc = get_num(doc, "load.seconds", &r->v[CMP_LOAD], name, e)) < 0)
         return rc;
-    run = json_object_get(doc, "run");
-    if (run && !json_is_object(run))
-        return err_set(e, E_USAGE, "'%s': run is not an object: the record is damaged", name);
-    if (run) {
-        if ((rc = get_num(doc, "run.notpm", &r->v[CMP_NOTPM], name, e)) < 0 ||
-            (rc = get_num(doc, "run.tps", &r->v[CMP_TPS], name, e)) < 0)
+    if ((rc = get_num(doc, "run.notpm", &r->v[CMP_NOTPM], name, e)) < 0 ||
+        (rc = get_num(doc, "run.tps", &r->v[CMP_TPS], name, e)) < 0)
+        return rc;
+    for (int t = 0; t < TX_NTYPES; t++) {
+        char p[96];
+        snprintf(p, sizeof(p), "run.transactions.%s", tx_name((enum tx_type)t));
+        if ((rc = get_typed(doc, p, JSON_OBJECT, &v, name, e)) < 0)
             return rc;
-        for (int t = 0; t < TX_NTYPES; t++) {
-            char p[96];
-            snprintf(p, sizeof(p), "run.transactions.%s.p90_ms", tx_name((enum tx_type)t));
-            if ((rc = get_num(doc, p, &r->v[CMP_P90 + t], name, e)) < 0)
-                return rc;
-            snprintf(p, sizeof(p), "run.transactions.%s.p99_ms", tx_name((enum tx_type)t));
-            if ((rc = get_num(doc, p, &r->v[CMP_P99 + t], name, e)) < 0)
-                return rc;
-        }
+        snprintf(p, sizeof(p), "run.transactions.%s.p90_ms", tx_name((enum tx_type)t));
+        if ((rc = get_num(doc, p, &r->v[CMP_P90 + t], name, e)) < 0)
+            return rc;
+        snprintf(p, sizeof(p), "run.transactions.%s.p99_ms", tx_name((enum tx_type)t));
+        if ((rc = get_num(doc, p, &r->v[CMP_P99 + t], name, e)) < 0)
+            return rc;
     }
     return 0;
+}
+
+/*
+ * Parse the record at r->path into r: the file must be a regular file of
+ * reasonable size holding one JSON object.  A parse error names the line and
+ * column, and "truncated" when the text ends too early (a run cut short).
+ */
+static int read_record(struct cmp_run *r, struct err *e)
+{
+    json_error_t je;
+    struct stat st;
+    json_t *doc;
+    char eb[128];
+    FILE *f;
+
+    f = fopen(r->path, "rb");
+    if (!f)
+        return err_set(e, E_USAGE, "%s: cannot open: %s", r->path,
+                       err_errno(errno, eb, sizeof(eb)));
+    /* A pipe (as from <(ssh host cat run.json)) is read; its size says nothing. */
+    if (fstat(fileno(f), &st) < 0 || !(S_ISREG(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        fclose(f);
+        return err_set(e, E_USAGE, "%s: not a file: give a run folder or its run.json", r->path);
+    }
+    if (S_ISREG(st.st_mode) && st.st_size == 0) {
+        fclose(f);
+        return err_set(e, E_USAGE,
+                       "%s: the file is empty: the run that wrote it did not finish; leave it "
+                       "out, or run that step again",
+                       r->path);
+    }
+    if (st.st_size > RECORD_MAX_BYTES) {
+        fclose(f);
+        return err_set(e, E_USAGE,
+                       "%s: %lld bytes is too large for a run record (at most %ld); is this the "
+                       "right file?",
+                       r->path, (long long)st.st_size, RECORD_MAX_BYTES);
+    }
+    doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+    if (!doc && ferror(f)) {
+        int saved = errno;
+        fclose(f);
+        return err_set(e, E_USAGE, "%s: cannot read: %s", r->path,
+                       err_errno(saved, eb, sizeof(eb)));
+    }
+    fclose(f);
+    if (!doc) {
+        int truncated = json_error_code(&je) == json_error_premature_end_of_input;
+        /* jansson names its own flag here; say what is in the file instead. */
+        const char *why = json_error_code(&je) == json_error_null_character
+                              ? "a string holds the NUL character \\u0000"
+                              : je.text;
+        return err_set(e, E_USAGE, "%s:%d:%d: %s (%s): %s", r->path, je.line > 0 ? je.line : 1,
+                       je.column > 0 ? je.column : 1,
+                       truncated ? "truncated JSON" : "not valid JSON", why,
+                       truncated ? "the run that wrote it was cut short or the file was damaged; "
+                                   "leave it out, or run that step again"
+                                 : "is this a run.json written by tpccbench?");
+    }
+    return cmp_run_from_json(r, doc, r->path, e);
 }
 
 int cmp_run_load(struct cmp_run *r, const char *arg, struct err *e)
 {
     struct stat st;
-    json_error_t je;
-    json_t *doc;
     char eb[128];
     const char *slash;
 
@@ -254,19 +386,7 @@ int cmp_run_load(struct cmp_run *r, const char *arg, struct err *e)
         slash = strrchr(base, '/');
         snprintf(r->name, sizeof(r->name), "%.255s", slash && slash[1] ? slash + 1 : base);
     }
-    /* Only a regular file's size says it is empty (a pipe, as from <(...), is read). */
-    if (stat(r->path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0)
-        return err_set(e, E_USAGE, "'%s' is empty: the run that wrote it did not finish", r->path);
-    doc = json_load_file(r->path, JSON_REJECT_DUPLICATES, &je);
-    if (!doc) {
-        if (je.line < 0 || strstr(je.text, "unable to open"))
-            return err_set(e, E_USAGE, "cannot read '%s': %s", r->path, je.text);
-        return err_set(e, E_USAGE,
-                       "'%s' is truncated or not valid JSON (line %d, column %d: %s): the run that "
-                       "wrote it was cut short or the file was damaged",
-                       r->path, je.line, je.column, je.text);
-    }
-    return cmp_run_from_json(r, doc, r->path, e);
+    return read_record(r, e);
 }
 
 static int cmp_str(const void *a, const void *b)

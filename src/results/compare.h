@@ -102,11 +102,18 @@ struct cmp {
     int n_warnings;
 };
 
-/* Read one run record from a run folder or a run.json path. */
+/*
+ * Read one run record from a run folder or a run.json path.  Every failure
+ * is E_USAGE with a message that starts with the file ("x/run.json:3:17:
+ * truncated JSON (...)", "x/run.json: record_version 7 is newer than ...").
+ */
 int cmp_run_load(struct cmp_run *r, const char *arg, struct err *e);
 /*
  * Take a parsed record (ownership passes, even on failure) named name (a
- * file path for messages): checks record_version and the figures' types.
+ * file path for messages): it must be an object with an integer
+ * tool.record_version from 1 to RECORD_VERSION and a string label; the
+ * parts read (status, change, started, config, environment, load, run, the
+ * figures) must have their types where present.
  */
 int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct err *e);
 void cmp_run_release(struct cmp_run *r);

@@ -86,15 +86,15 @@ like "$err" "*column 5: unknown transaction type 'neworder'*" "an unknown transa
 
 run trunc "$bin" compare "$tmp/fake/a" "$tmp/fake/trunc"
 is "$rc" 2 "a truncated run.json: exit 2" || explain
-like "$err" "tpccbench compare: '$tmp/fake/trunc/run.json' is truncated or not valid JSON*" \
-    "the message names the truncated file"
+is "$err" "tpccbench compare: $tmp/fake/trunc/run.json:1:64: truncated JSON ('}' expected near end of file): the run that wrote it was cut short or the file was damaged; leave it out, or run that step again" \
+    "the message names the truncated file, the line and column, and what to do"
 run future "$bin" compare "$tmp/fake/future/run.json" "$tmp/fake/a"
 is "$rc" 2 "a future record_version: exit 2" || explain
-like "$err" "*'$tmp/fake/future/run.json' has record_version 2, newer than this tpccbench reads (1)*" \
+is "$err" "tpccbench compare: $tmp/fake/future/run.json: record_version 2 is newer than this tpccbench reads (1); upgrade tpccbench" \
     "the message names the file and the version"
 run report_trunc "$bin" report "$tmp/fake/trunc" -o "$tmp/r.html"
 is "$rc" 2 "report of a truncated run.json: exit 2" || explain
-like "$err" "tpccbench report: '$tmp/fake/trunc/run.json' is truncated*" "report names the file too"
+like "$err" "tpccbench report: $tmp/fake/trunc/run.json:1:64: truncated JSON *" "report names the file too"
 run one "$bin" compare "$tmp/fake/a"
 is "$rc" 2 "one run only: exit 2" || explain
 run fmt "$bin" compare "$tmp/fake/a" "$tmp/fake/b" --format yaml

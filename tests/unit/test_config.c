@@ -291,8 +291,19 @@ static const struct err_case err_cases[] = {
       "t.yaml:2:13: 'run.duration' must be a duration such as 500ms, 30s, 5m or 1h (got "
       "\"5x\")" },
     { "run: { warmup: -1s }\n", 0,
-      "t.yaml:1:16: 'run.warmup' must be a duration such as 500ms, 30s, 5m or 1h (got "
+      "t.yaml:1:16: 'run.warmup' must not be negative: give a duration from 0 to 24h (got "
       "\"-1s\")" },
+    { "run: { duration: -5m }\n", 0,
+      "t.yaml:1:18: 'run.duration' must not be negative: give a duration above 0 and at most "
+      "24h (got \"-5m\")" },
+    { "run: { duration: 99999999999999999999h }\n", 0,
+      "t.yaml:1:18: 'run.duration' must be a duration above 0 and at most 24h (got "
+      "\"99999999999999999999h\")" },
+    { "run: { rampup: 2562047789h }\n", 0,
+      "t.yaml:1:16: 'run.rampup' must be a duration of at most 24h (got \"2562047789h\")" },
+    { "run: { rampup: -h }\n", 0,
+      "t.yaml:1:16: 'run.rampup' must be a duration such as 500ms, 30s, 5m or 1h (got "
+      "\"-h\")" },
     { "run: { duration: 0s }\n", 0,
       "t.yaml:1:18: 'run.duration' must be a duration above 0 and at most 24h (got \"0s\")" },
     { "run: { rampup: 25h }\n", 0,
@@ -390,23 +401,59 @@ static const struct err_case err_cases[] = {
 
     /* YAML itself. */
     { "run:\n  duration: 5m\n warmup: 1s\n", 0,
-      "t.yaml:3:2: YAML syntax error: did not find expected key" },
+      "t.yaml:3:2: YAML syntax error: did not find expected key: check the indentation of this "
+      "line and the one above" },
     { "run: { duration: 5m\n", 0,
-      "t.yaml:2:1: YAML syntax error: did not find expected ',' or '}'" },
-    { "run: \"abc\n", 0, "t.yaml:2:1: YAML syntax error: found unexpected end of stream" },
+      "t.yaml:2:1: YAML syntax error: did not find expected ',' or '}' in the flow mapping that "
+      "starts at 1:6: close the '{' with '}', or put ',' between entries" },
+    { "run: \"abc\n", 0,
+      "t.yaml:2:1: YAML syntax error: found unexpected end of stream in the quoted scalar that "
+      "starts at 1:6: close the quote" },
     { "run: {}\nx\x00y: 1\n", 10,
-      "t.yaml:2:2: YAML syntax error: control characters are not allowed (0x00)" },
+      "t.yaml:2:2: YAML syntax error: control characters are not allowed (0x00): a NUL byte: "
+      "save the file as UTF-8 text" },
     { "run: {}\nlabel: \xff\n", 0,
-      "t.yaml:2:8: YAML syntax error: invalid leading UTF-8 octet (0xff)" },
+      "t.yaml:2:8: YAML syntax error: invalid leading UTF-8 octet (0xff): save the file as UTF-8 "
+      "text" },
     { "run: {}\nlabel: \xc3\n", 0,
-      "t.yaml:2:9: YAML syntax error: invalid trailing UTF-8 octet (0x0a)" },
-    { "run: {}\nlabel: \xc3", 0, "t.yaml:2:8: YAML syntax error: incomplete UTF-8 octet sequence" },
+      "t.yaml:2:9: YAML syntax error: invalid trailing UTF-8 octet (0x0a): save the file as UTF-8 "
+      "text" },
+    { "run: {}\nlabel: \xc3", 0,
+      "t.yaml:2:8: YAML syntax error: incomplete UTF-8 octet sequence: save the file as UTF-8 "
+      "text" },
     { "run: {}\nlabel: \xed\xa0\x80\n", 0,
-      "t.yaml:2:8: YAML syntax error: invalid Unicode character (0xd800)" },
+      "t.yaml:2:8: YAML syntax error: invalid Unicode character (0xd800): save the file as UTF-8 "
+      "text" },
     { "a: &x [1, 2]\nb: [*x, *x]\n", 0,
       "t.yaml:2:5: YAML aliases such as '*x' are not supported; write the value out in full" },
-    { "run: { mix: !!map { new_order: 100 }, seed: *s }\n", 0,
-      "t.yaml:1:45: YAML aliases such as '*s' are not supported; write the value out in full" },
+    { "run: { mix: { new_order: 100 }, seed: *s }\n", 0,
+      "t.yaml:1:39: YAML aliases such as '*s' are not supported; write the value out in full" },
+
+    /* Tags are refused: the loader reads only a value's text. */
+    { "run: { mix: !!map { new_order: 100 } }\n", 0,
+      "t.yaml:1:13: YAML tags such as '!!map' are not supported; write the value without it" },
+    { "results: { label: !!binary aGk= }\n", 0,
+      "t.yaml:1:19: YAML tags such as '!!binary' are not supported; write the value without it" },
+    { "run: !local { }\n", 0,
+      "t.yaml:1:6: YAML tags such as '!local' are not supported; write the value without it" },
+
+    /* Where libyaml's problem does not say what to do, the message does. */
+    { "run:\n\tduration: 5m\n", 0,
+      "t.yaml:2:1: YAML syntax error: found character that cannot start any token: indent with "
+      "spaces: YAML does not allow tabs there" },
+    { "results: { label: @me }\n", 0,
+      "t.yaml:1:19: YAML syntax error: found character that cannot start any token: '@' cannot "
+      "start a plain value: put the value in quotes" },
+    { "run: [1, 2\n", 0,
+      "t.yaml:2:1: YAML syntax error: did not find expected ',' or ']' in the flow sequence "
+      "that starts at 1:6: close the '[' with ']', or put ',' between items" },
+    { "\xef\xbb\xbfrun: {}\nx: \x01\n", 0,
+      "t.yaml:2:4: YAML syntax error: control characters are not allowed (0x01): the config "
+      "must be plain text: remove it" },
+    /* UTF-16 (with a byte order mark) is read; a reader error's position counts its characters. */
+    { "\xff\xfer\0u\0n\0:\0 \0{\0}\0\n\0\x01\0", 20,
+      "t.yaml:2:1: YAML syntax error: control characters are not allowed (0x01): the config "
+      "must be plain text: remove it" },
 };
 
 static void run_err_case(size_t i, const char *yaml, size_t len, const char *want)
