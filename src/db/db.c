@@ -3,7 +3,8 @@
  *
  * Every db_*() wrapper here counts round trips, prepares dialect statements
  * on first use per connection, and applies injected faults, so the drivers
- * stay small and the core never calls a driver directly.
+ * stay small and the core never calls a driver directly.  A failed connect's
+ * message is cleaned of passwords here, for every driver (core/secret.h).
  */
 #include "db/db.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/secret.h"
 #include "db/dialect.h"
 
 /* The registered drivers, in one explicit array. */
@@ -67,6 +69,10 @@ int db_connect(const struct db_ops *ops, const struct dialect *d,
     rc = ops->connect(c, a, e);
     c->n_roundtrips++;
     if (rc < 0) {
+        /* Drivers echo connection strings in their messages (libpq quotes a
+         * bad URI whole, ODBC drivers their attributes): whatever they said
+         * leaves here without the password. */
+        secret_clean(e->msg, sizeof(e->msg), a ? a->password : NULL);
         ops->close(c);
         free(c->priv);
         free(c);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/secret.h"
 #include "db/db.h"
 #include "db/dialect.h"
 
@@ -124,6 +125,37 @@ static void close_cursor(struct od_conn *o)
     o->ncols = 0;
 }
 
+/*
+ * Append ";PWD={password};" to the connection string cs (n bytes used, cap
+ * in all).  Inside braces a '}' is written twice, so no password can end the
+ * value early and add attributes of its own.  -1 when it does not fit.
+ */
+static int cs_add_password(char *cs, size_t cap, size_t n, const char *pw)
+{
+    static const char head[] = "PWD={";
+
+    if (n > 0 && cs[n - 1] != ';') {
+        if (n + 1 >= cap)
+            return -1;
+        cs[n++] = ';';
+    }
+    if (n + sizeof(head) >= cap)
+        return -1;
+    memcpy(cs + n, head, sizeof(head) - 1);
+    n += sizeof(head) - 1;
+    for (const char *p = pw; *p; p++) {
+        if (n + (*p == '}' ? 2 : 1) + 2 >= cap)
+            return -1;
+        if (*p == '}')
+            cs[n++] = '}';
+        cs[n++] = *p;
+    }
+    cs[n++] = '}';
+    cs[n++] = ';';
+    cs[n] = '\0';
+    return 0;
+}
+
 static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
 {
     struct od_conn *o = O(c);
@@ -131,6 +163,7 @@ static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct
     SQLSMALLINT outlen = 0;
     SQLCHAR info[64];
     SQLSMALLINT ilen;
+    SQLRETURN r;
     const char *dsn = a->dsn ? a->dsn : "";
     int n;
 
@@ -138,32 +171,36 @@ static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct
         return err_set(e, E_USAGE, "database.dsn is empty: give a DSN name or a connection string");
     /* A bare name is a DSN from odbc.ini; anything with '=' is a connection string. */
     n = snprintf(cs, sizeof(cs), "%s%s", strchr(dsn, '=') ? "" : "DSN=", dsn);
-    if (a->password && *a->password)
-        n += snprintf(cs + n, sizeof(cs) - (size_t)n, "%sPWD={%s};",
-                      n && cs[n - 1] != ';' ? ";" : "", a->password);
     if (n >= (int)sizeof(cs))
         return err_set(e, E_USAGE, "ODBC connection string too long");
+    if (a->password && *a->password &&
+        cs_add_password(cs, sizeof(cs), (size_t)n, a->password) < 0) {
+        secret_wipe(cs, sizeof(cs));
+        return err_set(e, E_USAGE, "ODBC connection string too long");
+    }
     if (!ok(SQLAllocHandle(SQL_HANDLE_ENV, SQL_NULL_HANDLE, &o->env)) ||
         !ok(SQLSetEnvAttr(o->env, SQL_ATTR_ODBC_VERSION, (SQLPOINTER)SQL_OV_ODBC3, 0)) ||
         !ok(SQLAllocHandle(SQL_HANDLE_DBC, o->env, &o->dbc))) {
-        memset(cs, 0, sizeof(cs));
+        secret_wipe(cs, sizeof(cs));
         return err_set(e, E_FAIL, "cannot allocate ODBC handles (is unixODBC installed?)");
     }
     SQLSetConnectAttr(o->dbc, SQL_ATTR_LOGIN_TIMEOUT, (SQLPOINTER)10, 0);
-    if (!ok(SQLDriverConnect(o->dbc, NULL, (SQLCHAR *)cs, SQL_NTS, (SQLCHAR *)out, sizeof(out),
-                             &outlen, SQL_DRIVER_NOPROMPT))) {
-        /* The message names the DSN as configured, never the password. */
-        char what[300];
-        memset(cs, 0, sizeof(cs));
-        memset(out, 0, sizeof(out));
-        snprintf(what, sizeof(what), "cannot connect through ODBC (%.200s)", dsn);
+    r = SQLDriverConnect(o->dbc, NULL, (SQLCHAR *)cs, SQL_NTS, (SQLCHAR *)out, sizeof(out), &outlen,
+                         SQL_DRIVER_NOPROMPT);
+    /* Both strings hold the password now: wipe them before anything else. */
+    secret_wipe(cs, sizeof(cs));
+    secret_wipe(out, sizeof(out));
+    if (!ok(r)) {
+        /* The message names the DSN as configured, without a password in
+         * it; db_connect() cleans what the driver said. */
+        char what[300], shown[256];
+        secret_redact(dsn, shown, sizeof(shown));
+        snprintf(what, sizeof(what), "cannot connect through ODBC (%.200s)", shown);
         od_fail(SQL_HANDLE_DBC, o->dbc, what, e);
         /* A first connection that fails is the user's to fix. */
         e->code = E_USAGE;
         return E_USAGE;
     }
-    memset(cs, 0, sizeof(cs));
-    memset(out, 0, sizeof(out));
     o->connected = 1;
     if (!ok(SQLSetConnectAttr(o->dbc, SQL_ATTR_AUTOCOMMIT, (SQLPOINTER)SQL_AUTOCOMMIT_OFF, 0)))
         return od_fail(SQL_HANDLE_DBC, o->dbc, "turning autocommit off", e);
