@@ -7,7 +7,8 @@
  * passes -D and -l through /bin/sh inside double quotes, so datadirs holding
  * quotes, backslashes, '$' or '`' are refused).  Every child gets its own
  * session, stdin from /dev/null, stdout and stderr in an unlinked temporary
- * file whose last lines become the error message when the child fails.  When
+ * file whose last lines become the error message when the child fails, and
+ * our environment without PG* and without the password's variable.  When
  * we are root the children drop to the server's user; the identity, groups
  * and environment are prepared before fork so the child only makes system
  * calls.  This file must not print, exit, or link libpq.
@@ -224,8 +225,17 @@ static void tail_server_log(const char *path, char *buf, size_t len)
 /* Running programs                                                    */
 /* ------------------------------------------------------------------ */
 
-/* Set ra up to run children as uid/gid, with our environment minus PG*. */
-static int runas_init(struct runas *ra, uid_t uid, gid_t gid, struct err *e)
+/* 1 when environment entry v ("NAME=value") is variable name. */
+static int env_is(const char *v, const char *name)
+{
+    size_t n = strlen(name);
+
+    return n > 0 && strncmp(v, name, n) == 0 && v[n] == '=';
+}
+
+/* Set ra up to run children as uid/gid, with our environment minus PG* and
+ * minus hide (NULL or "": nothing more), so no password reaches them. */
+static int runas_init(struct runas *ra, uid_t uid, gid_t gid, const char *hide, struct err *e)
 {
     struct passwd pw, *res = NULL;
     char pwbuf[16384];
@@ -250,14 +260,16 @@ static int runas_init(struct runas *ra, uid_t uid, gid_t gid, struct err *e)
         snprintf(ra->home_env, sizeof(ra->home_env), "HOME=/");
     }
 
-    /* PGHOST, PGPORT, PGOPTIONS, PGDATA, ... would redirect or alter the tools. */
+    /* PGHOST, PGPORT, PGOPTIONS, PGDATA, ... would redirect or alter the tools;
+     * PGPASSWORD and the variable named by database.password_env would sit
+     * in every server process's environment (ps e, /proc/PID/environ). */
     for (char **v = environ; v && *v; v++)
         nenv++;
     ra->envp = calloc(nenv + 2, sizeof(*ra->envp));
     if (!ra->envp)
         return err_set(e, E_FAIL, "out of memory");
     for (char **v = environ; v && *v; v++) {
-        if (strncmp(*v, "PG", 2) == 0)
+        if (strncmp(*v, "PG", 2) == 0 || (hide && env_is(*v, hide)))
             continue;
         if (ra->change && strncmp(*v, "HOME=", 5) == 0)
             continue;
@@ -451,7 +463,7 @@ static int bindir_from_pg_config(char *out, size_t len)
     }
     if (!exe[0])
         return -1;
-    if (runas_init(&ra, geteuid(), getegid(), &e) < 0)
+    if (runas_init(&ra, geteuid(), getegid(), NULL, &e) < 0)
         return -1;
     ra.change = 0;
     {
@@ -1090,7 +1102,8 @@ static int datadir_prepare(struct managed_pg *m, struct err *e)
     return 0;
 }
 
-int managed_start(struct managed_pg *m, const char *datadir, int port, struct err *e)
+int managed_start(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
+                  struct err *e)
 {
     struct runas ra = { 0 };
     struct pidfile pf;
@@ -1098,6 +1111,9 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
     int have, rc;
 
     memset(m, 0, sizeof(*m));
+    if (hide_env && strlen(hide_env) >= sizeof(m->hide_env))
+        return err_set(e, E_USAGE, "environment variable name '%.40s...' is too long", hide_env);
+    snprintf(m->hide_env, sizeof(m->hide_env), "%s", hide_env ? hide_env : "");
     if (!datadir || !*datadir)
         return err_set(e, E_USAGE, "no datadir given for the managed PostgreSQL");
     if (port < 0 || port > 65535)
@@ -1136,7 +1152,7 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
                 return rc;
             rc = pick_existing_user(m, e);
             if (rc == 0)
-                rc = runas_init(&ra, m->run_uid, m->run_gid, e);
+                rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
             if (rc == 0)
                 rc = ensure_db(m, &ra, e);
             runas_release(&ra);
@@ -1144,7 +1160,7 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
         }
         rc = pick_existing_user(m, e);
         if (rc == 0)
-            rc = runas_init(&ra, m->run_uid, m->run_gid, e);
+            rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
         if (rc == 0)
             rc = check_reachable(&ra, m->datadir, e);
         if (rc == 0)
@@ -1154,7 +1170,7 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
     } else {
         rc = pick_new_user(m, e);
         if (rc == 0)
-            rc = runas_init(&ra, m->run_uid, m->run_gid, e);
+            rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
         if (rc == 0)
             rc = mkdir_p(m->datadir, e);
         if (rc == 0)
@@ -1195,7 +1211,7 @@ int managed_stop(struct managed_pg *m, struct err *e)
 
     if (!m->started)
         return 0;
-    rc = runas_init(&ra, m->run_uid, m->run_gid, e);
+    rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
     if (rc == 0)
         rc = server_stop(m, &ra, e);
     runas_release(&ra);
