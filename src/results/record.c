@@ -145,13 +145,25 @@ void record_redact_conninfo(const char *in, char *out, size_t len)
     secret_redact(in, out, len);
 }
 
+/* The connection strings of the config as the record shows them: any
+ * password redacted, and the configured one (the value of password_env)
+ * scrubbed too, wherever it stands - libpq and ODBC accept strings the
+ * redaction cannot parse, such as the password typed without its key. */
+static void record_conn_string(const struct config *c, const char *in, char *out, size_t len)
+{
+    const char *pw = c->database.password_env[0] ? getenv(c->database.password_env) : NULL;
+
+    secret_redact(in, out, len);
+    secret_scrub(out, pw);
+}
+
 json_t *record_config(const struct config *c)
 {
     char conninfo[CFG_STR * 2], dsn[CFG_STR * 2];
     json_t *mix = json_object();
 
-    record_redact_conninfo(c->database.conninfo, conninfo, sizeof(conninfo));
-    record_redact_conninfo(c->database.dsn, dsn, sizeof(dsn));
+    record_conn_string(c, c->database.conninfo, conninfo, sizeof(conninfo));
+    record_conn_string(c, c->database.dsn, dsn, sizeof(dsn));
     for (int t = 0; t < TX_NTYPES; t++)
         json_object_set_new(mix, tx_name((enum tx_type)t), json_integer(c->run.mix[t]));
     return json_pack(
