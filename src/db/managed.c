@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/secret.h"
+
 extern char **environ;
 
 #define DEFAULT_PORT     5432
@@ -225,21 +227,34 @@ static void tail_server_log(const char *path, char *buf, size_t len)
 /* Running programs                                                    */
 /* ------------------------------------------------------------------ */
 
-/* 1 when environment entry v ("NAME=value") is variable name. */
-static int env_is(const char *v, const char *name)
+/*
+ * 1 when environment entry v ("NAME=value") must not reach a child: it is
+ * variable hide, or its value holds hide's value (the password under
+ * another name, or inside a URL); a value shorter than SECRET_SCRUB_MIN
+ * only when it is the whole value.
+ */
+static int env_hidden(const char *v, const char *hide, const char *secret)
 {
-    size_t n = strlen(name);
+    size_t n = hide ? strlen(hide) : 0;
+    const char *val = strchr(v, '=');
 
-    return n > 0 && strncmp(v, name, n) == 0 && v[n] == '=';
+    if (n > 0 && strncmp(v, hide, n) == 0 && v[n] == '=')
+        return 1;
+    if (!secret || !*secret || !val)
+        return 0;
+    return strlen(secret) >= SECRET_SCRUB_MIN ? strstr(val + 1, secret) != NULL
+                                              : strcmp(val + 1, secret) == 0;
 }
 
 /* Set ra up to run children as uid/gid, with our environment minus PG* and
- * minus hide (NULL or "": nothing more), so no password reaches them. */
+ * minus what env_hidden() says of hide (NULL or "": nothing more), so no
+ * password reaches them. */
 static int runas_init(struct runas *ra, uid_t uid, gid_t gid, const char *hide, struct err *e)
 {
     struct passwd pw, *res = NULL;
     char pwbuf[16384];
     size_t nenv = 0, k = 0;
+    const char *secret = hide && *hide ? getenv(hide) : NULL;
 
     memset(ra, 0, sizeof(*ra));
     ra->uid = uid;
@@ -269,7 +284,7 @@ static int runas_init(struct runas *ra, uid_t uid, gid_t gid, const char *hide, 
     if (!ra->envp)
         return err_set(e, E_FAIL, "out of memory");
     for (char **v = environ; v && *v; v++) {
-        if (strncmp(*v, "PG", 2) == 0 || (hide && env_is(*v, hide)))
+        if (strncmp(*v, "PG", 2) == 0 || env_hidden(*v, hide, secret))
             continue;
         if (ra->change && strncmp(*v, "HOME=", 5) == 0)
             continue;

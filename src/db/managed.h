@@ -59,7 +59,8 @@ int managed_find_bindir(char *out, size_t len, struct err *e);
  * the datadir is reused (m->started = 0).  port is the TCP port on 127.0.0.1,
  * or 0 for the Unix socket only.  hide_env names an environment variable
  * (the one holding the database password) that initdb, pg_ctl, psql and the
- * server must not inherit, or is NULL; PG* variables are never passed on.
+ * server must not inherit, nor any other variable holding its value; or is
+ * NULL.  PG* variables are never passed on.
  * On failure nothing is left running that this call started.
  */
 int managed_start(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
