@@ -8,7 +8,8 @@
  * the query), ODBC connection strings (PWD=...; and PWD={a;b}} c}), and the
  * messages drivers print around them.  Every case also checks that the
  * password's characters are gone, so a wrong expectation cannot hide a leak.
- * Each failure prints both sides.
+ * Records are checked as written (record_config) and as compare and report
+ * read them back (cmp_run_from_json).  Each failure prints both sides.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +20,7 @@
 
 #include "core/config.h"
 #include "core/secret.h"
+#include "results/compare.h"
 #include "results/record.h"
 
 #include <stdio.h>
@@ -234,13 +236,51 @@ static void test_record_config(void **state)
     json_decref(j);
 }
 
+/* compare and report redact a record again when they read it. */
+static void test_compare_reads_redacted(void **state)
+{
+    const char *text = "{\"tool\": {\"record_version\": 1}, \"label\": \"old\","
+                       " \"config\": {\"database\": {\"conninfo\": \"host=db password=Old-Pw-1\","
+                       " \"dsn\": \"DSN=x;PWD={Old;Pw}}2}\"}},"
+                       " \"environment\": {\"dbms\": {\"settings\": {"
+                       "\"primary_conninfo\": \"host=p user=r password='Old Pw 3'\","
+                       " \"wsrep_sst_auth\": \"root:Old-Pw-4\", \"work_mem\": \"4MB\"}}}}";
+    struct cmp_run r;
+    struct err e;
+    json_error_t je;
+    json_t *doc = json_loads(text, 0, &je);
+    char *out;
+
+    (void)state;
+    assert_non_null(doc);
+    memset(&r, 0, sizeof(r));
+    err_clear(&e);
+    assert_int_equal(cmp_run_from_json(&r, doc, "old.json", &e), 0);
+    out = json_dumps(r.doc, JSON_COMPACT | JSON_SORT_KEYS);
+    assert_non_null(out);
+    if (strstr(out, "Old-Pw") || strstr(out, "Old;Pw") || strstr(out, "Old Pw"))
+        fail_msg("a password survives reading: %s", out);
+    assert_non_null(strstr(out, "\"conninfo\":\"host=db password=***\""));
+    assert_non_null(strstr(out, "\"dsn\":\"DSN=x;PWD=***\""));
+    assert_non_null(strstr(out, "\"primary_conninfo\":\"host=p user=r password=***\""));
+    assert_non_null(strstr(out, "\"wsrep_sst_auth\":\"***\""));
+    assert_non_null(strstr(out, "\"work_mem\":\"4MB\""));
+    free(out);
+    cmp_run_release(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_redact_cases),  cmocka_unit_test(test_redact_truncates),
-        cmocka_unit_test(test_scrub),         cmocka_unit_test(test_clean),
-        cmocka_unit_test(test_setting_names), cmocka_unit_test(test_env_names),
-        cmocka_unit_test(test_wipe),          cmocka_unit_test(test_record_config),
+        cmocka_unit_test(test_redact_cases),
+        cmocka_unit_test(test_redact_truncates),
+        cmocka_unit_test(test_scrub),
+        cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_setting_names),
+        cmocka_unit_test(test_env_names),
+        cmocka_unit_test(test_wipe),
+        cmocka_unit_test(test_record_config),
+        cmocka_unit_test(test_compare_reads_redacted),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
