@@ -7,10 +7,15 @@
  * parameters are bound per execution with their SQL types (integers as
  * BIGINT, scaled numbers as NUMERIC text, text as VARCHAR).  Rows are read
  * with SQLFetch + SQLGetData into per-column buffers.  Bulk loads use array
- * parameter binding (SQL_ATTR_PARAMSET_SIZE) in batches.  Errors are classed
+ * parameter binding (SQL_ATTR_PARAMSET_SIZE) in batches, in an INSERT whose
+ * table and column names are quoted the DBMS's way (SQL_IDENTIFIER_QUOTE_CHAR,
+ * SQL_IDENTIFIER_CASE).  Errors are classed
  * from SQLGetDiagRec: 40001/40P01 and MySQL's deadlock/lock-wait codes are
  * retryable, class 08 and lost-server codes mean the connection is gone.
+ * The password goes into the connection string as PWD={...} ('}' doubled),
+ * which is wiped right after SQLDriverConnect.
  */
+#include <ctype.h>
 #include <sql.h>
 #include <sqlext.h>
 #include <stdio.h>
@@ -48,6 +53,10 @@ struct od_conn {
     char *bulk_buf;       /* bulk_ncols x OD_BATCH x OD_BULK_COL */
     SQLLEN *bulk_ind;     /* bulk_ncols x OD_BATCH */
     SQLSMALLINT bulk_type[OD_MAX_COLS];
+    /* How this DBMS quotes a name: SQLGetInfo(SQL_IDENTIFIER_QUOTE_CHAR)
+     * (0: it cannot), and SQL_IDENTIFIER_CASE, how it stores unquoted names. */
+    char quote_open, quote_close;
+    SQLUSMALLINT ident_case;
 };
 
 static struct od_conn *O(struct db_conn *c)
@@ -210,6 +219,15 @@ static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct
         snprintf(c->server_name, sizeof(c->server_name), "%s", (char *)info);
     if (ok(SQLGetInfo(o->dbc, SQL_DBMS_VER, info, sizeof(info), &ilen)))
         version_tidy((char *)info, c->server_name, c->server_version, sizeof(c->server_version));
+    /* A blank quote character means the DBMS has none. */
+    if (ok(SQLGetInfo(o->dbc, SQL_IDENTIFIER_QUOTE_CHAR, info, sizeof(info), &ilen)) &&
+        info[0] != ' ' && info[0] != '\0') {
+        o->quote_open = (char)info[0];
+        o->quote_close = info[0] == '[' ? ']' : (char)info[0];
+    }
+    if (!ok(SQLGetInfo(o->dbc, SQL_IDENTIFIER_CASE, &o->ident_case, sizeof(o->ident_case),
+                       NULL)))
+        o->ident_case = SQL_IC_SENSITIVE;
     return 0;
 }
 
@@ -476,23 +494,84 @@ static int od_rollback(struct db_conn *c, struct err *e)
     return od_end(c, SQL_ROLLBACK, e);
 }
 
+/*
+ * Append name (n bytes) to sql at *used as a quoted identifier of this DBMS:
+ * in its quote characters, an embedded closing quote doubled, and in the
+ * case it stores unquoted names in (our schema creates them unquoted, so
+ * "warehouse" is WAREHOUSE where names fold to upper case).  Unquoted when
+ * the DBMS has no quote character.  -1 when it does not fit.
+ */
+static int add_ident(const struct od_conn *o, char *sql, size_t cap, size_t *used,
+                     const char *name, size_t n)
+{
+    size_t u = *used;
+
+    if (o->quote_open) {
+        if (u + 1 >= cap)
+            return -1;
+        sql[u++] = o->quote_open;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char ch = name[i];
+        if (o->ident_case == SQL_IC_UPPER)
+            ch = (char)toupper((unsigned char)ch);
+        else if (o->ident_case == SQL_IC_LOWER)
+            ch = (char)tolower((unsigned char)ch);
+        if (u + 2 >= cap)
+            return -1;
+        if (o->quote_open && ch == o->quote_close)
+            sql[u++] = ch;
+        sql[u++] = ch;
+    }
+    if (o->quote_open) {
+        if (u + 1 >= cap)
+            return -1;
+        sql[u++] = o->quote_close;
+    }
+    sql[u] = '\0';
+    *used = u;
+    return 0;
+}
+
+/* Append text to sql at *used; -1 when it does not fit. */
+static int add_text(char *sql, size_t cap, size_t *used, const char *text)
+{
+    size_t n = strlen(text);
+
+    if (*used + n >= cap)
+        return -1;
+    memcpy(sql + *used, text, n + 1);
+    *used += n;
+    return 0;
+}
+
 static int od_bulk_begin(struct db_conn *c, const char *table, const char *columns,
                          struct err *e)
 {
     struct od_conn *o = O(c);
-    char sql[2048];
-    int n, ncols = 1;
+    const char *at = columns, *col;
+    char sql[4096] = "";
+    size_t used = 0, n;
+    int ncols = 0, bad;
 
     close_cursor(o);
     bulk_free(o);
-    for (const char *p = columns; *p; p++)
-        ncols += *p == ',';
+    /* INSERT ... VALUES (?, ...): the values are bound; the names go into
+     * the text quoted (db_bulk_begin() has also checked that they are plain). */
+    bad = add_text(sql, sizeof(sql), &used, "INSERT INTO ") < 0 ||
+          add_ident(o, sql, sizeof(sql), &used, table, strlen(table)) < 0 ||
+          add_text(sql, sizeof(sql), &used, " (") < 0;
+    while (!bad && db_next_name(&at, &col, &n))
+        bad = (ncols++ && add_text(sql, sizeof(sql), &used, ", ") < 0) ||
+              add_ident(o, sql, sizeof(sql), &used, col, n) < 0;
+    bad = bad || add_text(sql, sizeof(sql), &used, ") VALUES (") < 0;
+    for (int i = 0; !bad && i < ncols; i++)
+        bad = add_text(sql, sizeof(sql), &used, i ? ",?" : "?") < 0;
+    if (bad || add_text(sql, sizeof(sql), &used, ")") < 0)
+        return err_set(e, E_FAIL, "bulk insert into %s longer than %zu bytes", table,
+                       sizeof(sql) - 1);
     if (ncols > OD_MAX_COLS)
         return err_set(e, E_FAIL, "too many columns for a bulk load (%d)", ncols);
-    n = snprintf(sql, sizeof(sql), "INSERT INTO %s (%s) VALUES (", table, columns);
-    for (int i = 0; i < ncols; i++)
-        n += snprintf(sql + n, sizeof(sql) - (size_t)n, "%s?", i ? "," : "");
-    snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
     o->bulk_ncols = ncols;
     o->bulk_nrows = 0;
     o->bulk_buf = malloc((size_t)ncols * OD_BATCH * OD_BULK_COL);

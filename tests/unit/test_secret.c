@@ -1,6 +1,7 @@
 /*
  * test_secret.c - unit tests for the redaction of passwords (src/core/secret.c)
- * and its users in the records (record_redact_conninfo, record_config).
+ * and its users in the records (record_redact_conninfo, record_config), and
+ * for the names the bulk load puts into SQL text (db_bulk_begin).
  *
  * Table-driven: each case is an input and the exact output with the number
  * of passwords replaced, covering libpq key=value conninfo (bare and 'quoted'
@@ -9,7 +10,9 @@
  * messages drivers print around them.  Every case also checks that the
  * password's characters are gone, so a wrong expectation cannot hide a leak.
  * Records are checked as written (record_config) and as compare and report
- * read them back (cmp_run_from_json).  Each failure prints both sides.
+ * read them back (cmp_run_from_json).  And the one place names are put into
+ * SQL text, the bulk load, takes only plain names (db_bulk_begin).  Each
+ * failure prints both sides.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +23,7 @@
 
 #include "core/config.h"
 #include "core/secret.h"
+#include "db/db.h"
 #include "results/compare.h"
 #include "results/record.h"
 
@@ -269,6 +273,39 @@ static void test_compare_reads_redacted(void **state)
     cmp_run_release(&r);
 }
 
+/* Names go into the text of the bulk statements: only plain ones pass. */
+static void test_bulk_names(void **state)
+{
+    static const char *const bad_tables[] = { "",          "stock; DROP TABLE item",
+                                              "\"stock\"", "st ock",
+                                              "1stock",    "stock--" };
+    static const char *const bad_columns[] = { "", " , ", "s_i_id, s_w_id) VALUES (1); --",
+                                               "s_i_id,`x`", "s_i_id,1x" };
+    struct db_connect_args args = { .conninfo = "", .app_name = "test_secret" };
+    struct db_conn *c = NULL;
+    struct err e;
+    const char *p = " a,b , c_1", *name;
+    size_t n;
+    char got[64] = "";
+
+    (void)state;
+    while (db_next_name(&p, &name, &n))
+        snprintf(got + strlen(got), sizeof(got) - strlen(got), "[%.*s]", (int)n, name);
+    assert_string_equal(got, "[a][b][c_1]");
+
+    err_clear(&e);
+    assert_int_equal(db_connect(&db_null_ops, NULL, &args, &c, &e), 0);
+    assert_int_equal(db_bulk_begin(c, "stock", "s_i_id, s_w_id, s_quantity", &e), 0);
+    assert_int_equal(db_bulk_end(c, 1, &e), 0);
+    for (size_t i = 0; i < sizeof(bad_tables) / sizeof(bad_tables[0]); i++)
+        if (db_bulk_begin(c, bad_tables[i], "s_i_id", &e) != E_FAIL)
+            fail_msg("table name \"%s\" was accepted", bad_tables[i]);
+    for (size_t i = 0; i < sizeof(bad_columns) / sizeof(bad_columns[0]); i++)
+        if (db_bulk_begin(c, "stock", bad_columns[i], &e) != E_FAIL)
+            fail_msg("column list \"%s\" was accepted", bad_columns[i]);
+    db_close(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -281,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_wipe),
         cmocka_unit_test(test_record_config),
         cmocka_unit_test(test_compare_reads_redacted),
+        cmocka_unit_test(test_bulk_names),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
