@@ -3,9 +3,10 @@
  *
  * Parameters are sent as text with PQexecPrepared/PQexecParams (never spliced
  * into SQL; the one statement built here, COPY, takes table and column names
- * quoted by PQescapeIdentifier); the last result stays in the connection until the next call, so
- * the core reads rows with next/col_*.  Errors are classed by SQLSTATE:
- * 40001/40P01 retryable, class 08 and admin shutdown (57P0x) connection lost.
+ * quoted by PQescapeIdentifier); the last result stays in the connection
+ * until the next call, so the core reads rows with next/col_*.  Errors are
+ * classed by SQLSTATE: 40001/40P01 retryable, class 08 and admin shutdown
+ * (57P0x) connection lost.
  */
 #include <libpq-fe.h>
 #include <stdio.h>
