@@ -7,8 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "core/clock.h"
+#include "core/secret.h"
 #include "core/signals.h"
 #include "db/dialect.h"
 
@@ -198,6 +200,22 @@ void stop_watch_end(struct stop_watch *w)
     w->started = 0;
 }
 
+/*
+ * Once this process holds a password (ours, and libpq's and the ODBC
+ * driver's copies for as long as a connection is open), a core file or a
+ * same-user process reading our memory (gdb -p, /proc/PID/mem, and
+ * /proc/PID/environ, where the variable itself sits) would expose it.  Not
+ * dumpable: no core file, and only root may attach.  The flag is per
+ * process and does not survive execve, so the servers managed.c starts are
+ * unaffected.  What it costs - gdb -p and perf -p as the same non-root user -
+ * is paid only by runs that read a password.  A failure changes nothing
+ * else, so it is ignored.
+ */
+static void no_core_dumps(void)
+{
+    (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
 int session_open(struct session *s, const struct config *cfg, struct err *e)
 {
     int rc;
@@ -220,6 +238,8 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
                            cfg->database.password_env);
         snprintf(s->password, sizeof(s->password), "%s", pw);
         s->args.password = s->password;
+        if (*pw)
+            no_core_dumps();
     }
     if (cfg->database.managed && strcmp(cfg->database.driver, "postgres") == 0) {
         char datadir[PATH_MAX];
@@ -228,7 +248,8 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
         else
             snprintf(datadir, sizeof(datadir), "%s/pgdata", cfg->results.dir);
         fprintf(stderr, "starting private PostgreSQL in %s\n", datadir);
-        if ((rc = managed_start(&s->mpg, datadir, cfg->database.port, e)) < 0)
+        if ((rc = managed_start(&s->mpg, datadir, cfg->database.port,
+                                cfg->database.password_env, e)) < 0)
             return rc;
         s->managed = 1;
         managed_conninfo(&s->mpg, s->conninfo, sizeof(s->conninfo));
@@ -283,7 +304,8 @@ void session_close(struct session *s)
     } else if (s->managed && s->mpg.started) {
         fprintf(stderr, "private PostgreSQL left running: %s\n", s->conninfo);
     }
-    /* Wipe the password from memory. */
-    memset(s->password, 0, sizeof(s->password));
+    /* Wipe the password from memory (libpq and the ODBC driver manager keep
+     * their own copies until their connections are closed). */
+    secret_wipe(s->password, sizeof(s->password));
     s->managed = 0;
 }

@@ -18,6 +18,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/load.h"
+#include "core/secret.h"
 #include "core/signals.h"
 #include "results/record.h"
 #include "tools/proxy.h"
@@ -301,7 +302,9 @@ int cmd_sweep(int argc, char **argv)
         PQconninfoOption *opts = PQconninfoParse(cfg.database.conninfo, &msg);
         const char *host = "", *port = "5432";
         if (!opts) {
+            /* libpq quotes the piece it could not parse, which may be all of it. */
             err_set(&e, E_USAGE, "database.conninfo: %s", msg ? msg : "cannot parse it");
+            secret_clean(e.msg, sizeof(e.msg), s.password);
             PQfreemem(msg);
             session_close(&s);
             return cmd_fail("sweep", &e);

@@ -14,7 +14,9 @@
  * rules and one wording of messages.  A load that fails leaves the config as
  * it was.  Nothing here prints or exits.  Secrets are not kept here: only
  * the name of the environment variable that holds the password; a
- * "password" key is refused without echoing its value.
+ * "password" key, a connection string holding a password (conninfo, dsn)
+ * and a password_env that cannot be a variable's name are refused without
+ * echoing the value.
  */
 #include "core/config.h"
 
@@ -26,6 +28,8 @@
 #include <strings.h>
 
 #include <yaml.h>
+
+#include "core/secret.h"
 
 /* Bounds on what a config file may make us build (the size: CFG_MAX_FILE_SIZE in config.h). */
 #define CFG_MAX_DEPTH 32
@@ -407,6 +411,12 @@ static int parse_mix_list(const char *s, int *mix)
     return 0;
 }
 
+/* 1 for the keys that hold a connection string (which must hold no password). */
+static int is_connection_key(const struct key *k)
+{
+    return k->off == OFF(database.conninfo) || k->off == OFF(database.dsn);
+}
+
 /*
  * Whether s is written as a duration ("1.5h", "30", "250us") whatever its
  * size, so that one too large for parse_duration_us() is reported as out of
@@ -442,8 +452,20 @@ static int set_value(struct config *c, const struct key *k, const char *text, si
 {
     char got[QUOTE_MAX * 4 + 8], what[320], a[32], b[32];
     int64_t v;
+    int n_passwords = 0;
 
-    quote(text, len, got, sizeof(got));
+    if (is_connection_key(k)) {
+        /* A password in it is refused below; no message may quote one. */
+        char tmp[CFG_STR], shown[CFG_STR + 64];
+        size_t n = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;
+        memcpy(tmp, text, n);
+        tmp[n] = '\0';
+        n_passwords = secret_redact(tmp, shown, sizeof(shown));
+        quote(shown, strlen(shown), got, sizeof(got));
+        secret_wipe(tmp, sizeof(tmp));
+    } else {
+        quote(text, len, got, sizeof(got));
+    }
     if (memchr(text, '\0', len))
         return err_set(e, E_USAGE, "%s: '%s' must not contain a NUL character (got %s)", where,
                        k->name, got);
@@ -453,8 +475,25 @@ static int set_value(struct config *c, const struct key *k, const char *text, si
         if (len > (size_t)k->max)
             return err_set(e, E_USAGE, "%s: '%s' must be at most %lld bytes long (got %zu)", where,
                            k->name, (long long)k->max, len);
+        /* Passwords come only from the environment (DESIGN.md): one in a
+         * connection string would be in the file, in `ps` for --conninfo,
+         * and echoed back by drivers. */
+        if (n_passwords > 0)
+            return err_set(e, E_USAGE,
+                           "%s: '%s' holds a password (not shown): remove it, and put the "
+                           "password in the environment variable named by "
+                           "database.password_env",
+                           where, k->name);
         memcpy(field(c, k), text, len);
         ((char *)field(c, k))[len] = '\0';
+        if (k->off == OFF(database.password_env) && len > 0 &&
+            !secret_env_name_ok(field(c, k))) {
+            secret_wipe(field(c, k), CFG_STR);
+            return err_set(e, E_USAGE,
+                           "%s: '%s' must be the name of an environment variable (letters, "
+                           "digits and '_'), not the password itself; the value is not shown",
+                           where, k->name);
+        }
         break;
 
     case K_BOOL:

@@ -3,7 +3,8 @@
  *
  * Every db_*() wrapper here counts round trips, prepares dialect statements
  * on first use per connection, and applies injected faults, so the drivers
- * stay small and the core never calls a driver directly.
+ * stay small and the core never calls a driver directly.  A failed connect's
+ * message is cleaned of passwords here, for every driver (core/secret.h).
  */
 #include "db/db.h"
 
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/secret.h"
 #include "db/dialect.h"
 
 /* The registered drivers, in one explicit array. */
@@ -67,6 +69,10 @@ int db_connect(const struct db_ops *ops, const struct dialect *d,
     rc = ops->connect(c, a, e);
     c->n_roundtrips++;
     if (rc < 0) {
+        /* Drivers echo connection strings in their messages (libpq quotes a
+         * bad URI whole, ODBC drivers their attributes): whatever they said
+         * leaves here without the password. */
+        secret_clean(e->msg, sizeof(e->msg), a ? a->password : NULL);
         ops->close(c);
         free(c->priv);
         free(c);
@@ -269,8 +275,50 @@ int db_rollback(struct db_conn *c, struct err *e)
     return c->ops->rollback(c, e);
 }
 
+/* 1 when s (n bytes) is a plain SQL name: a letter or '_', then letters, digits, '_'. */
+static int plain_name(const char *s, size_t n)
+{
+    if (n == 0 || !((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+        return 0;
+    for (size_t i = 1; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return 0;
+    return 1;
+}
+
+int db_next_name(const char **p, const char **name, size_t *n)
+{
+    const char *s = *p;
+
+    while (*s == ' ' || *s == ',')
+        s++;
+    if (!*s)
+        return 0;
+    *name = s;
+    *n = strcspn(s, ", ");
+    *p = s + *n;
+    return 1;
+}
+
 int db_bulk_begin(struct db_conn *c, const char *table, const char *columns, struct err *e)
 {
+    const char *p = columns, *name;
+    size_t n;
+    int ncols = 0;
+
+    /* The drivers build the statement around these names (quoted with the
+     * DBMS's own quoting): they must be our plain table and column names. */
+    if (!plain_name(table, strlen(table)))
+        return err_set(e, E_FAIL, "bulk load: '%.64s' is not a plain table name", table);
+    while (db_next_name(&p, &name, &n)) {
+        if (!plain_name(name, n))
+            return err_set(e, E_FAIL, "bulk load of %s: '%.*s' is not a plain column name",
+                           table, (int)(n > 64 ? 64 : n), name);
+        ncols++;
+    }
+    if (ncols == 0)
+        return err_set(e, E_FAIL, "bulk load of %s: no columns", table);
     c->n_roundtrips++;
     return c->ops->bulk_begin(c, table, columns, e);
 }

@@ -188,6 +188,8 @@ int64_t db_affected(struct db_conn *c);
 int db_begin(struct db_conn *c, struct err *e);
 int db_commit(struct db_conn *c, struct err *e);
 int db_rollback(struct db_conn *c, struct err *e);
+/* Start a bulk load of table (a plain SQL name) with columns ("a, b, c",
+ * plain names); anything else is refused before the driver sees it. */
 int db_bulk_begin(struct db_conn *c, const char *table, const char *columns, struct err *e);
 int db_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e);
 int db_bulk_end(struct db_conn *c, int abort, struct err *e);
@@ -209,6 +211,10 @@ int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e
 
 /* Arm fault injection (tests): the next n calls of ops fail with code. */
 void db_fault(struct db_conn *c, unsigned ops, int n, int code, const char *sqlstate);
+
+/* The next name of a list "a, b, c" at *p: *name and its length *n, *p
+ * moved past it.  0 at the end.  For drivers that quote each column name. */
+int db_next_name(const char **p, const char **name, size_t *n);
 
 /* Parse a numeric text ("-12.5") into an integer scaled by 10^scale, rounding
  * half away from zero.  Shared by drivers that receive numbers as text. */

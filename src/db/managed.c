@@ -7,7 +7,8 @@
  * passes -D and -l through /bin/sh inside double quotes, so datadirs holding
  * quotes, backslashes, '$' or '`' are refused).  Every child gets its own
  * session, stdin from /dev/null, stdout and stderr in an unlinked temporary
- * file whose last lines become the error message when the child fails.  When
+ * file whose last lines become the error message when the child fails, and
+ * our environment without PG* and without the password's variable.  When
  * we are root the children drop to the server's user; the identity, groups
  * and environment are prepared before fork so the child only makes system
  * calls.  This file must not print, exit, or link libpq.
@@ -30,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/secret.h"
 #include "core/signals.h"
 
 extern char **environ;
@@ -226,12 +228,34 @@ static void tail_server_log(const char *path, char *buf, size_t len)
 /* Running programs                                                    */
 /* ------------------------------------------------------------------ */
 
-/* Set ra up to run children as uid/gid, with our environment minus PG*. */
-static int runas_init(struct runas *ra, uid_t uid, gid_t gid, struct err *e)
+/*
+ * 1 when environment entry v ("NAME=value") must not reach a child: it is
+ * variable hide, or its value holds hide's value (the password under
+ * another name, or inside a URL); a value shorter than SECRET_SCRUB_MIN
+ * only when it is the whole value.
+ */
+static int env_hidden(const char *v, const char *hide, const char *secret)
+{
+    size_t n = hide ? strlen(hide) : 0;
+    const char *val = strchr(v, '=');
+
+    if (n > 0 && strncmp(v, hide, n) == 0 && v[n] == '=')
+        return 1;
+    if (!secret || !*secret || !val)
+        return 0;
+    return strlen(secret) >= SECRET_SCRUB_MIN ? strstr(val + 1, secret) != NULL
+                                              : strcmp(val + 1, secret) == 0;
+}
+
+/* Set ra up to run children as uid/gid, with our environment minus PG* and
+ * minus what env_hidden() says of hide (NULL or "": nothing more), so no
+ * password reaches them. */
+static int runas_init(struct runas *ra, uid_t uid, gid_t gid, const char *hide, struct err *e)
 {
     struct passwd pw, *res = NULL;
     char pwbuf[16384];
     size_t nenv = 0, k = 0;
+    const char *secret = hide && *hide ? getenv(hide) : NULL;
 
     memset(ra, 0, sizeof(*ra));
     ra->uid = uid;
@@ -252,14 +276,16 @@ static int runas_init(struct runas *ra, uid_t uid, gid_t gid, struct err *e)
         snprintf(ra->home_env, sizeof(ra->home_env), "HOME=/");
     }
 
-    /* PGHOST, PGPORT, PGOPTIONS, PGDATA, ... would redirect or alter the tools. */
+    /* PGHOST, PGPORT, PGOPTIONS, PGDATA, ... would redirect or alter the tools;
+     * PGPASSWORD and the variable named by database.password_env would sit
+     * in every server process's environment (ps e, /proc/PID/environ). */
     for (char **v = environ; v && *v; v++)
         nenv++;
     ra->envp = calloc(nenv + 2, sizeof(*ra->envp));
     if (!ra->envp)
         return err_set(e, E_FAIL, "out of memory");
     for (char **v = environ; v && *v; v++) {
-        if (strncmp(*v, "PG", 2) == 0)
+        if (strncmp(*v, "PG", 2) == 0 || env_hidden(*v, hide, secret))
             continue;
         if (ra->change && strncmp(*v, "HOME=", 5) == 0)
             continue;
@@ -453,7 +479,7 @@ static int bindir_from_pg_config(char *out, size_t len)
     }
     if (!exe[0])
         return -1;
-    if (runas_init(&ra, geteuid(), getegid(), &e) < 0)
+    if (runas_init(&ra, geteuid(), getegid(), NULL, &e) < 0)
         return -1;
     ra.change = 0;
     {
@@ -1092,7 +1118,8 @@ static int datadir_prepare(struct managed_pg *m, struct err *e)
     return 0;
 }
 
-int managed_start(struct managed_pg *m, const char *datadir, int port, struct err *e)
+int managed_start(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
+                  struct err *e)
 {
     struct runas ra = { 0 };
     struct pidfile pf;
@@ -1100,6 +1127,9 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
     int have, rc;
 
     memset(m, 0, sizeof(*m));
+    if (hide_env && strlen(hide_env) >= sizeof(m->hide_env))
+        return err_set(e, E_USAGE, "environment variable name '%.40s...' is too long", hide_env);
+    snprintf(m->hide_env, sizeof(m->hide_env), "%s", hide_env ? hide_env : "");
     if (!datadir || !*datadir)
         return err_set(e, E_USAGE, "no datadir given for the managed PostgreSQL");
     if (port < 0 || port > 65535)
@@ -1138,7 +1168,7 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
                 return rc;
             rc = pick_existing_user(m, e);
             if (rc == 0)
-                rc = runas_init(&ra, m->run_uid, m->run_gid, e);
+                rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
             if (rc == 0)
                 rc = ensure_db(m, &ra, e);
             runas_release(&ra);
@@ -1146,7 +1176,7 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
         }
         rc = pick_existing_user(m, e);
         if (rc == 0)
-            rc = runas_init(&ra, m->run_uid, m->run_gid, e);
+            rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
         if (rc == 0)
             rc = check_reachable(&ra, m->datadir, e);
         if (rc == 0)
@@ -1156,7 +1186,7 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, struct er
     } else {
         rc = pick_new_user(m, e);
         if (rc == 0)
-            rc = runas_init(&ra, m->run_uid, m->run_gid, e);
+            rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
         if (rc == 0)
             rc = mkdir_p(m->datadir, e);
         if (rc == 0)
@@ -1200,7 +1230,7 @@ int managed_stop(struct managed_pg *m, struct err *e)
 
     if (!m->started)
         return 0;
-    rc = runas_init(&ra, m->run_uid, m->run_gid, e);
+    rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
     if (rc == 0)
         rc = server_stop(m, &ra, e);
     runas_release(&ra);

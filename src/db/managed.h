@@ -42,6 +42,7 @@ struct managed_pg {
     int started;        /* 1: we started the server and managed_stop() must stop it */
     uid_t run_uid;      /* user the server runs as */
     gid_t run_gid;      /* its primary group */
+    char hide_env[256]; /* environment variable the children must not see ("" = none) */
 };
 
 /*
@@ -56,10 +57,14 @@ int managed_find_bindir(char *out, size_t len, struct err *e);
  * tpcc, and fill m.  A datadir without PG_VERSION is created (mkdir -p) and
  * initialised; an existing cluster is started; a server already running on
  * the datadir is reused (m->started = 0).  port is the TCP port on 127.0.0.1,
- * or 0 for the Unix socket only.  On failure nothing is left running that
- * this call started.
+ * or 0 for the Unix socket only.  hide_env names an environment variable
+ * (the one holding the database password) that initdb, pg_ctl, psql and the
+ * server must not inherit, nor any other variable holding its value; or is
+ * NULL.  PG* variables are never passed on.
+ * On failure nothing is left running that this call started.
  */
-int managed_start(struct managed_pg *m, const char *datadir, int port, struct err *e);
+int managed_start(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
+                  struct err *e);
 
 /*
  * Stop the server if managed_start() started it (pg_ctl stop -m fast, wait)

@@ -7,16 +7,22 @@
  * parameters are bound per execution with their SQL types (integers as
  * BIGINT, scaled numbers as NUMERIC text, text as VARCHAR).  Rows are read
  * with SQLFetch + SQLGetData into per-column buffers.  Bulk loads use array
- * parameter binding (SQL_ATTR_PARAMSET_SIZE) in batches.  Errors are classed
+ * parameter binding (SQL_ATTR_PARAMSET_SIZE) in batches, in an INSERT whose
+ * table and column names are quoted the DBMS's way (SQL_IDENTIFIER_QUOTE_CHAR,
+ * SQL_IDENTIFIER_CASE).  Errors are classed
  * from SQLGetDiagRec: 40001/40P01 and MySQL's deadlock/lock-wait codes are
  * retryable, class 08 and lost-server codes mean the connection is gone.
+ * The password goes into the connection string as PWD={...} ('}' doubled),
+ * which is wiped right after SQLDriverConnect.
  */
+#include <ctype.h>
 #include <sql.h>
 #include <sqlext.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/secret.h"
 #include "db/db.h"
 #include "db/dialect.h"
 
@@ -47,6 +53,10 @@ struct od_conn {
     char *bulk_buf;       /* bulk_ncols x OD_BATCH x OD_BULK_COL */
     SQLLEN *bulk_ind;     /* bulk_ncols x OD_BATCH */
     SQLSMALLINT bulk_type[OD_MAX_COLS];
+    /* How this DBMS quotes a name: SQLGetInfo(SQL_IDENTIFIER_QUOTE_CHAR)
+     * (0: it cannot), and SQL_IDENTIFIER_CASE, how it stores unquoted names. */
+    char quote_open, quote_close;
+    SQLUSMALLINT ident_case;
 };
 
 static struct od_conn *O(struct db_conn *c)
@@ -124,6 +134,37 @@ static void close_cursor(struct od_conn *o)
     o->ncols = 0;
 }
 
+/*
+ * Append ";PWD={password};" to the connection string cs (n bytes used, cap
+ * in all).  Inside braces a '}' is written twice, so no password can end the
+ * value early and add attributes of its own.  -1 when it does not fit.
+ */
+static int cs_add_password(char *cs, size_t cap, size_t n, const char *pw)
+{
+    static const char head[] = "PWD={";
+
+    if (n > 0 && cs[n - 1] != ';') {
+        if (n + 1 >= cap)
+            return -1;
+        cs[n++] = ';';
+    }
+    if (n + sizeof(head) >= cap)
+        return -1;
+    memcpy(cs + n, head, sizeof(head) - 1);
+    n += sizeof(head) - 1;
+    for (const char *p = pw; *p; p++) {
+        if (n + (*p == '}' ? 2 : 1) + 2 >= cap)
+            return -1;
+        if (*p == '}')
+            cs[n++] = '}';
+        cs[n++] = *p;
+    }
+    cs[n++] = '}';
+    cs[n++] = ';';
+    cs[n] = '\0';
+    return 0;
+}
+
 static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
 {
     struct od_conn *o = O(c);
@@ -131,6 +172,7 @@ static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct
     SQLSMALLINT outlen = 0;
     SQLCHAR info[64];
     SQLSMALLINT ilen;
+    SQLRETURN r;
     const char *dsn = a->dsn ? a->dsn : "";
     int n;
 
@@ -138,32 +180,36 @@ static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct
         return err_set(e, E_USAGE, "database.dsn is empty: give a DSN name or a connection string");
     /* A bare name is a DSN from odbc.ini; anything with '=' is a connection string. */
     n = snprintf(cs, sizeof(cs), "%s%s", strchr(dsn, '=') ? "" : "DSN=", dsn);
-    if (a->password && *a->password)
-        n += snprintf(cs + n, sizeof(cs) - (size_t)n, "%sPWD={%s};",
-                      n && cs[n - 1] != ';' ? ";" : "", a->password);
     if (n >= (int)sizeof(cs))
         return err_set(e, E_USAGE, "ODBC connection string too long");
+    if (a->password && *a->password &&
+        cs_add_password(cs, sizeof(cs), (size_t)n, a->password) < 0) {
+        secret_wipe(cs, sizeof(cs));
+        return err_set(e, E_USAGE, "ODBC connection string too long");
+    }
     if (!ok(SQLAllocHandle(SQL_HANDLE_ENV, SQL_NULL_HANDLE, &o->env)) ||
         !ok(SQLSetEnvAttr(o->env, SQL_ATTR_ODBC_VERSION, (SQLPOINTER)SQL_OV_ODBC3, 0)) ||
         !ok(SQLAllocHandle(SQL_HANDLE_DBC, o->env, &o->dbc))) {
-        memset(cs, 0, sizeof(cs));
+        secret_wipe(cs, sizeof(cs));
         return err_set(e, E_FAIL, "cannot allocate ODBC handles (is unixODBC installed?)");
     }
     SQLSetConnectAttr(o->dbc, SQL_ATTR_LOGIN_TIMEOUT, (SQLPOINTER)10, 0);
-    if (!ok(SQLDriverConnect(o->dbc, NULL, (SQLCHAR *)cs, SQL_NTS, (SQLCHAR *)out, sizeof(out),
-                             &outlen, SQL_DRIVER_NOPROMPT))) {
-        /* The message names the DSN as configured, never the password. */
-        char what[300];
-        memset(cs, 0, sizeof(cs));
-        memset(out, 0, sizeof(out));
-        snprintf(what, sizeof(what), "cannot connect through ODBC (%.200s)", dsn);
+    r = SQLDriverConnect(o->dbc, NULL, (SQLCHAR *)cs, SQL_NTS, (SQLCHAR *)out, sizeof(out), &outlen,
+                         SQL_DRIVER_NOPROMPT);
+    /* Both strings hold the password now: wipe them before anything else. */
+    secret_wipe(cs, sizeof(cs));
+    secret_wipe(out, sizeof(out));
+    if (!ok(r)) {
+        /* The message names the DSN as configured, without a password in
+         * it; db_connect() cleans what the driver said. */
+        char what[300], shown[256];
+        secret_redact(dsn, shown, sizeof(shown));
+        snprintf(what, sizeof(what), "cannot connect through ODBC (%.200s)", shown);
         od_fail(SQL_HANDLE_DBC, o->dbc, what, e);
         /* A first connection that fails is the user's to fix. */
         e->code = E_USAGE;
         return E_USAGE;
     }
-    memset(cs, 0, sizeof(cs));
-    memset(out, 0, sizeof(out));
     o->connected = 1;
     if (!ok(SQLSetConnectAttr(o->dbc, SQL_ATTR_AUTOCOMMIT, (SQLPOINTER)SQL_AUTOCOMMIT_OFF, 0)))
         return od_fail(SQL_HANDLE_DBC, o->dbc, "turning autocommit off", e);
@@ -173,6 +219,15 @@ static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct
         snprintf(c->server_name, sizeof(c->server_name), "%s", (char *)info);
     if (ok(SQLGetInfo(o->dbc, SQL_DBMS_VER, info, sizeof(info), &ilen)))
         version_tidy((char *)info, c->server_name, c->server_version, sizeof(c->server_version));
+    /* A blank quote character means the DBMS has none. */
+    if (ok(SQLGetInfo(o->dbc, SQL_IDENTIFIER_QUOTE_CHAR, info, sizeof(info), &ilen)) &&
+        info[0] != ' ' && info[0] != '\0') {
+        o->quote_open = (char)info[0];
+        o->quote_close = info[0] == '[' ? ']' : (char)info[0];
+    }
+    if (!ok(SQLGetInfo(o->dbc, SQL_IDENTIFIER_CASE, &o->ident_case, sizeof(o->ident_case),
+                       NULL)))
+        o->ident_case = SQL_IC_SENSITIVE;
     return 0;
 }
 
@@ -449,23 +504,84 @@ static int od_rollback(struct db_conn *c, struct err *e)
     return od_end(c, SQL_ROLLBACK, e);
 }
 
+/*
+ * Append name (n bytes) to sql at *used as a quoted identifier of this DBMS:
+ * in its quote characters, an embedded closing quote doubled, and in the
+ * case it stores unquoted names in (our schema creates them unquoted, so
+ * "warehouse" is WAREHOUSE where names fold to upper case).  Unquoted when
+ * the DBMS has no quote character.  -1 when it does not fit.
+ */
+static int add_ident(const struct od_conn *o, char *sql, size_t cap, size_t *used,
+                     const char *name, size_t n)
+{
+    size_t u = *used;
+
+    if (o->quote_open) {
+        if (u + 1 >= cap)
+            return -1;
+        sql[u++] = o->quote_open;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char ch = name[i];
+        if (o->ident_case == SQL_IC_UPPER)
+            ch = (char)toupper((unsigned char)ch);
+        else if (o->ident_case == SQL_IC_LOWER)
+            ch = (char)tolower((unsigned char)ch);
+        if (u + 2 >= cap)
+            return -1;
+        if (o->quote_open && ch == o->quote_close)
+            sql[u++] = ch;
+        sql[u++] = ch;
+    }
+    if (o->quote_open) {
+        if (u + 1 >= cap)
+            return -1;
+        sql[u++] = o->quote_close;
+    }
+    sql[u] = '\0';
+    *used = u;
+    return 0;
+}
+
+/* Append text to sql at *used; -1 when it does not fit. */
+static int add_text(char *sql, size_t cap, size_t *used, const char *text)
+{
+    size_t n = strlen(text);
+
+    if (*used + n >= cap)
+        return -1;
+    memcpy(sql + *used, text, n + 1);
+    *used += n;
+    return 0;
+}
+
 static int od_bulk_begin(struct db_conn *c, const char *table, const char *columns,
                          struct err *e)
 {
     struct od_conn *o = O(c);
-    char sql[2048];
-    int n, ncols = 1;
+    const char *at = columns, *col;
+    char sql[4096] = "";
+    size_t used = 0, n;
+    int ncols = 0, bad;
 
     close_cursor(o);
     bulk_free(o);
-    for (const char *p = columns; *p; p++)
-        ncols += *p == ',';
+    /* INSERT ... VALUES (?, ...): the values are bound; the names go into
+     * the text quoted (db_bulk_begin() has also checked that they are plain). */
+    bad = add_text(sql, sizeof(sql), &used, "INSERT INTO ") < 0 ||
+          add_ident(o, sql, sizeof(sql), &used, table, strlen(table)) < 0 ||
+          add_text(sql, sizeof(sql), &used, " (") < 0;
+    while (!bad && db_next_name(&at, &col, &n))
+        bad = (ncols++ && add_text(sql, sizeof(sql), &used, ", ") < 0) ||
+              add_ident(o, sql, sizeof(sql), &used, col, n) < 0;
+    bad = bad || add_text(sql, sizeof(sql), &used, ") VALUES (") < 0;
+    for (int i = 0; !bad && i < ncols; i++)
+        bad = add_text(sql, sizeof(sql), &used, i ? ",?" : "?") < 0;
+    if (bad || add_text(sql, sizeof(sql), &used, ")") < 0)
+        return err_set(e, E_FAIL, "bulk insert into %s longer than %zu bytes", table,
+                       sizeof(sql) - 1);
     if (ncols > OD_MAX_COLS)
         return err_set(e, E_FAIL, "too many columns for a bulk load (%d)", ncols);
-    n = snprintf(sql, sizeof(sql), "INSERT INTO %s (%s) VALUES (", table, columns);
-    for (int i = 0; i < ncols; i++)
-        n += snprintf(sql + n, sizeof(sql) - (size_t)n, "%s?", i ? "," : "");
-    snprintf(sql + n, sizeof(sql) - (size_t)n, ")");
     o->bulk_ncols = ncols;
     o->bulk_nrows = 0;
     o->bulk_buf = malloc((size_t)ncols * OD_BATCH * OD_BULK_COL);

@@ -2,9 +2,11 @@
  * pg.c - the PostgreSQL driver, on libpq.
  *
  * Parameters are sent as text with PQexecPrepared/PQexecParams (never spliced
- * into SQL); the last result stays in the connection until the next call, so
- * the core reads rows with next/col_*.  Errors are classed by SQLSTATE:
- * 40001/40P01 retryable, class 08 and admin shutdown (57P0x) connection lost.
+ * into SQL; the one statement built here, COPY, takes table and column names
+ * quoted by PQescapeIdentifier); the last result stays in the connection
+ * until the next call, so the core reads rows with next/col_*.  Errors are
+ * classed by SQLSTATE: 40001/40P01 retryable, class 08 and admin shutdown
+ * (57P0x) connection lost.
  */
 #include <libpq-fe.h>
 #include <poll.h>
@@ -416,19 +418,54 @@ static int pg_rollback(struct db_conn *c, struct err *e)
     return pg_simple(c, "ROLLBACK", e);
 }
 
+/* Append text, or name (n bytes) quoted by libpq when quote is 1, to sql at *used. */
+static int sql_add(struct pg_conn *p, char *sql, size_t cap, size_t *used, const char *text,
+                   size_t n, int quote, struct err *e)
+{
+    char *q = quote ? PQescapeIdentifier(p->conn, text, n) : NULL;
+    const char *add = quote ? q : text;
+    size_t len = quote ? (q ? strlen(q) : 0) : n;
+
+    if (quote && !q)
+        return err_set(e, E_FAIL, "cannot quote the name '%.*s': %s", (int)(n > 64 ? 64 : n), text,
+                       PQerrorMessage(p->conn));
+    if (len >= cap - *used) {
+        PQfreemem(q);
+        return err_set(e, E_FAIL, "COPY statement longer than %zu bytes", cap - 1);
+    }
+    memcpy(sql + *used, add, len);
+    *used += len;
+    sql[*used] = '\0';
+    PQfreemem(q);
+    return 0;
+}
+
 static int pg_bulk_begin(struct db_conn *c, const char *table, const char *columns,
                          struct err *e)
 {
     struct pg_conn *p = P(c);
-    char sql[1024];
+    const char *col, *at = columns;
+    char sql[2048] = "";
+    size_t used = 0, n;
     PGresult *res;
+    int rc, k = 0;
 
-    /* table and columns come from our own schema tables, never from input. */
-    snprintf(sql, sizeof(sql), "COPY %s (%s) FROM STDIN", table, columns);
+    /* COPY takes no parameters: the names go into its text, each quoted
+     * by libpq (db_bulk_begin() has also checked that they are plain). */
+    if ((rc = sql_add(p, sql, sizeof(sql), &used, "COPY ", 5, 0, e)) < 0 ||
+        (rc = sql_add(p, sql, sizeof(sql), &used, table, strlen(table), 1, e)) < 0 ||
+        (rc = sql_add(p, sql, sizeof(sql), &used, " (", 2, 0, e)) < 0)
+        return rc;
+    while (db_next_name(&at, &col, &n))
+        if ((k++ && (rc = sql_add(p, sql, sizeof(sql), &used, ", ", 2, 0, e)) < 0) ||
+            (rc = sql_add(p, sql, sizeof(sql), &used, col, n, 1, e)) < 0)
+            return rc;
+    if ((rc = sql_add(p, sql, sizeof(sql), &used, ") FROM STDIN", 12, 0, e)) < 0)
+        return rc;
     clear_result(p);
     res = PQexec(p->conn, sql);
     if (PQresultStatus(res) != PGRES_COPY_IN) {
-        int rc = fail(c, res, e);
+        rc = fail(c, res, e);
         PQclear(res);
         return rc ? rc : err_set(e, E_FAIL, "COPY did not start");
     }

@@ -4,7 +4,8 @@
  * interface, the data directory's filesystem and disk, the config hash.
  *
  * Reads /proc, /sys and the database; never guesses: what it cannot see is
- * "unknown".  It must not print, exit, or hold a secret.
+ * "unknown".  It must not print, exit, or hold a secret: server settings
+ * that hold one are recorded redacted.
  */
 #include "results/fingerprint.h"
 
@@ -17,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "core/secret.h"
 #include "db/dialect.h"
 
 #define UNKNOWN "unknown"
@@ -442,6 +444,24 @@ static const char *col(struct db_conn *c, int i)
     return db_col_isnull(c, i) ? NULL : db_col_text(c, i, &len);
 }
 
+/*
+ * A server setting as the record shows it.  Some hold secrets: a standby's
+ * primary_conninfo may carry password=..., restore_command a PGPASSWORD=...,
+ * and settings named like ssl_passphrase_command or wsrep_sst_auth are one.
+ * The latter are masked whole, the others redacted (core/secret.h), and our
+ * own password is scrubbed from all.
+ */
+static void setting_value(const char *name, const char *val, const char *password, char *out,
+                          size_t len)
+{
+    if (val && *val && secret_setting_name(name)) {
+        snprintf(out, len, "%s", SECRET_MASK);
+        return;
+    }
+    snprintf(out, len, "%s", val ? val : "");
+    secret_clean(out, len, password);
+}
+
 /* 1 when address a (inet_server_addr()) is this machine's loopback. */
 static int is_loopback(const char *a)
 {
@@ -488,9 +508,11 @@ void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_con
     if (rc == 0 && (rc = db_query(c, ad.sql[FP_SETTINGS], NULL, 0, &e)) == 0) {
         while (db_next(c)) {
             const char *name = col(c, 0), *val = col(c, 1), *src = col(c, 2);
+            char shown[2048];
             if (!name)
                 continue;
-            json_object_set_new(settings, name, json_string(val ? val : ""));
+            setting_value(name, val, a ? a->password : NULL, shown, sizeof(shown));
+            json_object_set_new(settings, name, json_string(shown));
             json_object_set_new(sources, name, json_string(src ? src : UNKNOWN));
         }
     }

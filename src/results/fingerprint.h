@@ -15,8 +15,10 @@
  *    rotational flag.  A remote server's storage is recorded as "unknown".
  * And a hash of the redacted config (fingerprint_config_hash).
  *
- * Never records a secret: the config it hashes is the redacted one, and
- * no connection string or password passes through here.  Nothing here
+ * Never records a secret: the config it hashes is the redacted one, server
+ * settings are redacted (primary_conninfo's password, settings named like
+ * *_passphrase_command or *_auth masked whole), and the connection's own
+ * password is scrubbed from them.  Nothing here
  * prints or exits; what cannot be read is recorded as "unknown".
  */
 #ifndef TPCC_FINGERPRINT_H

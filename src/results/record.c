@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/secret.h"
 #include "results/fingerprint.h"
 
 #ifndef TPCC_VERSION
@@ -142,53 +142,19 @@ json_t *record_tool(void)
 
 void record_redact_conninfo(const char *in, char *out, size_t len)
 {
-    size_t o = 0;
-    const char *p = in;
+    secret_redact(in, out, len);
+}
 
-    /* URI form: postgresql://user:secret@host -> postgresql://user:***@host */
-    const char *scheme = strstr(in, "://");
-    if (scheme) {
-        const char *at = strchr(scheme + 3, '@');
-        const char *colon = strchr(scheme + 3, ':');
-        if (at && colon && colon < at) {
-            snprintf(out, len, "%.*s:***%s", (int)(colon - in), in, at);
-            /* A password= query parameter is handled below on the result. */
-            in = out;
-        }
-    }
-    {
-        char buf[1024];
-        snprintf(buf, sizeof(buf), "%s", in);
-        p = buf;
-        while (*p && o + 1 < len) {
-            if (strncasecmp(p, "password", 8) == 0) {
-                const char *q = p + 8;
-                while (*q == ' ')
-                    q++;
-                if (*q == '=') {
-                    const char *v = q + 1;
-                    int n = snprintf(out + o, len - o, "password=***");
-                    o += n > 0 ? (size_t)n : 0;
-                    while (*v == ' ')
-                        v++;
-                    if (*v == '\'') {
-                        for (v++; *v && *v != '\''; v++)
-                            if (*v == '\\' && v[1])
-                                v++;
-                        if (*v)
-                            v++;
-                    } else {
-                        while (*v && *v != ' ' && *v != '&')
-                            v++;
-                    }
-                    p = v;
-                    continue;
-                }
-            }
-            out[o++] = *p++;
-        }
-        out[o < len ? o : len - 1] = '\0';
-    }
+/* The connection strings of the config as the record shows them: any
+ * password redacted, and the configured one (the value of password_env)
+ * scrubbed too, wherever it stands - libpq and ODBC accept strings the
+ * redaction cannot parse, such as the password typed without its key. */
+static void record_conn_string(const struct config *c, const char *in, char *out, size_t len)
+{
+    const char *pw = c->database.password_env[0] ? getenv(c->database.password_env) : NULL;
+
+    secret_redact(in, out, len);
+    secret_scrub(out, pw);
 }
 
 json_t *record_config(const struct config *c)
@@ -196,8 +162,8 @@ json_t *record_config(const struct config *c)
     char conninfo[CFG_STR * 2], dsn[CFG_STR * 2];
     json_t *mix = json_object();
 
-    record_redact_conninfo(c->database.conninfo, conninfo, sizeof(conninfo));
-    record_redact_conninfo(c->database.dsn, dsn, sizeof(dsn));
+    record_conn_string(c, c->database.conninfo, conninfo, sizeof(conninfo));
+    record_conn_string(c, c->database.dsn, dsn, sizeof(dsn));
     for (int t = 0; t < TX_NTYPES; t++)
         json_object_set_new(mix, tx_name((enum tx_type)t), json_integer(c->run.mix[t]));
     return json_pack(

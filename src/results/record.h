@@ -34,7 +34,8 @@ json_t *record_config(const struct config *c);
  * of the fingerprint (sysctls, transparent huge pages; results/fingerprint.h). */
 json_t *record_environment(void);
 
-/* Copy conninfo into out with any password removed ("password=***"). */
+/* Copy a libpq conninfo, URI or ODBC connection string into out with every
+ * password replaced by "***" (secret_redact() in core/secret.h). */
 void record_redact_conninfo(const char *in, char *out, size_t len);
 
 #endif

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
             if (*argv[3] == '\0' || *end != '\0' || port < 0 || port > 65535)
                 return usage();
         }
-        if (managed_start(&m, argv[1], (int)port, &e) < 0)
+        if (managed_start(&m, argv[1], (int)port, NULL, &e) < 0)
             goto fail;
         if (interrupted) {
             if (managed_stop(&m, &e) < 0)
@@ -84,7 +84,7 @@ int main(int argc, char **argv)
     if (strcmp(argv[2], "stop") == 0 && argc == 3) {
         /* Attach to the running server (a reuse), then take it over so that
          * managed_stop() stops it. */
-        if (managed_start(&m, argv[1], 0, &e) < 0)
+        if (managed_start(&m, argv[1], 0, NULL, &e) < 0)
             goto fail;
         m.started = 1;
         if (managed_stop(&m, &e) < 0)

@@ -378,6 +378,23 @@ static const struct err_case err_cases[] = {
     { "run: { mix: { Password: x } }\n", 0,
       "t.yaml:1:15: 'run.mix.Password' is not allowed: passwords come only from the "
       "environment variable named by database.password_env" },
+    /* A password inside a connection string: refused, and never quoted back. */
+    { "database: { conninfo: \"host=db password=Hx7-secret user=tpcc\" }\n", 0,
+      "t.yaml:1:23: 'database.conninfo' holds a password (not shown): remove it, and put the "
+      "password in the environment variable named by database.password_env" },
+    { "database: { conninfo: \"postgresql://tpcc:Hx7-secret@db/tpcc\" }\n", 0,
+      "t.yaml:1:23: 'database.conninfo' holds a password (not shown): remove it, and put the "
+      "password in the environment variable named by database.password_env" },
+    { "database: { driver: odbc, dsn: \"DSN=tpcc;UID=tpcc;PWD={Hx7;secret}\" }\n", 0,
+      "t.yaml:1:32: 'database.dsn' holds a password (not shown): remove it, and put the "
+      "password in the environment variable named by database.password_env" },
+    { "database: { conninfo: \"password=Hx7-secret\\0x\" }\n", 0,
+      "t.yaml:1:23: 'database.conninfo' must not contain a NUL character (got "
+      "\"password=***\")" },
+    /* The password typed where its variable's name belongs. */
+    { "database: { password_env: \"Hx7-secret!\" }\n", 0,
+      "t.yaml:1:27: 'database.password_env' must be the name of an environment variable "
+      "(letters, digits and '_'), not the password itself; the value is not shown" },
 
     /* The document as a whole. */
     { "", 0,
@@ -612,6 +629,14 @@ static const struct set_case set_cases[] = {
     { "database.password", "x", "--set",
       "--set: 'database.password' is not allowed: passwords come only from the environment "
       "variable named by database.password_env" },
+    { "database.conninfo", "host=db port=5432 user=tpcc", "--conninfo", "" },
+    { "database.conninfo", "host=db password='Hx7 secret' user=tpcc", "--conninfo",
+      "--conninfo: 'database.conninfo' holds a password (not shown): remove it, and put the "
+      "password in the environment variable named by database.password_env" },
+    { "database.password_env", "TPCC_PASSWORD", "--set", "" },
+    { "database.password_env", "Hx7 secret", "--set",
+      "--set: 'database.password_env' must be the name of an environment variable (letters, "
+      "digits and '_'), not the password itself; the value is not shown" },
     { "run.mix", "45,43,4,4", "--mix",
       "--mix: 'run.mix' must be five integers from 0 to 100 separated by commas, for "
       "new_order, payment, order_status, delivery, stock_level (got \"45,43,4,4\")" },
