@@ -28,7 +28,8 @@ else
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS    += -fsanitize=$(SANITIZE)
 FLAVOUR := $(or $(if $(filter address$(comma)undefined undefined$(comma)address address,$(SANITIZE)),asan),$(if $(filter thread,$(SANITIZE)),tsan),san-$(subst $(comma),-,$(SANITIZE)))
-B   := build/$(FLAVOUR)
+# CC=clang gets its own tree too (build/asan-clang, ...).
+B   := build/$(FLAVOUR)$(if $(findstring clang,$(CC)),-clang)
 BIN := $(B)/tpccbench
 endif
 
@@ -63,9 +64,12 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJ)
 deps:
 	@sh scripts/deps.sh build
 
-# What `make test` runs; test-tsan narrows it to the tests that run threads.
-TEST_UNIT ?= $(UNIT_BIN)
-TEST_T    ?= $(sort $(wildcard tests/t/*.sh))
+# What `make test` runs (names without directory); test-tsan narrows them to
+# the tests that run threads.
+UNITS     := $(UNIT_SRC:tests/unit/%.c=%)
+TESTS     := $(patsubst tests/t/%.sh,%,$(sort $(wildcard tests/t/*.sh)))
+TEST_UNIT := $(UNITS:%=$(B)/tests/%)
+TEST_T    := $(TESTS:%=tests/t/%.sh)
 
 # Under a sanitizer every report goes to a file in $(SAN_LOG) (log_path), so
 # a report from a process whose exit status a test does not look at still
@@ -85,28 +89,31 @@ endif
 test: deps
 	$(MAKE) $(BIN) $(TEST_UNIT)
 ifeq ($(SANITIZE),)
-	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(TEST_UNIT) $(TEST_T)
+	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(TEST_UNIT) $(TEST_T)
 else
 	rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG)
-	rc=0; $(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(TEST_UNIT) $(TEST_T) || rc=$$?; \
+	rc=0; $(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(TEST_UNIT) $(TEST_T) || rc=$$?; \
 	sh scripts/san-check.sh $(SAN_LOG) || rc=1; exit $$rc
 endif
 
-# The same suite under ASan+UBSan (leak checker on), and the tests that run
-# threads (unit tests with threads; run, bench, load, sweep, proxy, ODBC) under TSan.
+# The whole suite under ASan+UBSan (leak checker on), and under TSan the
+# tests whose threads share state: the proxy unit test, load (parallel
+# jobs), run with its VUs, delivery workers and monitor (interrupted too,
+# and in every mode), iobench and netbench workers, the proxy, and VUs
+# through ODBC.  The other tests run these same paths again at a higher cost.
 test-asan:
 	$(MAKE) SANITIZE=address,undefined test
 
-TSAN_UNIT := test_proxy
-TSAN_T    := 0020-load 0030-run 0031-run-signals 0035-modes 0051-proxy 0070-odbc
+TSAN_UNITS := test_proxy
+TSAN_TESTS := 0020-load 0030-run 0031-run-signals 0035-modes 0040-iobench 0050-netbench \
+	0051-proxy 0071-odbc-modes
 test-tsan:
-	$(MAKE) SANITIZE=thread TEST_UNIT="$(TSAN_UNIT:%=build/tsan/tests/%)" \
-		TEST_T="$(TSAN_T:%=tests/t/%.sh)" test
+	$(MAKE) SANITIZE=thread UNITS="$(TSAN_UNITS)" TESTS="$(TSAN_TESTS)" test
 
 test-sanitize: test-asan test-tsan
 
 unit-test: $(BIN) $(UNIT_BIN)
-	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(UNIT_BIN)
+	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(UNIT_BIN)
 
 integration-test: $(BIN)
 	$(TEST_ENV) prove $(TEST_T)
