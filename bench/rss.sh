@@ -54,7 +54,7 @@ if [ "$rc" != 0 ]; then
     tail -n 20 "$work/run.out" >&2
     exit 1
 fi
-tail -n 3 "$work/run.out" | sed 's/^/# /'
+grep -E '^run: |^  NOTPM |^  TPS |driver CPU' "$work/run.out" | sed 's/^ */# /'
 
 echo "# VmRSS of tpccbench run, W=$W, $VUS VUs, $DURATION measured, sample every $INTERVAL s"
 printf '%6s %10s\n' s KiB
