@@ -9,61 +9,118 @@ CFLAGS   ?= $(OPT)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread
 VERSION  := 0.1.0
 COMMIT   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
-CPPFLAGS += -D_GNU_SOURCE -Isrc -Ibuild -I$(PG_INC) -DTPCC_VERSION='"$(VERSION)"' -DTPCC_GIT_COMMIT='"$(COMMIT)"'
+CPPFLAGS += -D_GNU_SOURCE -Isrc -I$(PG_INC) -DTPCC_VERSION='"$(VERSION)"' -DTPCC_GIT_COMMIT='"$(COMMIT)"'
 LDLIBS   := -lpq -lodbc -lyaml -ljansson -lm -pthread
 
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
 endif
-ifneq ($(SANITIZE),)
+
+# Each sanitizer flavour builds in a tree of its own (build/asan, build/tsan,
+# ...) with its own binary there, so flavours never mix objects and
+# ./tpccbench stays the normal build.  The tests run the binary named by
+# TPCC_BIN (default ./tpccbench).
+comma := ,
+ifeq ($(SANITIZE),)
+B   := build
+BIN := tpccbench
+else
 ALL_CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS    += -fsanitize=$(SANITIZE)
+FLAVOUR := $(or $(if $(filter address$(comma)undefined undefined$(comma)address address,$(SANITIZE)),asan),$(if $(filter thread,$(SANITIZE)),tsan),san-$(subst $(comma),-,$(SANITIZE)))
+# CC=clang gets its own tree too (build/asan-clang, ...).
+B   := build/$(FLAVOUR)$(if $(findstring clang,$(CC)),-clang)
+BIN := $(B)/tpccbench
 endif
 
 LIB_SRC  := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
-LIB_OBJ  := $(LIB_SRC:%.c=build/%.o) build/schema_sql.o
+LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/schema_sql.o
 SQL_SRC  := $(sort $(wildcard schema/*/*.sql))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
-UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=build/tests/%)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all deps test unit-test integration-test demo clean help bench-load format fuzz
-all: tpccbench
+.PHONY: all deps test unit-test integration-test demo clean help bench-load format fuzz \
+	test-asan test-tsan test-sanitize sanitize-check
+all: $(BIN)
 
-tpccbench: build/src/main.o $(LIB_OBJ)
+$(BIN): $(B)/src/main.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-build/%.o: %.c
+$(B)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
 # The SQL of every dialect is compiled in, so the binary needs no install path.
-build/schema_sql.c: $(SQL_SRC) scripts/embed-sql.sh
-	@mkdir -p build
+$(B)/schema_sql.c: $(SQL_SRC) scripts/embed-sql.sh
+	@mkdir -p $(B)
 	sh scripts/embed-sql.sh $(SQL_SRC) > $@.tmp && mv $@.tmp $@
 
-build/tests/%: tests/unit/%.c $(LIB_OBJ)
+$(B)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcmocka
 
--include $(shell find build -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 deps:
 	@sh scripts/deps.sh build
 
+# What `make test` runs (names without directory); test-tsan narrows them to
+# the tests that run threads.
+UNITS     := $(UNIT_SRC:tests/unit/%.c=%)
+TESTS     := $(patsubst tests/t/%.sh,%,$(sort $(wildcard tests/t/*.sh)))
+TEST_UNIT := $(UNITS:%=$(B)/tests/%)
+TEST_T    := $(TESTS:%=tests/t/%.sh)
+
+# Under a sanitizer every report goes to a file in $(SAN_LOG) (log_path), so
+# a report from a process whose exit status a test does not look at still
+# fails the run: scripts/san-check.sh prints the reports and fails if there
+# are any.  ASan's leak checker is on; tests/lsan.supp and tests/tsan.supp
+# hold suppressions for frames outside our code only.
+SAN_LOG  := $(CURDIR)/$(B)/san-log
+TEST_ENV := TPCC_BIN=$(CURDIR)/$(BIN)
+ifneq ($(SANITIZE),)
+TEST_ENV += ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$(SAN_LOG)/asan \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:log_path=$(SAN_LOG)/ubsan \
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp:log_path=$(SAN_LOG)/tsan
+endif
+
 # Every unit and integration test, with the servers they need started by the tests.
 test: deps
-	$(MAKE) tpccbench $(UNIT_BIN)
-	CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(UNIT_BIN) tests/t/*.sh
+	$(MAKE) $(BIN) $(TEST_UNIT)
+ifeq ($(SANITIZE),)
+	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(TEST_UNIT) $(TEST_T)
+else
+	rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG)
+	rc=0; $(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(TEST_UNIT) $(TEST_T) || rc=$$?; \
+	sh scripts/san-check.sh $(SAN_LOG) || rc=1; exit $$rc
+endif
 
-unit-test: tpccbench $(UNIT_BIN)
-	CMOCKA_MESSAGE_OUTPUT=TAP prove --exec '' $(UNIT_BIN)
+# The whole suite under ASan+UBSan (leak checker on), and under TSan the
+# tests whose threads share state: the proxy unit test, load (parallel
+# jobs), run with its VUs, delivery workers and monitor (interrupted too,
+# and in every mode), iobench and netbench workers, the proxy, and VUs
+# through ODBC.  The other tests run these same paths again at a higher cost.
+test-asan:
+	$(MAKE) SANITIZE=address,undefined test
 
-integration-test: tpccbench
-	prove tests/t/*.sh
+TSAN_UNITS := test_proxy
+TSAN_TESTS := 0020-load 0030-run 0031-run-signals 0035-modes 0040-iobench 0050-netbench \
+	0051-proxy 0071-odbc-modes
+test-tsan:
+	$(MAKE) SANITIZE=thread UNITS="$(TSAN_UNITS)" TESTS="$(TSAN_TESTS)" test
+
+test-sanitize: test-asan test-tsan
+
+unit-test: $(BIN) $(UNIT_BIN)
+	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(UNIT_BIN)
+
+integration-test: $(BIN)
+	$(TEST_ENV) prove $(TEST_T)
 
 # Private PostgreSQL, 1 warehouse: load, check, summary, stop.
 demo: deps
-	$(MAKE) tpccbench
+	$(MAKE) $(BIN)
 	sh scripts/demo.sh
 
 # libFuzzer on the config loader (tests/fuzz/fuzz_config.c) for FUZZ_SECONDS.  The corpus it
@@ -99,7 +156,7 @@ fuzz:
 	rm -rf $(FUZZ_CORPUS) && mv build/fuzz/merged $(FUZZ_CORPUS)
 	@echo "fuzz: $$(ls $(FUZZ_CORPUS) | wc -l) inputs ($$(du -sh $(FUZZ_CORPUS) | cut -f1)) in $(FUZZ_CORPUS)"
 
-bench-load: tpccbench
+bench-load: $(BIN)
 	sh bench/load.sh
 
 format:
@@ -112,7 +169,11 @@ help:
 	@echo "make            build ./tpccbench"
 	@echo "make demo       install what is missing, run the demo on a private PostgreSQL"
 	@echo "make test       install what is missing, run every unit and integration test"
-	@echo "make SANITIZE=address,undefined   build with sanitizers (CC=clang works too)"
+	@echo "make test-asan  the whole suite under ASan+UBSan, leak checker on (build/asan)"
+	@echo "make test-tsan  the tests that run threads under TSan (build/tsan)"
+	@echo "make test-sanitize   both"
+	@echo "make SANITIZE=address,undefined   build/asan/tpccbench; SANITIZE=thread: build/tsan"
+	@echo "                (CC=clang works too; 'make SANITIZE=... test' runs the suite on it)"
 	@echo "make WERROR=1   treat warnings as errors (CI)"
 	@echo "make fuzz       libFuzzer on the config loader for FUZZ_SECONDS (600); grows and"
 	@echo "                minimises tests/data/fuzz-config; findings in build/fuzz/crash-*"

@@ -5,7 +5,8 @@
 #   scripts/deps.sh build|test|demo|fuzz
 set -eu
 what=${1:-build}
-pkgs="gcc make libpq-dev libyaml-dev libjansson-dev unixodbc-dev"
+# libasan8, libubsan1, liblsan0, libtsan2: the runtimes of make test-asan and test-tsan.
+pkgs="gcc make libasan8 libubsan1 liblsan0 libtsan2 libpq-dev libyaml-dev libjansson-dev unixodbc-dev"
 case "$what" in
     build) ;;
     test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb mariadb-server mariadb-client chromium" ;;

@@ -10,7 +10,10 @@
  *    transactions, never on the other four's path);
  *  - phase changes go through one mutex + condition variable.
  * The monitor (the calling thread) keeps time, takes the New-Order counts at
- * the window edges while every VU is idle, and builds the series.
+ * the window edges while every VU is idle, and builds the series.  It reads a
+ * VU's own struct vu_stats only while that VU waits at the barrier (seen
+ * under the lock), after it finished, or after it was joined; otherwise only
+ * the published copies.
  */
 #include "run/driver.h"
 
@@ -87,6 +90,8 @@ struct vu {
     int in_tx;               /* atomic: inside a transaction now */
     uint64_t down_since_us;  /* atomic: when the connection was lost, 0 = connected */
     int64_t n_done;          /* transactions run (for run.transactions) */
+    int at_barrier;          /* under sh->lock: waiting in vu_pause_point(), st at rest */
+    int finished;            /* under sh->lock: ran its run.transactions, st final */
 };
 
 static int phase_get(struct shared *sh)
@@ -156,7 +161,7 @@ static void vu_cancel(struct vu *v)
     pthread_mutex_unlock(&v->conn_lock);
 }
 
-static void vu_pause_point(struct shared *sh);
+static void vu_pause_point(struct vu *v);
 
 /* After a lost connection: reconnect with jittered, bounded back-off (50 ms
  * doubling to 1 s) until it works or the run stops.  A VU waiting here is
@@ -186,7 +191,7 @@ static void vu_reconnect(struct vu *v)
                 break;
             vu_publish(v);
             if (ph == PH_PAUSE && !v->worker) {
-                vu_pause_point(sh);
+                vu_pause_point(v);
                 continue;
             }
             clock_sleep_us(end - now > 20000 ? 20000 : end - now);
@@ -362,6 +367,20 @@ static int vu_wait_go(struct vu *v, int connected)
     return go ? 0 : -1;
 }
 
+/* A thread that could not be created counts as a failed connection, so the
+ * connect phase still ends (it waits for every thread to say it is ready). */
+static void thread_not_started(struct shared *sh, int rc)
+{
+    char eb[128];
+
+    pthread_mutex_lock(&sh->lock);
+    sh->n_ready++;
+    sh->n_failed++;
+    if (sh->conn_err.code == E_OK)
+        err_set(&sh->conn_err, E_FAIL, "cannot start a thread: %s", err_errno(rc, eb, sizeof(eb)));
+    pthread_mutex_unlock(&sh->lock);
+}
+
 static void *worker_main(void *arg)
 {
     struct vu *v = arg;
@@ -394,20 +413,27 @@ static void *worker_main(void *arg)
 static const double keying_s[TX_NTYPES] = { 18, 3, 2, 2, 2 };
 static const double think_mean_s[TX_NTYPES] = { 12, 12, 10, 5, 5 };
 
-/* The window-edge barrier: wait here, idle, while the monitor reads the counts. */
-static void vu_pause_point(struct shared *sh)
+/* The window-edge barrier: wait here, idle, while the monitor reads the
+ * counts (v->st: the monitor sees at_barrier under the lock, and the VU
+ * leaves only once the phase has changed). */
+static void vu_pause_point(struct vu *v)
 {
+    struct shared *sh = v->sh;
+
     pthread_mutex_lock(&sh->lock);
     sh->n_paused++;
+    v->at_barrier = 1;
     pthread_cond_broadcast(&sh->cond);
     while (phase_get(sh) == PH_PAUSE)
         pthread_cond_wait(&sh->cond, &sh->lock);
+    v->at_barrier = 0;
     pthread_mutex_unlock(&sh->lock);
 }
 
 /* Sleep (keying, think time, ramp-up) but stop early and honour the barrier. */
-static void vu_sleep_interruptible(struct shared *sh, double secs)
+static void vu_sleep_interruptible(struct vu *v, double secs)
 {
+    struct shared *sh = v->sh;
     uint64_t end = clock_us() + (uint64_t)(secs * 1e6);
 
     for (;;) {
@@ -416,7 +442,7 @@ static void vu_sleep_interruptible(struct shared *sh, double secs)
         if (ph == PH_STOP || now >= end)
             return;
         if (ph == PH_PAUSE) {
-            vu_pause_point(sh);
+            vu_pause_point(v);
             continue;
         }
         clock_sleep_us(end - now > 50000 ? 50000 : end - now);
@@ -447,7 +473,7 @@ static void *vu_main(void *arg)
         return NULL;
     /* Ramp-up: VU i starts at rampup * i / n. */
     if (cfg->run.rampup_us)
-        vu_sleep_interruptible(sh, (double)cfg->run.rampup_us * v->id / cfg->run.virtual_users /
+        vu_sleep_interruptible(v, (double)cfg->run.rampup_us * v->id / cfg->run.virtual_users /
                                        1e6);
     for (;;) {
         int ph = phase_get(sh), rc, retries, w;
@@ -457,14 +483,14 @@ static void *vu_main(void *arg)
         if (ph == PH_STOP)
             break;
         if (ph == PH_PAUSE) {
-            vu_pause_point(sh);
+            vu_pause_point(v);
             continue;
         }
         w = v->wh[v->wh_next];
         v->wh_next = (v->wh_next + 1) % v->n_wh;
         txn_gen(&v->rng, &sh->ctx, txn_pick_type(&v->rng, cfg->run.mix), w, v->sl_d, &in);
         if (cfg->run.think_time)
-            vu_sleep_interruptible(sh, keying_s[in.type]);
+            vu_sleep_interruptible(v, keying_s[in.type]);
         memset(&out, 0, sizeof(out));
         start = clock_us();
         if (in.type == TX_DELIVERY && !cfg->run.delivery_inline) {
@@ -490,6 +516,7 @@ static void *vu_main(void *arg)
         if (cfg->run.transactions && ++v->n_done >= cfg->run.transactions) {
             vu_publish(v);
             pthread_mutex_lock(&sh->lock);
+            v->finished = 1;
             __atomic_add_fetch(&sh->n_finished, 1, __ATOMIC_RELEASE);
             pthread_cond_broadcast(&sh->cond);
             pthread_mutex_unlock(&sh->lock);
@@ -499,7 +526,7 @@ static void *vu_main(void *arg)
             double think = -log(1.0 - rng_unit(&v->rng)) * think_mean_s[in.type];
             if (think > 10 * think_mean_s[in.type])
                 think = 10 * think_mean_s[in.type];
-            vu_sleep_interruptible(sh, think);
+            vu_sleep_interruptible(v, think);
         }
     }
     return NULL;
@@ -517,6 +544,31 @@ static void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx)
             stats_merge(out, &v->snap[ack & 1]);
         *in_tx += __atomic_load_n(&v->in_tx, __ATOMIC_RELAXED);
     }
+}
+
+/* The counts at the window's opening, after pause_all(): a VU at the barrier
+ * or finished gives its own stats (exact); one that did not reach the
+ * barrier in time is still writing them and gives its last published
+ * snapshot instead.  Returns the number of those late VUs. */
+static int collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out)
+{
+    int late = 0;
+
+    stats_init(out);
+    pthread_mutex_lock(&sh->lock);
+    for (int i = 0; i < n; i++) {
+        struct vu *v = &vus[i];
+        if (v->at_barrier || v->finished) {
+            stats_merge(out, &v->st);
+        } else {
+            unsigned ack = __atomic_load_n(&v->ack, __ATOMIC_ACQUIRE);
+            if (ack)
+                stats_merge(out, &v->snap[ack & 1]);
+            late++;
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return late;
 }
 
 /* Ask every VU whose last request was served for a fresh snapshot. */
@@ -862,12 +914,20 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
 
     /* Phase: connect. */
     t_connect0 = clock_us();
-    for (int i = 0; i < nvu; i++)
-        if (pthread_create(&vus[i].thread, NULL, vu_main, &vus[i]) == 0)
+    for (int i = 0; i < nvu; i++) {
+        int prc = pthread_create(&vus[i].thread, NULL, vu_main, &vus[i]);
+        if (prc == 0)
             vus[i].started = 1;
-    for (int i = 0; i < nw; i++)
-        if (pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]) == 0)
+        else
+            thread_not_started(sh, prc);
+    }
+    for (int i = 0; i < nw; i++) {
+        int prc = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
+        if (prc == 0)
             workers[i].started = 1;
+        else
+            thread_not_started(sh, prc);
+    }
     pthread_mutex_lock(&sh->lock);
     while (sh->n_ready < nvu + nw && !sig_stop_requested()) {
         pthread_mutex_unlock(&sh->lock);
@@ -938,8 +998,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 pause_all(sh, nvu);
                 if (sig_stop_requested())
                     break;
-                for (int i = 0; i < nvu; i++)
-                    stats_merge(base, &vus[i].st);
+                {
+                    int late = collect_base(sh, vus, nvu, base);
+                    if (late && o->progress)
+                        fprintf(o->progress, "note: %d virtual users were still in a transaction "
+                                             "30 s after the barrier; their counts at the window's "
+                                             "opening are from their last snapshot\n", late);
+                }
                 if ((rc = monitor_count(sh, &mc, &no_start, e)) < 0)
                     break;
                 cpu0 = cpu_now_s();

@@ -303,15 +303,35 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
     for (int i = 0; i < r->n_series; i++) {
         const struct series_row *s = &r->series[i];
         double total = 0;
+        int w;
         for (int t = 0; t < TX_NTYPES; t++)
             total += s->tps[t];
-        n += (size_t)snprintf(buf + n, cap - n,
-                              "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d\n",
-                              s->second,
-                              s->phase == 'm' ? "measure" : s->phase == 's' ? "stop" : "warmup",
-                              s->tps[0], s->tps[1], s->tps[2], s->tps[3], s->tps[4], total,
-                              s->no_p50_ms, s->no_p90_ms, s->no_p99_ms, s->all_p99_ms,
-                              (unsigned long long)s->errors, s->vus_in_tx, s->vus_down);
+        /* 200 bytes a row is plenty for real figures; a longer row (a huge
+         * value) grows the buffer and is written again, never cut or past it. */
+        for (;;) {
+            char *nb;
+            w = snprintf(buf + n, cap - n,
+                         "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d\n",
+                         s->second,
+                         s->phase == 'm' ? "measure" : s->phase == 's' ? "stop" : "warmup",
+                         s->tps[0], s->tps[1], s->tps[2], s->tps[3], s->tps[4], total,
+                         s->no_p50_ms, s->no_p90_ms, s->no_p99_ms, s->all_p99_ms,
+                         (unsigned long long)s->errors, s->vus_in_tx, s->vus_down);
+            if (w < 0) {
+                free(buf);
+                return NULL;
+            }
+            if ((size_t)w < cap - n)
+                break;
+            nb = realloc(buf, cap * 2 + (size_t)w);
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap = cap * 2 + (size_t)w;
+        }
+        n += (size_t)w;
     }
     *len = n;
     return buf;

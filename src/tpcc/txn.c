@@ -593,13 +593,15 @@ static int exec_pipeline(struct db_conn *c, const struct txn_input *in, struct t
 
 /* ---- procedure mode: one server-side function call per transaction ---- */
 
-/* "{a,b,c}" from n integers picked by field (0 i_id, 1 supply, 2 quantity). */
+/* "{a,b,c}" from n integers picked by field (0 i_id, 1 supply, 2 quantity).
+ * An item takes at most 12 characters ("," and an int), and "}" and the NUL
+ * must still fit after it. */
 static int items_array(char *buf, size_t cap, const struct no_input *no, int field)
 {
     size_t n = 0;
 
     buf[n++] = '{';
-    for (int i = 0; i < no->ol_cnt && n + 12 < cap; i++) {
+    for (int i = 0; i < no->ol_cnt && n + 12 + 2 <= cap; i++) {
         const struct no_item *it = &no->items[i];
         int v = field == 0 ? it->i_id : field == 1 ? it->supply_w_id : it->quantity;
         n += (size_t)snprintf(buf + n, cap - n, "%s%d", i ? "," : "", v);

@@ -7,9 +7,11 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 
-bin=$root/tpccbench
+bin=$TPCC_BIN
 table=$root/tests/data/cli-errors.tsv
 [ -x "$bin" ] || bail_out "$bin is missing: run make first"
 [ -r "$table" ] || bail_out "$table is missing"
@@ -17,7 +19,7 @@ table=$root/tests/data/cli-errors.tsv
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0005.XXXXXX") || bail_out "mktemp failed"
 trap 'rm -rf "$tmp"' EXIT
 # Test a copy: a `make` during the test must not swap the program between two cases.
-cp "$root/tpccbench" "$tmp/tpccbench" || bail_out "copying $root/tpccbench failed"
+cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying $TPCC_BIN failed"
 bin=$tmp/tpccbench
 trap 'exit 129' HUP
 trap 'exit 130' INT

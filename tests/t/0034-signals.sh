@@ -9,11 +9,13 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 . "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-bin=$root/tpccbench
+bin=$TPCC_BIN
 [ -x "$bin" ] || bail_out "$bin is missing: run make first"
 command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json"
 

@@ -6,13 +6,15 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 . "$root/tests/lib/pg.sh"
 
-[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0041.XXXXXX") || bail_out "mktemp failed"
 chmod 755 "$tmp"
-cp "$root/tpccbench" "$tmp/tpccbench"
+cp "$TPCC_BIN" "$tmp/tpccbench"
 bin=$tmp/tpccbench
 cleanup() {
     pg_stop_datadir "$tmp/pg"

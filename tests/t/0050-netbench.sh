@@ -11,9 +11,11 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 
-[ -x "$root/tpccbench" ] || bail_out "$root/tpccbench is missing: run make first"
+[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
 command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read the JSON (apt-get install python3)"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0050.XXXXXX") || bail_out "mktemp failed"
@@ -32,7 +34,7 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # Test a copy: a `make` during the test must not swap the program.
-cp "$root/tpccbench" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
+cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
 bin=$tmp/tpccbench
 
 LC_ALL=C

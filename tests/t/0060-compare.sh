@@ -15,14 +15,16 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 . "$root/tests/lib/pg.sh"
 
-[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
 command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0060.XXXXXX") || bail_out "mktemp failed"
 # A private copy: a rebuild of ./tpccbench during the test must not matter.
-cp "$root/tpccbench" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
+cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
 bin=$tmp/tpccbench
 cleanup() {
     pg_stop

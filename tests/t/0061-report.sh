@@ -16,12 +16,14 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 
-[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
 command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed (apt-get install python3)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0061.XXXXXX") || bail_out "mktemp failed"
-cp "$root/tpccbench" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
+cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
 bin=$tmp/tpccbench
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 129' HUP

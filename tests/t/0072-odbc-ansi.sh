@@ -12,15 +12,17 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 . "$root/tests/lib/pg.sh"
 . "$root/tests/lib/mariadb.sh"
 . "$root/tests/lib/odbc.sh"
 
-[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
 command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0072.XXXXXX") || bail_out "mktemp failed"
-cp "$root/tpccbench" "$tmp/tpccbench"
+cp "$TPCC_BIN" "$tmp/tpccbench"
 bin=$tmp/tpccbench
 cleanup() {
     pg_stop

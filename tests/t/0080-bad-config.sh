@@ -14,11 +14,13 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 
 corpus=$root/tests/data/bad-config
 table=$root/tests/data/bad-config.tsv
-[ -x "$root/tpccbench" ] || bail_out "$root/tpccbench is missing: run make first"
+[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
 [ -r "$table" ] || bail_out "$table is missing"
 command -v timeout >/dev/null 2>&1 || bail_out "timeout (coreutils) is missing"
 
@@ -28,7 +30,7 @@ trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
 # Test a copy: a `make` during the test must not swap the program between two cases.
-cp "$root/tpccbench" "$tmp/tpccbench" || bail_out "copying $root/tpccbench failed"
+cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying $TPCC_BIN failed"
 bin=$tmp/tpccbench
 LC_ALL=C
 export LC_ALL

@@ -41,16 +41,18 @@ DECOY_SECRET="Dc3-decoy-$$"
 export TPCC_TEST_PASSWORD TPCC_WRONG_PW TPCC_SIMPLE_PW
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 . "$root/tests/lib/pg.sh"
 . "$root/tests/lib/mariadb.sh"
 . "$root/tests/lib/odbc.sh"
 
-[ -x "$root/tpccbench" ] || bail_out "tpccbench is missing: run make first"
+[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
 command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0090.XXXXXX") || bail_out "mktemp failed"
 chmod 755 "$tmp"
-cp "$root/tpccbench" "$tmp/tpccbench"
+cp "$TPCC_BIN" "$tmp/tpccbench"
 bin=${TPCC_T0090_BIN:-$tmp/tpccbench}
 mkdir "$tmp/out" "$tmp/ps" "$tmp/environ" "$tmp/results" "$tmp/control"
 datadir=$tmp/results/managed/pgdata
