@@ -105,7 +105,8 @@ test-asan:
 	$(MAKE) SANITIZE=address,undefined test
 
 TSAN_UNITS := test_proxy
-TSAN_TESTS := 0020-load 0030-run 0031-run-signals 0035-modes 0040-iobench 0050-netbench \
+TSAN_TESTS := 0020-load 0030-run 0031-run-signals 0032-run-faults 0034-signals 0035-modes \
+	0040-iobench 0050-netbench \
 	0051-proxy 0071-odbc-modes
 test-tsan:
 	$(MAKE) SANITIZE=thread UNITS="$(TSAN_UNITS)" TESTS="$(TSAN_TESTS)" test
