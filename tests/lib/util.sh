@@ -87,3 +87,51 @@ exec(sys.argv[2])
 PYEOF
     tap_from "$tmp/checks"
 }
+
+# t_begin NAME: the common start of a test script (after sourcing tap.sh,
+# pg.sh and this file, with TPCC_BIN set): checks the binary and python3,
+# sets bin, makes $tmp and an EXIT trap (t_cleanup) that kills the
+# processes in $bgpid, $pxpid and $lockpid, runs $t_extra_cleanup, stops the
+# test PostgreSQL and removes $tmp.  Signals end the script with 129/130/143.
+t_begin() {
+    bin=$TPCC_BIN
+    [ -x "$bin" ] || bail_out "$bin is missing: run make first"
+    command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json"
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-$1.XXXXXX") || bail_out "mktemp failed"
+    bgpid=
+    pxpid=
+    lockpid=
+    t_extra_cleanup=
+    trap t_cleanup EXIT
+    trap 'exit 129' HUP
+    trap 'exit 130' INT
+    trap 'exit 143' TERM
+    LC_ALL=C
+    export LC_ALL
+}
+
+t_cleanup() {
+    for _p in $bgpid $pxpid $lockpid; do
+        kill -KILL "$_p" 2>/dev/null
+        wait "$_p" 2>/dev/null
+    done
+    [ -z "$t_extra_cleanup" ] || $t_extra_cleanup
+    pg_stop
+    rm -rf "$tmp"
+}
+
+# t_pg W: start the test PostgreSQL (bail out when it cannot) and write
+# $cfg: that server, W warehouses, results under $tmp/results.
+t_pg() {
+    if ! pg_start 2>"$tmp/pg_start.err"; then
+        cat "$tmp/pg_start.err" >&2
+        bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
+    fi
+    pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
+    cfg=$tmp/tpcc.yaml
+    cat >"$cfg" <<CFGEOF
+database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
+schema: {warehouses: $1}
+results: {dir: "$tmp/results"}
+CFGEOF
+}

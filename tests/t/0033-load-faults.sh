@@ -18,40 +18,9 @@ TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-bin=$TPCC_BIN
-[ -x "$bin" ] || bail_out "$bin is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0033.XXXXXX") || bail_out "mktemp failed"
-bgpid=
-cleanup() {
-    if [ -n "$bgpid" ]; then
-        kill -KILL "$bgpid" 2>/dev/null
-        wait "$bgpid" 2>/dev/null
-    fi
-    pg_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
-
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
-pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
-
-cfg=$tmp/tpcc.yaml
-cat >"$cfg" <<EOF
-database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
-schema: {warehouses: 2}
-load: {jobs: 2}
-results: {dir: "$tmp/results"}
-EOF
+t_begin t0033
+t_pg 2
+printf 'load: {jobs: 2}\n' >>"$cfg"
 
 # steps_done: load steps committed so far (empty while the table is missing).
 steps_done() {

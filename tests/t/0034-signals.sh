@@ -15,31 +15,11 @@ TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-bin=$TPCC_BIN
-[ -x "$bin" ] || bail_out "$bin is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0034.XXXXXX") || bail_out "mktemp failed"
+t_begin t0034
 # The managed server's user must reach its data directory under $tmp.
 chmod 755 "$tmp"
-bgpid=
-pxpid=
-lockpid=
-cleanup() {
-    for _p in $bgpid $pxpid $lockpid; do
-        kill -KILL "$_p" 2>/dev/null
-        wait "$_p" 2>/dev/null
-    done
-    pg_stop_datadir "$tmp/pgdata"
-    pg_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
+stop_managed() { pg_stop_datadir "$tmp/pgdata"; }
+t_extra_cleanup=stop_managed
 
 # bg_start LABEL CMD...: CMD in the background, output in $tmp/LABEL.{out,err}.
 bg_start() {
@@ -131,16 +111,7 @@ no_tmp_files twice
 
 # ---------------------------------------------------------------------------
 # 2. A plain server: connect (through a slow proxy), ramp-up, warm-up, load, check.
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
-cfg=$tmp/tpcc.yaml
-cat >"$cfg" <<EOF
-database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
-schema: {warehouses: 2}
-results: {dir: "$tmp/results"}
-EOF
+t_pg 2
 
 bg_start load "$bin" load -c "$cfg" --label load
 if wait_for load '^schema  *created' 60; then
