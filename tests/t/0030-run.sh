@@ -20,6 +20,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 . "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
 
 bin=$TPCC_BIN
 [ -x "$bin" ] || bail_out "$bin is missing: run make first"
@@ -41,45 +42,6 @@ t_start=$(date +%s)
 
 # run NAME CMD...: run CMD (at most 120 s) with stdout in $tmp/NAME.out and
 # stderr in $tmp/NAME.err; sets rc, out and err.
-if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
-run() {
-    _name=$1
-    shift
-    # shellcheck disable=SC2086
-    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
-    rc=$?
-    out=$(cat "$tmp/$_name.out")
-    err=$(cat "$tmp/$_name.err")
-}
-
-explain() {
-    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
-}
-
-# rec LABEL: the run folder results/<stamp>-LABEL.
-rec() {
-    ls -d "$tmp/results/"*-"$1" 2>/dev/null
-}
-
-# tap_from FILE: turn the lines "PASS<TAB>desc" and "FAIL<TAB>desc<TAB>detail..."
-# of FILE into TAP results (details become diagnostics).
-tap_from() {
-    while IFS= read -r _l; do
-        case $_l in
-        PASS"	"*) pass "${_l#PASS	}" ;;
-        FAIL"	"*)
-            _rest=${_l#FAIL	}
-            _desc=${_rest%%	*}
-            if [ "$_desc" = "$_rest" ]; then
-                fail "$_desc"
-            else
-                fail "$_desc" "$(printf '%s' "${_rest#*	}" | tr '\t' '\n')"
-            fi
-            ;;
-        *) diag "$_l" ;;
-        esac
-    done <"$1"
-}
 
 if ! pg_start 2>"$tmp/pg_start.err"; then
     cat "$tmp/pg_start.err" >&2

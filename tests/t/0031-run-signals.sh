@@ -15,6 +15,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
 . "$root/tests/lib/tap.sh"
 . "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
 
 bin=$TPCC_BIN
 [ -x "$bin" ] || bail_out "$bin is missing: run make first"
@@ -42,73 +43,6 @@ t_start=$(date +%s)
 
 # run NAME CMD...: run CMD (at most 120 s) with stdout in $tmp/NAME.out and
 # stderr in $tmp/NAME.err; sets rc, out and err.
-if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
-run() {
-    _name=$1
-    shift
-    # shellcheck disable=SC2086
-    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
-    rc=$?
-    out=$(cat "$tmp/$_name.out")
-    err=$(cat "$tmp/$_name.err")
-}
-
-explain() {
-    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
-}
-
-rec() {
-    ls -d "$tmp/results/"*-"$1" 2>/dev/null
-}
-
-# alive PID: the process runs (a zombie, exited but not yet waited for, does not).
-alive() {
-    kill -0 "$1" 2>/dev/null || return 1
-    case $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) in Z) return 1 ;; esac
-    return 0
-}
-
-# tap_from FILE: "PASS<TAB>desc" / "FAIL<TAB>desc<TAB>detail..." lines to TAP.
-tap_from() {
-    while IFS= read -r _l; do
-        case $_l in
-        PASS"	"*) pass "${_l#PASS	}" ;;
-        FAIL"	"*)
-            _rest=${_l#FAIL	}
-            _desc=${_rest%%	*}
-            if [ "$_desc" = "$_rest" ]; then
-                fail "$_desc"
-            else
-                fail "$_desc" "$(printf '%s' "${_rest#*	}" | tr '\t' '\n')"
-            fi
-            ;;
-        *) diag "$_l" ;;
-        esac
-    done <"$1"
-}
-
-# jcheck FILE PYTHON: run the checks in PYTHON (a body using check(cond, desc,
-# detail...) and rec, the parsed FILE) and report them as TAP.
-jcheck() {
-    python3 - "$1" "$2" >"$tmp/checks" 2>&1 <<'EOF'
-import json, sys
-
-
-def check(cond, desc, *details):
-    print("\t".join(["PASS" if cond else "FAIL", desc] + ([] if cond else [str(x) for x in details])))
-
-
-try:
-    with open(sys.argv[1]) as f:
-        rec = json.load(f)
-    check(True, "run.json parses")
-except Exception as ex:
-    check(False, "run.json parses", ex)
-    sys.exit(0)
-exec(sys.argv[2])
-EOF
-    tap_from "$tmp/checks"
-}
 
 if ! pg_start 2>"$tmp/pg_start.err"; then
     cat "$tmp/pg_start.err" >&2
