@@ -711,6 +711,7 @@ static void series_add(struct run_result *r, struct monitor *m, int second, char
     row->errors = stats_errors(&m->delta);
     row->vus_in_tx = in_tx;
     row->vus_down = down;
+    row->lost = m->delta.lost_connections;
     m->prev = m->cur;
 }
 

@@ -28,6 +28,7 @@ struct series_row {
     uint64_t errors;            /* errors in this second */
     int vus_in_tx;              /* VUs inside a transaction at the sample */
     int vus_down;               /* VUs and delivery workers without a connection */
+    uint64_t lost;              /* connections VUs found lost in this second */
 };
 
 struct run_opts {

@@ -66,7 +66,7 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
         for (int t = 0; t < TX_NTYPES; t++)
             total += row->tps[t];
         f->zero_tps_s += total == 0;
-        f->down_s += row->vus_down > 0;
+        f->down_s += row->vus_down > 0 || row->lost > 0;
     }
 
     add_validity(f, "new_order_rollback_pct", pct(m->tx[TX_NEW_ORDER].rolled_back, m->no_orders),
@@ -128,7 +128,11 @@ static json_t *outage_json(const struct config *cfg, const struct run_result *r,
         int out;
         for (int t = 0; t < TX_NTYPES; t++)
             total += row->tps[t];
-        out = row->phase == 'm' && (row->vus_down > 0 || (row->errors > 0 && total == 0));
+        /* A second in which a connection was lost or a VU was down (an
+         * outage shorter than the sampling still counts), or nothing but
+         * errors came back. */
+        out = row->phase == 'm' &&
+              (row->vus_down > 0 || row->lost > 0 || (row->errors > 0 && total == 0));
         if (out && from < 0)
             from = row->second;
         if (out)
@@ -299,7 +303,8 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
     n += (size_t)snprintf(buf + n, cap - n,
                           "second,phase,new_order_tps,payment_tps,order_status_tps,delivery_tps,"
                           "stock_level_tps,total_tps,new_order_p50_ms,new_order_p90_ms,"
-                          "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down\n");
+                          "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down,"
+                          "connections_lost\n");
     for (int i = 0; i < r->n_series; i++) {
         const struct series_row *s = &r->series[i];
         double total = 0;
@@ -311,12 +316,13 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
         for (;;) {
             char *nb;
             w = snprintf(buf + n, cap - n,
-                         "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d\n",
+                         "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d,%llu\n",
                          s->second,
                          s->phase == 'm' ? "measure" : s->phase == 's' ? "stop" : "warmup",
                          s->tps[0], s->tps[1], s->tps[2], s->tps[3], s->tps[4], total,
                          s->no_p50_ms, s->no_p90_ms, s->no_p99_ms, s->all_p99_ms,
-                         (unsigned long long)s->errors, s->vus_in_tx, s->vus_down);
+                         (unsigned long long)s->errors, s->vus_in_tx, s->vus_down,
+                         (unsigned long long)s->lost);
             if (w < 0) {
                 free(buf);
                 return NULL;

@@ -21,7 +21,7 @@
 static const char test_header[] =
     "second,phase,new_order_tps,payment_tps,order_status_tps,delivery_tps,"
     "stock_level_tps,total_tps,new_order_p50_ms,new_order_p90_ms,"
-    "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down\n";
+    "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down,connections_lost\n";
 
 /* Count the lines of text (each ends with '\n'). */
 static int test_lines(const char *text)
@@ -39,8 +39,8 @@ static void test_series_rows(void **state)
     struct run_result r;
     char *csv;
     size_t len = 0;
-    const char *want1 = "1,warmup,10.0,9.0,1.0,1.0,1.0,22.0,1.500,2.500,3.500,4.500,0,3,0\n";
-    const char *want2 = "2,measure,20.0,18.0,2.0,2.0,2.0,44.0,1.000,2.000,3.000,4.000,7,4,1\n";
+    const char *want1 = "1,warmup,10.0,9.0,1.0,1.0,1.0,22.0,1.500,2.500,3.500,4.500,0,3,0,0\n";
+    const char *want2 = "2,measure,20.0,18.0,2.0,2.0,2.0,44.0,1.000,2.000,3.000,4.000,7,4,1,2\n";
 
     (void)state;
     memset(&r, 0, sizeof(r));
@@ -50,7 +50,8 @@ static void test_series_rows(void **state)
                                    .all_p99_ms = 4.5, .errors = 0, .vus_in_tx = 3 };
     rows[1] = (struct series_row){ .second = 2, .phase = 'm', .tps = { 20, 18, 2, 2, 2 },
                                    .no_p50_ms = 1, .no_p90_ms = 2, .no_p99_ms = 3,
-                                   .all_p99_ms = 4, .errors = 7, .vus_in_tx = 4, .vus_down = 1 };
+                                   .all_p99_ms = 4, .errors = 7, .vus_in_tx = 4, .vus_down = 1,
+                                   .lost = 2 };
     r.series = rows;
     r.n_series = 2;
     csv = figures_series_csv(&r, &len);
@@ -92,7 +93,7 @@ static void test_series_long_row(void **state)
     assert_true(len > 3000);
     assert_int_equal(test_lines(csv), 4);
     /* The long row ends with its last two fields, and the row after it is whole. */
-    p = strstr(csv, ",18446744073709551615,123456789,0\n3,measure,0.0,");
+    p = strstr(csv, ",18446744073709551615,123456789,0,0\n3,measure,0.0,");
     if (!p)
         fail_msg("the long row or the one after it is cut: got %zu bytes ending '%s'", len,
                  len > 80 ? csv + len - 80 : csv);
