@@ -43,3 +43,25 @@ void clock_format(char *buf, size_t len, const char *fmt, int64_t t)
         buf[0] = '\0';
 #pragma GCC diagnostic pop
 }
+
+void clock_deadline(struct timespec *ts, uint64_t us)
+{
+    clock_gettime(CLOCK_REALTIME, ts);
+    ts->tv_sec += (time_t)(us / 1000000u);
+    ts->tv_nsec += (long)(us % 1000000u) * 1000;
+    if (ts->tv_nsec >= 1000000000L) {
+        ts->tv_sec++;
+        ts->tv_nsec -= 1000000000L;
+    }
+}
+
+uint64_t clock_jitter_us(uint64_t *state, uint64_t max_us)
+{
+    uint64_t x = *state ? *state : 0x9E3779B97F4A7C15u;
+
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    *state = x;
+    return x % (max_us + 1);
+}

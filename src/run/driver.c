@@ -178,12 +178,8 @@ static void vu_reconnect(struct vu *v)
     vu_set_conn(v, NULL);
     __atomic_store_n(&v->down_since_us, t0, __ATOMIC_RELAXED);
     for (;;) {
-        uint64_t end;
-        jitter ^= jitter << 13;
-        jitter ^= jitter >> 7;
-        jitter ^= jitter << 17;
         /* Sleep backoff/2 .. backoff, in slices that see a stop or a barrier. */
-        end = clock_us() + backoff_us / 2 + jitter % (backoff_us / 2 + 1);
+        uint64_t end = clock_us() + backoff_us / 2 + clock_jitter_us(&jitter, backoff_us / 2);
         for (;;) {
             int ph = phase_get(sh);
             uint64_t now = clock_us();
@@ -662,12 +658,7 @@ static void pause_all(struct shared *sh, int nvu_running)
     while (sh->n_paused + __atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) < nvu_running &&
            clock_us() < deadline && !sig_stop_requested()) {
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 50000000;
-        if (ts.tv_nsec >= 1000000000) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000;
-        }
+        clock_deadline(&ts, 50000);
         pthread_cond_timedwait(&sh->cond, &sh->lock, &ts);
     }
     pthread_mutex_unlock(&sh->lock);
@@ -736,13 +727,7 @@ static int join_until(struct vu *vs, int n, uint64_t wait_us)
     struct timespec ts;
     int all = 1;
 
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += (time_t)(wait_us / 1000000);
-    ts.tv_nsec += (long)(wait_us % 1000000) * 1000;
-    if (ts.tv_nsec >= 1000000000) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000;
-    }
+    clock_deadline(&ts, wait_us);
     for (int i = 0; i < n; i++) {
         if (!vs[i].started || vs[i].joined)
             continue;

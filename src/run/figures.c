@@ -32,6 +32,23 @@ static void add_validity(struct figures *f, const char *name, double v, double l
         f->valid = 0;
 }
 
+/* Committed transactions per second of a series row, all types. */
+static double row_tps(const struct series_row *row)
+{
+    double total = 0;
+
+    for (int t = 0; t < TX_NTYPES; t++)
+        total += row->tps[t];
+    return total;
+}
+
+/* A measured second in which a connection was lost or a VU was down (an
+ * outage shorter than the sampling still counts). */
+static int row_down(const struct series_row *row)
+{
+    return row->phase == 'm' && (row->vus_down > 0 || row->lost > 0);
+}
+
 void figures_compute(const struct config *cfg, const struct run_result *r, struct figures *f)
 {
     const struct vu_stats *m = &r->measured;
@@ -60,13 +77,8 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
     }
     for (int i = 0; i < r->n_series; i++) {
         const struct series_row *row = &r->series[i];
-        double total = 0;
-        if (row->phase != 'm')
-            continue;
-        for (int t = 0; t < TX_NTYPES; t++)
-            total += row->tps[t];
-        f->zero_tps_s += total == 0;
-        f->down_s += row->vus_down > 0 || row->lost > 0;
+        f->zero_tps_s += row->phase == 'm' && row_tps(row) == 0;
+        f->down_s += row_down(row);
     }
 
     add_validity(f, "new_order_rollback_pct", pct(m->tx[TX_NEW_ORDER].rolled_back, m->no_orders),
@@ -124,15 +136,8 @@ static json_t *outage_json(const struct config *cfg, const struct run_result *r,
 
     for (int i = 0; i < r->n_series; i++) {
         const struct series_row *row = &r->series[i];
-        double total = 0;
-        int out;
-        for (int t = 0; t < TX_NTYPES; t++)
-            total += row->tps[t];
-        /* A second in which a connection was lost or a VU was down (an
-         * outage shorter than the sampling still counts), or nothing but
-         * errors came back. */
-        out = row->phase == 'm' &&
-              (row->vus_down > 0 || row->lost > 0 || (row->errors > 0 && total == 0));
+        /* Down, or nothing but errors came back. */
+        int out = row_down(row) || (row->phase == 'm' && row->errors > 0 && row_tps(row) == 0);
         if (out && from < 0)
             from = row->second;
         if (out)
@@ -307,10 +312,8 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
                           "connections_lost\n");
     for (int i = 0; i < r->n_series; i++) {
         const struct series_row *s = &r->series[i];
-        double total = 0;
+        double total = row_tps(s);
         int w;
-        for (int t = 0; t < TX_NTYPES; t++)
-            total += s->tps[t];
         /* 200 bytes a row is plenty for real figures; a longer row (a huge
          * value) grows the buffer and is written again, never cut or past it. */
         for (;;) {

@@ -1253,12 +1253,7 @@ static int iob_run_test(const struct iobench_opts *o, const struct iob_target *t
     /* Wait for the workers, passing a stop signal on to them. */
     while (job.n_done < created) {
         struct timespec ts;
-        clock_gettime(CLOCK_REALTIME, &ts);
-        ts.tv_nsec += 20 * 1000 * 1000;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
+        clock_deadline(&ts, 20000);
         pthread_cond_timedwait(&job.cond, &job.mu, &ts);
         if (sig_stop_requested())
             __atomic_store_n(&job.stop, 1, __ATOMIC_RELAXED);

@@ -739,10 +739,7 @@ int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
            !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED))) {
         /* Back off 0..(2^k x 250 us), k = retry number capped at 6 (16 ms). */
         uint64_t cap_us = 250u << (*retries < 6 ? *retries : 6);
-        jitter ^= jitter << 13;
-        jitter ^= jitter >> 7;
-        jitter ^= jitter << 17;
-        clock_sleep_us(jitter % (cap_us + 1));
+        clock_sleep_us(clock_jitter_us(&jitter, cap_us));
         (*retries)++;
     }
     return rc;
