@@ -39,7 +39,7 @@ SQL_SRC  := $(sort $(wildcard schema/*/*.sql))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-.PHONY: all deps test unit-test integration-test demo clean help bench-load format fuzz \
+.PHONY: all deps deps-test deps-demo test unit-test integration-test demo clean help bench-load format fuzz \
 	test-asan test-tsan test-sanitize sanitize-check
 all: $(BIN)
 
@@ -61,8 +61,14 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJ)
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
+# What each target needs, installed when missing (as root; otherwise the
+# exact apt-get line and exit 2).
 deps:
 	@sh scripts/deps.sh build
+deps-test:
+	@sh scripts/deps.sh test
+deps-demo:
+	@sh scripts/deps.sh demo
 
 # What `make test` runs (names without directory); test-tsan narrows them to
 # the tests that run threads.
@@ -86,7 +92,7 @@ TEST_ENV += ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1:d
 endif
 
 # Every unit and integration test, with the servers they need started by the tests.
-test: deps
+test: deps-test
 	$(MAKE) $(BIN) $(TEST_UNIT)
 ifeq ($(SANITIZE),)
 	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(TEST_UNIT) $(TEST_T)
@@ -122,7 +128,7 @@ integration-test: $(BIN)
 	$(TEST_ENV) prove $(TEST_T)
 
 # Private PostgreSQL, 1 warehouse: load, check, summary, stop.
-demo: deps
+demo: deps-demo
 	$(MAKE) $(BIN)
 	sh scripts/demo.sh
 
