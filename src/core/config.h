@@ -69,7 +69,10 @@ struct config {
         int64_t rampup_us;      /* VUs start staggered over this */
         int64_t warmup_us;      /* not measured */
         int64_t duration_us;    /* measured window, > 0 */
-        int mix[TX_NTYPES];     /* percent per enum tx_type, sums to 100 */
+        int mix[TX_NTYPES];     /* weights per enum tx_type, dealt as a deck (tpcc/deck.h):
+                                 * percent summing to 100 when mix_set, else the spec's
+                                 * 23-card deck 10/10/1/1/1 */
+        int mix_set;            /* 1 when run.mix came from file or command line */
         int think_time;         /* 1: TPC-C keying + think times */
         int max_retries;        /* retries of a retryable failure, >= 0 */
         int delivery_workers;   /* deferred delivery threads, >= 1 */
@@ -110,7 +113,7 @@ int cfg_load_string(struct config *c, const char *name, const char *text, size_t
 int cfg_set(struct config *c, const char *key, const char *value, const char *origin,
             struct err *e);
 
-/* Cross-field checks after all sources are merged (mix sums to 100, ...). */
+/* Cross-field checks after all sources are merged (a mix given sums to 100, ...). */
 int cfg_validate(const struct config *c, struct err *e);
 
 /* Parse "500ms", "30s", "5m", "1h" (and a bare number of seconds) into

@@ -744,15 +744,3 @@ int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
     }
     return rc;
 }
-
-int txn_pick_type(struct rng *r, const int *mix)
-{
-    int x = (int)rng_range(r, 0, 99), acc = 0;
-
-    for (int t = 0; t < TX_NTYPES; t++) {
-        acc += mix[t];
-        if (x < acc)
-            return t;
-    }
-    return TX_NEW_ORDER;
-}

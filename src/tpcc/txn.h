@@ -115,9 +115,6 @@ int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
                    struct txn_output *out, int max_retries, const int *stop, int *retries,
                    struct err *e);
 
-/* Pick a transaction type from mix (percent per enum tx_type, summing to 100). */
-int txn_pick_type(struct rng *r, const int *mix);
-
 /* Ids of the statements in statements.sql. */
 enum txn_stmt {
     S_ISO_READ_COMMITTED = 0,
