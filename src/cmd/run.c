@@ -260,7 +260,7 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
         rc = run_with_session(&s, rec, dir, &valid, &e);
     if (bench && rc == 0 && !sig_stop_requested()) {
         struct check_result cr;
-        if ((rc = check_with_session(&s, CHECK_RUN_SAFE, &cr, &e)) == 0) {
+        if ((rc = check_with_session(&s, CHECK_ALL, &cr, &e)) == 0) {
             check_print(stdout, &cr);
             json_object_set_new(rec, "check", check_json(&cr));
             if (cr.n_failed) {
