@@ -15,9 +15,9 @@
 #include "db/dialect.h"
 
 const struct cmd_opt cmd_db_opts[] = {
-    { "driver", 0, 1, "database.driver", "driver: postgres (libpq) or null (testing)" },
+    { "driver", 0, 1, "database.driver", "driver: postgres (libpq), odbc (unixODBC) or null (testing)" },
     { "conninfo", 0, 1, "database.conninfo", "libpq connection string (no password in it)" },
-    { "managed", 0, 1, "database.managed", "true: start a private PostgreSQL (default without -c)" },
+    { "managed", 0, 1, "database.managed", "true: start a private PostgreSQL (the default when no conninfo or dsn is given)" },
     { "datadir", 0, 1, "database.datadir", "managed: cluster directory (default RESULTS/pgdata)" },
     { "keep-server", 0, 0, NULL, "managed: leave the server running at the end" },
     { "warehouses", 'w', 1, "schema.warehouses", "number of warehouses" },
