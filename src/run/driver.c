@@ -1060,6 +1060,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         t_end = clock_us();
         if (t_meas) {
             struct vu_stats *fin = calloc(1, sizeof(*fin));
+            r->window_opened = 1;
             r->cpu_s = cpu_now_s() - cpu0;
             r->measured_s = (double)(t_end - t_meas) / 1e6;
             if (fin) {

@@ -850,6 +850,32 @@ static void test_managed_rules(void **state)
     }
 }
 
+/* config/default.yaml says it is the same as giving no -c: hold it to that. */
+static void test_default_yaml_is_default(void **state)
+{
+    struct config d, c;
+    struct err e;
+
+    (void)state;
+    cfg_defaults(&d);
+    cfg_defaults(&c);
+    if (cfg_load(&c, "config/default.yaml", &e) != 0) {
+        print_error("%s (run from the project root)\n", e.msg);
+        fail();
+    }
+    assert_int_equal(cfg_validate(&d, &e), 0);
+    assert_int_equal(cfg_validate(&c, &e), 0);
+    /* Only where the values came from may differ. */
+    memset(c.path, 0, sizeof(c.path));
+    memset(&c.where, 0, sizeof(c.where));
+    memset(&d.where, 0, sizeof(d.where));
+    c.database.managed_set = d.database.managed_set;
+    c.load.seed_set = d.load.seed_set;
+    assert_string_equal(c.results.label, d.results.label);
+    assert_int_equal(c.run.virtual_users, d.run.virtual_users);
+    assert_memory_equal(&c, &d, sizeof(c));
+}
+
 struct dur_case {
     const char *s;
     int rc;
@@ -983,6 +1009,7 @@ int main(void)
         cmocka_unit_test(test_set_values),     cmocka_unit_test(test_validate),
         cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_int64),
         cmocka_unit_test(test_tx_name),         cmocka_unit_test(test_managed_rules),
+        cmocka_unit_test(test_default_yaml_is_default),
     };
 
     make_long_yaml();
