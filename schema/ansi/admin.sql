@@ -198,10 +198,10 @@ WHERE LOWER(table_name) IN ('warehouse', 'district', 'customer', 'history', 'new
 INSERT INTO tpcc_meta (warehouses, seed, c_last, c_id, ol_i_id) VALUES ($1, $2, $3, $4, $5);
 
 -- name: step_insert
-INSERT INTO tpcc_load_step (step, warehouses, seed, n_rows) VALUES ($1, $2, $3, $4);
+INSERT INTO tpcc_load_step (step, warehouses, seed, n_rows, load_epoch) VALUES ($1, $2, $3, $4, $5);
 
 -- name: steps_get
-SELECT step, warehouses, seed, n_rows FROM tpcc_load_step;
+SELECT step, warehouses, seed, n_rows, load_epoch FROM tpcc_load_step;
 
 -- name: meta_get
 SELECT warehouses, seed, c_last, c_id, ol_i_id FROM tpcc_meta FETCH FIRST 1 ROW ONLY;

@@ -137,11 +137,12 @@ CREATE TABLE tpcc_meta (
 ) ENGINE = InnoDB DEFAULT CHARSET = latin1 COLLATE = latin1_bin;
 
 -- The load's progress: one row per committed step, written in the step's own
--- transaction ("copy:stock:3", "index:2"), plus "plan" (the warehouses and seed
--- of the load).  `load --resume` skips the steps found here.
+-- transaction ("copy:stock:3", "index:2"), plus "plan" (the warehouses, seed
+-- and date of the load).  `load --resume` skips the steps found here.
 CREATE TABLE tpcc_load_step (
     step         VARCHAR(40) NOT NULL PRIMARY KEY,
     warehouses   INT         NOT NULL,
     seed         BIGINT      NOT NULL,
-    n_rows       BIGINT      NOT NULL
+    n_rows       BIGINT      NOT NULL,
+    load_epoch   BIGINT      NOT NULL
 ) ENGINE = InnoDB DEFAULT CHARSET = latin1 COLLATE = latin1_bin;

@@ -15,9 +15,9 @@
 #include "db/dialect.h"
 
 const struct cmd_opt cmd_db_opts[] = {
-    { "driver", 0, 1, "database.driver", "driver: postgres (libpq) or null (testing)" },
+    { "driver", 0, 1, "database.driver", "driver: postgres (libpq), odbc (unixODBC) or null (testing)" },
     { "conninfo", 0, 1, "database.conninfo", "libpq connection string (no password in it)" },
-    { "managed", 0, 1, "database.managed", "true: start a private PostgreSQL (default without -c)" },
+    { "managed", 0, 1, "database.managed", "true: start a private PostgreSQL (the default when no conninfo or dsn is given)" },
     { "datadir", 0, 1, "database.datadir", "managed: cluster directory (default RESULTS/pgdata)" },
     { "keep-server", 0, 0, NULL, "managed: leave the server running at the end" },
     { "warehouses", 'w', 1, "schema.warehouses", "number of warehouses" },
@@ -216,6 +216,29 @@ static void no_core_dumps(void)
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
+/* The first line of every command that talks to a database: which one. */
+static int session_announce(const struct config *cfg, struct err *e)
+{
+    char target[1200];
+    int rc;
+
+    if (cfg->database.managed && strcmp(cfg->database.driver, "postgres") == 0) {
+        const char *dir = cfg->database.datadir[0] ? cfg->database.datadir : cfg->results.dir;
+        const char *sub = cfg->database.datadir[0] ? "" : "/pgdata";
+        if (cfg->database.port)
+            fprintf(stderr, "private PostgreSQL in %s%s (and on 127.0.0.1:%d)\n", dir, sub,
+                    cfg->database.port);
+        else
+            fprintf(stderr, "private PostgreSQL in %s%s\n", dir, sub);
+        return 0;
+    }
+    if ((rc = db_describe_target(cfg->database.driver, cfg->database.conninfo, cfg->database.dsn,
+                                 target, sizeof(target), e)) < 0)
+        return rc;
+    fprintf(stderr, "%s\n", target);
+    return 0;
+}
+
 int session_open(struct session *s, const struct config *cfg, struct err *e)
 {
     int rc;
@@ -226,6 +249,8 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     if (!s->ops)
         return err_set(e, E_USAGE, "unknown driver '%s' (known: %s)", cfg->database.driver,
                        db_driver_names());
+    if ((rc = session_announce(cfg, e)) < 0)
+        return rc;
     if (cfg->database.password_env[0]) {
         const char *pw = getenv(cfg->database.password_env);
         if (!pw)
@@ -247,7 +272,6 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
             snprintf(datadir, sizeof(datadir), "%s", cfg->database.datadir);
         else
             snprintf(datadir, sizeof(datadir), "%s/pgdata", cfg->results.dir);
-        fprintf(stderr, "starting private PostgreSQL in %s\n", datadir);
         if ((rc = managed_start(&s->mpg, datadir, cfg->database.port,
                                 cfg->database.password_env, e)) < 0)
             return rc;

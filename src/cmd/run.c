@@ -98,7 +98,13 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
     json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
     rc = run_run(&o, r, e);
     figures_compute(s->cfg, r, &f);
-    json_object_set_new(rec, "run", figures_json(s->cfg, r, &f));
+    /* A run that failed before its measured window opened measured nothing: no figures. */
+    if (r->window_opened)
+        json_object_set_new(rec, "run", figures_json(s->cfg, r, &f));
+    else
+        json_object_set_new(rec, "run", json_pack("{s:b, s:s}", "measured", 0, "why",
+                                                  "the run ended before its measured window "
+                                                  "opened: no figures were measured"));
     json_object_set_new(rec, "dbms", json_pack("{s:s, s:s}", "name", r->server_name,
                                                "version", r->server_version));
     json_object_set_new(rec, "status", json_string(r->status));
@@ -110,7 +116,7 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
             fprintf(stderr, "tpccbench: %s\n", we.msg);
         free(csv);
     }
-    if (rc == 0 || rc == E_INTR || strcmp(r->status, "aborted") == 0) {
+    if (r->window_opened && (rc == 0 || rc == E_INTR || strcmp(r->status, "aborted") == 0)) {
         figures_print(stdout, s->cfg, r, &f);
         if (!f.counts_agree)
             fprintf(stderr, "warning: the client counted %llu New-Orders, the database %lld\n",

@@ -295,7 +295,12 @@ int cmd_sweep(int argc, char **argv)
     if (cfg.database.managed) {
         tport = cfg.database.port;
         snprintf(target, sizeof(target), "127.0.0.1:%d", tport);
-        snprintf(base, sizeof(base), "dbname=tpcc user=tpcc");
+        /* Over TCP the private server asks for its password: libpq reads it from its file. */
+        if (managed_conninfo_tcp(&s.mpg, base, sizeof(base)) < 0) {
+            err_set(&e, E_USAGE, "the private PostgreSQL's datadir path is too long");
+            session_close(&s);
+            return cmd_fail("sweep", &e);
+        }
     } else {
         /* host and port of the server from the conninfo (TCP only). */
         char *msg = NULL;
@@ -357,8 +362,17 @@ int cmd_sweep(int argc, char **argv)
             port = proxy_port(px);
         }
         pc.database.managed = 0;
-        snprintf(pc.database.conninfo, sizeof(pc.database.conninfo), "%.220s host=127.0.0.1 port=%d",
-                 base, port);
+        pc.database.managed_set = 1;
+        if (snprintf(pc.database.conninfo, sizeof(pc.database.conninfo),
+                     "%s host=127.0.0.1 port=%d", base, port) >=
+            (int)sizeof(pc.database.conninfo)) {
+            rc = err_set(&e, E_USAGE,
+                         "the connection string of a sweep point is longer than %zu bytes: "
+                         "choose a shorter --datadir or conninfo",
+                         sizeof(pc.database.conninfo) - 1);
+            proxy_stop(px);
+            break;
+        }
         pc.run.virtual_users = p->vus;
         snprintf(pc.results.label, sizeof(pc.results.label), "sweep-rtt%.31s-vus%d", p->rtt_text,
                  p->vus);

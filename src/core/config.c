@@ -121,7 +121,8 @@ static const struct choice isolation_choices[] = {
  */
 static const struct key key_table[] = {
     KEY("database.driver",       K_CHOICE_STR, database.driver,       0, 0,     driver_choices),
-    KEY("database.managed",      K_BOOL,       database.managed,      0, 1,     NULL),
+    /* Setting managed records that it was chosen: unset, it follows from conninfo and dsn. */
+    { "database.managed", K_BOOL, OFF(database.managed), 0, 1, NULL, 1, OFF(database.managed_set) },
     KEY("database.conninfo",     K_STR,        database.conninfo,     0, S,     NULL),
     KEY("database.dsn",          K_STR,        database.dsn,          0, S,     NULL),
     KEY("database.password_env", K_STR,        database.password_env, 0, S,     NULL),
@@ -579,6 +580,16 @@ static int set_value(struct config *c, const struct key *k, const char *text, si
     }
     if (k->has_flag)
         *(int *)((char *)c + k->flag_off) = 1;
+    /* Remember where the keys that choose the server came from (an empty string: not given). */
+    if (k->off == OFF(database.managed) || is_connection_key(k)) {
+        char *w = k->off == OFF(database.managed)    ? c->where.managed
+                  : k->off == OFF(database.conninfo) ? c->where.conninfo
+                                                     : c->where.dsn;
+        if (k->off != OFF(database.managed) && len == 0)
+            w[0] = '\0';
+        else
+            snprintf(w, CFG_STR, "%s", where);
+    }
     return 0;
 }
 
@@ -1200,9 +1211,9 @@ int cfg_set(struct config *c, const char *key, const char *value, const char *or
     return set_value(c, k, value, strlen(value), origin, e);
 }
 
-int cfg_validate(const struct config *c, struct err *e)
+int cfg_validate(struct config *c, struct err *e)
 {
-    const char *sep = c->path[0] ? ": " : "";
+    const char *sep = c->path[0] ? ": " : "", *wm, *wsep;
     char a[32], b[32], got[32];
     int sum;
 
@@ -1245,11 +1256,26 @@ int cfg_validate(const struct config *c, struct err *e)
     if (!strcmp(c->database.driver, "odbc") && !c->database.dsn[0])
         return err_set(e, E_USAGE, "%s%s'database.dsn' must be set when 'database.driver' is odbc",
                        c->path, sep);
+    if (!c->database.managed_set)
+        c->database.managed = !strcmp(c->database.driver, "postgres") && !c->database.conninfo[0] &&
+                              !c->database.dsn[0];
+    /* Messages about managed start where it was set (file position or option). */
+    wm = c->where.managed[0] ? c->where.managed : c->path;
+    wsep = wm[0] ? ": " : "";
+    if (c->database.managed && (c->database.conninfo[0] || c->database.dsn[0])) {
+        const char *key = c->database.conninfo[0] ? "database.conninfo" : "database.dsn";
+        const char *kw = c->database.conninfo[0] ? c->where.conninfo : c->where.dsn;
+        return err_set(e, E_USAGE,
+                       "%s%s'database.managed' is true, but '%s' (%s) names a server: managed "
+                       "starts a private PostgreSQL and would measure that instead; remove "
+                       "'database.managed' to measure the server %s names, or remove '%s'",
+                       wm, wsep, key, kw[0] ? kw : "set", key + 9, key);
+    }
     if (c->database.managed && strcmp(c->database.driver, "postgres") != 0)
         return err_set(e, E_USAGE,
                        "%s%s'database.managed' needs 'database.driver' postgres (got %s); set "
                        "managed: false to use another driver",
-                       c->path, sep, c->database.driver);
+                       wm, wsep, c->database.driver);
     return 0;
 }
 

@@ -43,7 +43,8 @@ struct config {
 
     struct {
         char driver[CFG_STR];       /* "postgres" | "odbc" | "null" */
-        int managed;                /* 1: start a private PostgreSQL */
+        int managed;                /* 1: start a private PostgreSQL (see cfg_validate) */
+        int managed_set;            /* 1: managed was given in the file or on the command line */
         char conninfo[CFG_STR];     /* libpq conninfo (no password) */
         char dsn[CFG_STR];          /* ODBC DSN or connection string */
         char password_env[CFG_STR]; /* name of the env variable with the password */
@@ -85,6 +86,14 @@ struct config {
         int64_t max_outage_us;  /* a VU unable to reconnect this long aborts the run */
     } run;
 
+    /* Where the keys that choose the server were set ("file:line:col" or "--conninfo"),
+     * "" when not given: for the message naming both when they disagree. */
+    struct {
+        char managed[CFG_STR];
+        char conninfo[CFG_STR];
+        char dsn[CFG_STR];
+    } where;
+
     struct {
         char dir[CFG_STR];    /* results root */
         char label[CFG_STR];  /* run label */
@@ -113,8 +122,14 @@ int cfg_load_string(struct config *c, const char *name, const char *text, size_t
 int cfg_set(struct config *c, const char *key, const char *value, const char *origin,
             struct err *e);
 
-/* Cross-field checks after all sources are merged (a mix given sums to 100, ...). */
-int cfg_validate(const struct config *c, struct err *e);
+/*
+ * Cross-field checks after all sources are merged (a mix given sums to 100, ...), and
+ * the one value derived from others: database.managed, when not given, is
+ * true only for driver postgres with neither conninfo nor dsn (the server a
+ * config names is the server measured).  managed: true together with a
+ * conninfo or dsn is an error naming both keys and where they were set.
+ */
+int cfg_validate(struct config *c, struct err *e);
 
 /* Parse "500ms", "30s", "5m", "1h" (and a bare number of seconds) into
  * microseconds.  Returns 0 or -1. */

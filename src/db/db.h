@@ -165,6 +165,15 @@ struct db_ops {
 const struct db_ops *db_find(const char *name);
 const char *db_driver_names(void); /* "postgres, odbc, null" for messages */
 
+/*
+ * One line naming the server that driver and conninfo (postgres) or dsn
+ * (odbc) reach, for the first line of a command's output: "server
+ * 127.0.0.1:5432 db tpcc (libpq)", "ODBC DSN=x;UID=y" (redacted).  E_USAGE
+ * when conninfo cannot be parsed.
+ */
+int db_describe_target(const char *driver, const char *conninfo, const char *dsn, char *out,
+                       size_t len, struct err *e);
+
 /* Open a connection with driver ops; *out is heap-allocated, free with db_close. */
 int db_connect(const struct db_ops *ops, const struct dialect *d,
                const struct db_connect_args *a, struct db_conn **out, struct err *e);

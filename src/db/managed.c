@@ -44,6 +44,9 @@ extern char **environ;
 #define TAIL_BYTES       2048 /* how much of a child's output we look at for the error */
 #define TAIL_LINES       4    /* how many of its last lines go into the message */
 #define RUNTIME_CONF     "tpccbench.conf"
+#define HBA_FILE         "tpccbench_hba.conf"   /* named by hba_file in RUNTIME_CONF */
+#define PASS_FILE        MANAGED_PASS_FILE      /* the cluster's password (libpq passfile) */
+#define PASS_SQL         "tpccbench-password.sql" /* exists only while the password is set */
 #define INCLUDE_LINE     "include = '" RUNTIME_CONF "'"
 #define PG_LIBDIR        "/usr/lib/postgresql"
 #define SOCKDIR_TEMPLATE "/tmp/tpccbench-XXXXXX"
@@ -881,29 +884,27 @@ static int conf_ensure_include(const struct managed_pg *m, struct err *e)
         e);
 }
 
-/* (Re)write datadir/tpccbench.conf: listen_addresses, port, socket directory. */
-static int conf_write_runtime(const struct managed_pg *m, struct err *e)
+/*
+ * Write text (n bytes) to datadir/name atomically (a temporary file, fsync,
+ * rename), mode 0600 and owned by the server's user: it and we (root, or the
+ * same user) can read it, nobody else.
+ */
+static int file_write_private(const struct managed_pg *m, const char *name, const char *text,
+                              size_t n, struct err *e)
 {
-    char path[4096], tmp[4096], text[4600], ebuf[128];
-    int fd, n;
+    char path[4096], tmp[4096], tmpname[128], ebuf[128];
+    int fd;
 
-    n = snprintf(text, sizeof(text),
-                 "# Written by tpccbench before each start of this managed server; edits are "
-                 "overwritten.\n"
-                 "listen_addresses = '%s'\n"
-                 "port = %d\n"
-                 "unix_socket_directories = '%s'\n",
-                 m->port ? "127.0.0.1" : "", m->socket_port, m->sockdir);
-    if (n < 0 || (size_t)n >= sizeof(text) ||
-        path_join(path, sizeof(path), m->datadir, RUNTIME_CONF) < 0 ||
-        path_join(tmp, sizeof(tmp), m->datadir, RUNTIME_CONF ".tmp") < 0)
+    snprintf(tmpname, sizeof(tmpname), "%s.tmp", name);
+    if (path_join(path, sizeof(path), m->datadir, name) < 0 ||
+        path_join(tmp, sizeof(tmp), m->datadir, tmpname) < 0)
         return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
     unlink(tmp);
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0)
         return err_set(e, E_FAIL, "cannot create '%s': %s", tmp,
                        err_errno(errno, ebuf, sizeof(ebuf)));
-    if (write_all(fd, text, (size_t)n) < 0 || fsync(fd) < 0 ||
+    if (write_all(fd, text, n) < 0 || fsync(fd) < 0 ||
         (geteuid() == 0 && fchown(fd, m->run_uid, m->run_gid) < 0)) {
         int saved = errno;
         close(fd);
@@ -919,6 +920,116 @@ static int conf_write_runtime(const struct managed_pg *m, struct err *e)
                        err_errno(saved, ebuf, sizeof(ebuf)));
     }
     return 0;
+}
+
+/*
+ * (Re)write datadir/tpccbench.conf (listen_addresses, port, socket
+ * directory and its permissions, our own hba file) and that hba file: the
+ * Unix socket trusts whoever reaches it, and only the server's user and root
+ * can (the socket and its directory are 0700); TCP, on 127.0.0.1 only, asks
+ * for the cluster's password (scram-sha-256).  The user's own pg_hba.conf is
+ * left as it is and unused.
+ */
+static int conf_write_runtime(const struct managed_pg *m, struct err *e)
+{
+    static const char hba[] =
+        "# Written by tpccbench before each start of this managed server; edits are "
+        "overwritten.\n"
+        "# The socket (directory and file 0700) reaches the server's user and root only;\n"
+        "# TCP (127.0.0.1 only) needs the password in " PASS_FILE " beside this file.\n"
+        "local all all trust\n"
+        "host  all all 127.0.0.1/32 scram-sha-256\n";
+    char text[9000], hba_path[4096];
+    int n, rc;
+
+    if (path_join(hba_path, sizeof(hba_path), m->datadir, HBA_FILE) < 0)
+        return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
+    if ((rc = file_write_private(m, HBA_FILE, hba, strlen(hba), e)) < 0)
+        return rc;
+    n = snprintf(text, sizeof(text),
+                 "# Written by tpccbench before each start of this managed server; edits are "
+                 "overwritten.\n"
+                 "listen_addresses = '%s'\n"
+                 "port = %d\n"
+                 "unix_socket_directories = '%s'\n"
+                 "unix_socket_permissions = 0700\n"
+                 "hba_file = '%s'\n"
+                 "password_encryption = 'scram-sha-256'\n",
+                 m->port ? "127.0.0.1" : "", m->socket_port, m->sockdir, hba_path);
+    if (n < 0 || (size_t)n >= sizeof(text))
+        return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
+    return file_write_private(m, RUNTIME_CONF, text, (size_t)n, e);
+}
+
+/*
+ * The cluster's password: 32 random letters and digits, made once per
+ * cluster and kept only in datadir/tpccbench.pgpass (0600, libpq's password
+ * file format "*:*:*:tpcc:PASSWORD"), which our TCP connections name with
+ * passfile=.  When the file is new, the role's password is set through the
+ * socket from a 0600 SQL file that is removed at once: no password on a
+ * command line, in the environment or in a log.
+ */
+static int pass_ensure(const struct managed_pg *m, const struct runas *ra, struct err *e)
+{
+    static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    unsigned char raw[32];
+    char pw[33], text[256], path[4096], sql_path[4096], port[16], ebuf[128];
+    struct stat st;
+    int fd, n, rc;
+
+    if (path_join(path, sizeof(path), m->datadir, PASS_FILE) < 0 ||
+        path_join(sql_path, sizeof(sql_path), m->datadir, PASS_SQL) < 0)
+        return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
+    if (stat(path, &st) == 0)
+        return 0;
+    fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
+        int saved = errno;
+        if (fd >= 0)
+            close(fd);
+        return err_set(e, E_FAIL, "cannot read /dev/urandom for the cluster's password: %s",
+                       err_errno(saved, ebuf, sizeof(ebuf)));
+    }
+    close(fd);
+    /* 62 does not divide 256: drop the top values so every character is equally likely. */
+    for (size_t i = 0, k = 0; k < sizeof(pw) - 1; i++) {
+        unsigned char b;
+        if (i == sizeof(raw)) {
+            fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+            if (fd < 0 || read(fd, raw, sizeof(raw)) != (ssize_t)sizeof(raw)) {
+                if (fd >= 0)
+                    close(fd);
+                return err_set(e, E_FAIL, "cannot read /dev/urandom");
+            }
+            close(fd);
+            i = 0;
+        }
+        b = raw[i];
+        if (b < 248)
+            pw[k++] = alnum[b % 62];
+    }
+    pw[sizeof(pw) - 1] = '\0';
+    secret_wipe(raw, sizeof(raw));
+
+    n = snprintf(text, sizeof(text), "ALTER ROLE " MANAGED_USER " PASSWORD '%s';\n", pw);
+    rc = file_write_private(m, PASS_SQL, text, (size_t)n, e);
+    if (rc == 0) {
+        const char *args[] = { "-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", m->sockdir, "-p", port,
+                               "-U", MANAGED_USER, "-d", "postgres", "-f", sql_path, NULL };
+        snprintf(port, sizeof(port), "%d", m->socket_port);
+        rc = run_tool(m, ra, "psql", args, NULL, 0, e);
+        if (rc < 0)
+            err_prefix(e, "setting the password of role '%s'", MANAGED_USER);
+    }
+    unlink(sql_path);
+    secret_wipe(text, sizeof(text));
+    if (rc == 0) {
+        n = snprintf(text, sizeof(text), "*:*:*:%s:%s\n", MANAGED_USER, pw);
+        rc = file_write_private(m, PASS_FILE, text, (size_t)n, e);
+        secret_wipe(text, sizeof(text));
+    }
+    secret_wipe(pw, sizeof(pw));
+    return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1171,6 +1282,8 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, const cha
                 rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
             if (rc == 0)
                 rc = ensure_db(m, &ra, e);
+            if (rc == 0)
+                rc = pass_ensure(m, &ra, e);
             runas_release(&ra);
             return rc;
         }
@@ -1211,6 +1324,8 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, const cha
         if (pidfile_read(m->datadir, &pf))
             sig_set_server_pid(pf.pid);
         rc = ensure_db(m, &ra, e);
+        if (rc == 0)
+            rc = pass_ensure(m, &ra, e);
         if (rc < 0) {
             server_stop(m, &ra, &scratch);
             sig_set_server_pid(0);
@@ -1281,6 +1396,21 @@ int managed_conninfo(const struct managed_pg *m, char *buf, size_t len)
         conninfo_add(buf, len, &used, "port", port) < 0 ||
         conninfo_add(buf, len, &used, "dbname", MANAGED_DBNAME) < 0 ||
         conninfo_add(buf, len, &used, "user", MANAGED_USER) < 0)
+        return E_FAIL;
+    return 0;
+}
+
+int managed_conninfo_tcp(const struct managed_pg *m, char *buf, size_t len)
+{
+    char pass[4096];
+    size_t used = 0;
+
+    if (len == 0 || path_join(pass, sizeof(pass), m->datadir, PASS_FILE) < 0)
+        return E_FAIL;
+    buf[0] = '\0';
+    if (conninfo_add(buf, len, &used, "dbname", MANAGED_DBNAME) < 0 ||
+        conninfo_add(buf, len, &used, "user", MANAGED_USER) < 0 ||
+        conninfo_add(buf, len, &used, "passfile", pass) < 0)
         return E_FAIL;
     return 0;
 }

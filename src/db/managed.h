@@ -16,10 +16,14 @@
  * postgresql.conf includes last and which is rewritten on every start, so an
  * existing cluster can be restarted with another port or socket directory.
  *
- * Authentication is `trust` (initdb --auth=trust).  Over the Unix socket only
- * the server's OS user and root can connect (the socket directory is 0700);
- * with a TCP port any local user can connect as the superuser `tpcc`, so use
- * a port only on a machine you do not share.
+ * Authentication: over the Unix socket `trust`, but only the server's OS
+ * user and root reach it (socket and directory 0700).  With a TCP port the
+ * server listens on 127.0.0.1 only and asks for scram-sha-256 with a random
+ * password made once per cluster and kept only in datadir/tpccbench.pgpass
+ * (0600, libpq's passfile format); our TCP connections name that file
+ * (passfile=), so the password is never on a command line, in the
+ * environment, printed or recorded.  The hba rules are our own file
+ * (hba_file in tpccbench.conf); the cluster's pg_hba.conf is not used.
  */
 #ifndef TPCC_MANAGED_H
 #define TPCC_MANAGED_H
@@ -31,6 +35,8 @@
 
 #define MANAGED_DBNAME "tpcc"
 #define MANAGED_USER   "tpcc"
+/* The cluster's password, in libpq's password file format, inside the datadir. */
+#define MANAGED_PASS_FILE "tpccbench.pgpass"
 
 struct managed_pg {
     char bindir[4096];  /* where initdb and pg_ctl were found */
@@ -77,5 +83,12 @@ int managed_stop(struct managed_pg *m, struct err *e);
  * or E_FAIL when buf is too small.
  */
 int managed_conninfo(const struct managed_pg *m, char *buf, size_t len);
+
+/*
+ * Write "dbname=tpcc user=tpcc passfile=DATADIR/tpccbench.pgpass" into buf:
+ * the start of a conninfo for this server over TCP (the caller adds host and
+ * port: 127.0.0.1 and m->port, or a proxy in front of it).  0 or E_FAIL.
+ */
+int managed_conninfo_tcp(const struct managed_pg *m, char *buf, size_t len);
 
 #endif

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -368,6 +370,54 @@ static int block_names(unsigned major, unsigned minor, char *dev, size_t dlen, c
     return 0;
 }
 
+/*
+ * When no mount of mountinfo covers path (a chroot or container hides the
+ * mounts above its root): the filesystem type from statfs, the per-mount
+ * flags from statvfs, the device from stat.  The mount point and source stay
+ * unknown; mount_options_from says where the options came from.
+ */
+static int mount_from_stat(const char *path, struct fp_mount *m)
+{
+    static const struct {
+        unsigned long magic;
+        const char *name;
+    } types[] = {
+        { 0xEF53, "ext4" },       { 0x58465342, "xfs" },   { 0x9123683E, "btrfs" },
+        { 0x01021994, "tmpfs" },  { 0x794C7630, "overlay" }, { 0x6969, "nfs" },
+        { 0x2FC12FC1, "zfs" },    { 0xF2F52010, "f2fs" },  { 0x65735546, "fuse" },
+    };
+    struct statvfs v;
+    struct statfs f;
+    struct stat st;
+    size_t u = 0;
+
+    memset(m, 0, sizeof(*m));
+    if (statvfs(path, &v) < 0 || statfs(path, &f) < 0 || stat(path, &st) < 0)
+        return -1;
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if ((unsigned long)f.f_type == types[i].magic)
+            snprintf(m->fstype, sizeof(m->fstype), "%s", types[i].name);
+    if (!m->fstype[0])
+        snprintf(m->fstype, sizeof(m->fstype), "0x%lx", (unsigned long)f.f_type);
+#define OPT(flag, word)                                                                            \
+    do {                                                                                           \
+        if (v.f_flag & (flag))                                                                     \
+            u += (size_t)snprintf(m->options + u, sizeof(m->options) - u, ",%s", word);            \
+    } while (0)
+    u = (size_t)snprintf(m->options, sizeof(m->options), "%s", v.f_flag & ST_RDONLY ? "ro" : "rw");
+    OPT(ST_NOSUID, "nosuid");
+    OPT(ST_NODEV, "nodev");
+    OPT(ST_NOEXEC, "noexec");
+    OPT(ST_SYNCHRONOUS, "sync");
+    OPT(ST_NOATIME, "noatime");
+    OPT(ST_NODIRATIME, "nodiratime");
+    OPT(ST_RELATIME, "relatime");
+#undef OPT
+    m->major = major(st.st_dev);
+    m->minor = minor(st.st_dev);
+    return 0;
+}
+
 json_t *fingerprint_storage(const char *dir)
 {
     json_t *s = json_object();
@@ -384,8 +434,14 @@ json_t *fingerprint_storage(const char *dir)
             set_str(s, keys[i], NULL);
         return s;
     }
-    if (fingerprint_mount_find(mi, real, &m) < 0)
+    if (fingerprint_mount_find(mi, real, &m) == 0) {
+        set_str(s, "mount_options_from", "mountinfo");
+    } else if (mount_from_stat(real, &m) == 0) {
+        set_str(s, "mount_options_from", "statvfs (no mount of mountinfo covers it)");
+    } else {
         memset(&m, 0, sizeof(m));
+        set_str(s, "mount_options_from", NULL);
+    }
     free(mi);
     set_str(s, "mount_point", m.mount_point);
     set_str(s, "fstype", m.fstype);

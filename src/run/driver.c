@@ -396,7 +396,14 @@ static void *worker_main(void *arg)
         memset(&out, 0, sizeof(out));
         in.type = TX_DELIVERY;
         in.u.dl = it.in;
-        rc = vu_exec(v, &in, &out, &retries, &e);
+        {
+            /* The workers' own round trips, of the measured deliveries only (their
+             * stats are not a difference of snapshots as the VUs' are). */
+            uint64_t rt = v->st.tx[TX_DELIVERY].roundtrips;
+            rc = vu_exec(v, &in, &out, &retries, &e);
+            if (!it.measured)
+                v->st.tx[TX_DELIVERY].roundtrips = rt;
+        }
         if (it.measured)
             vu_record(v, &in, &out, rc, retries, clock_us() - it.queued_us, &e);
         if (rc == 0)
@@ -1066,6 +1073,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         t_end = clock_us();
         if (t_meas) {
             struct vu_stats *fin = calloc(1, sizeof(*fin));
+            r->window_opened = 1;
             r->cpu_s = cpu_now_s() - cpu0;
             r->measured_s = (double)(t_end - t_meas) / 1e6;
             if (fin) {

@@ -44,6 +44,7 @@ struct run_result {
     char status[16];             /* complete | interrupted | aborted | failed */
     struct vu_stats measured;    /* VUs over the measured window */
     struct vu_stats delivery;    /* deferred delivery workers: queue-to-completion */
+    int window_opened;           /* 1: the measured window opened; 0: nothing below was measured */
     double measured_s;           /* length of the measured window */
     int64_t db_new_orders;       /* increase of sum(d_next_o_id) over the window */
     double rtt_median_us;        /* median of 100 trivial queries before the run */

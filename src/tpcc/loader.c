@@ -68,6 +68,8 @@ struct load_shared {
     const char *step_kind;        /* "index": record each statement as a step; NULL: don't */
     int stmt_done[MAX_STMTS];     /* 1: committed by an earlier load (resume) */
     struct dialect ad;            /* admin statements (step_insert) */
+    int64_t load_epoch;           /* the load's dates (seconds since 1970), kept in its plan row
+                                   * so a resumed load writes the same ones */
     int next;             /* next unit/statement to take (atomic) */
     int64_t rows_done;    /* atomic, for progress */
     int ndone;            /* jobs finished with the phase (atomic) */
@@ -122,11 +124,12 @@ static int put_rows(void *arg, const char *buf, size_t len)
 static int step_commit(struct load_shared *sh, struct db_conn *c, const char *step, int64_t rows,
                        struct err *e)
 {
-    struct db_param p[4] = { DBP_TEXT(step), DBP_INT(sh->o->warehouses),
-                             DBP_INT((int64_t)sh->o->seed), DBP_INT(rows) };
+    struct db_param p[5] = { DBP_TEXT(step), DBP_INT(sh->o->warehouses),
+                             DBP_INT((int64_t)sh->o->seed), DBP_INT(rows),
+                             DBP_INT(sh->load_epoch) };
     int rc;
 
-    if ((rc = db_query(c, sh->ad.sql[A_STEP_INSERT], p, 4, e)) < 0)
+    if ((rc = db_query(c, sh->ad.sql[A_STEP_INSERT], p, 5, e)) < 0)
         return err_prefix(e, "recording load step %s", step);
     return db_commit(c, e);
 }
@@ -463,6 +466,7 @@ static int read_steps(struct load_shared *sh, struct db_conn *c, struct load_opt
         if (strncmp(name, "plan", 4) == 0 && len == 4) {
             eff->warehouses = (int)db_col_int(c, 1);
             eff->seed = (uint64_t)db_col_int(c, 2);
+            sh->load_epoch = db_col_int(c, 4);
             have_plan = 1;
             continue;
         }
@@ -555,6 +559,7 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
 
     snprintf(st->phase, sizeof(st->phase), "schema");
     t0 = clock_us();
+    sh.load_epoch = (int64_t)time(NULL);
     if (o->resume) {
         int fresh;
         if ((rc = read_steps(&sh, sh.conns[0], &eff, &done, &fresh, e)) < 0)
@@ -586,7 +591,8 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     rng_init_stream(&r, o->seed, 0xC0FFEE, 0, 0);
     nurand_c_load(&r, &sh.gen.c_load);
     st->c_load = sh.gen.c_load;
-    clock_format(sh.gen.now, sizeof(sh.gen.now), "%Y-%m-%d %H:%M:%S", (int64_t)time(NULL));
+    /* One date for every row of the load, a resumed one too: the plan's. */
+    clock_format(sh.gen.now, sizeof(sh.gen.now), "%Y-%m-%d %H:%M:%S", sh.load_epoch);
     sh.units = calloc((size_t)(1 + 8 * o->warehouses), sizeof(*sh.units));
     if (!sh.units) {
         rc = err_set(e, E_FAIL, "out of memory");

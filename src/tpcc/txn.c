@@ -39,8 +39,9 @@ int txn_mode_resolve(int mode, const char *dialect)
 {
     if (mode != RUN_MODE_AUTO)
         return mode;
-    /* Functions exist for PostgreSQL; other dialects run client SQL. */
-    return strcmp(dialect, "postgresql") == 0 ? RUN_MODE_PROCEDURE : RUN_MODE_CLIENT;
+    /* Server-side functions where the dialect has them (schema/<dialect>/procedures.sql),
+     * else client SQL. */
+    return schema_sql(dialect, "procedures") ? RUN_MODE_PROCEDURE : RUN_MODE_CLIENT;
 }
 
 int txn_prepare(struct db_conn *c, int mode, struct err *e)

@@ -125,7 +125,8 @@ CC=${CC:-cc}
 if $CC -std=c11 -D_GNU_SOURCE -I"$root/src" -Wall -Wextra -Wpedantic -Wshadow \
     -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings -g \
     -fsanitize=address,undefined -o "$smoke" "$root/tests/helpers/managed_smoke.c" \
-    "$root/src/db/managed.c" "$root/src/core/err.c" "$root/src/core/signals.c" 2>"$tmp/cc.log"; then
+    "$root/src/db/managed.c" "$root/src/core/err.c" "$root/src/core/signals.c" \
+    "$root/src/core/secret.c" 2>"$tmp/cc.log"; then
     ok "managed_smoke compiles"
 else
     not_ok "managed_smoke compiles" "$(tail -n 5 "$tmp/cc.log")"
@@ -216,8 +217,8 @@ done
 ci2=$(cat "$tmp/out")
 is "$ci2" "host=$d2 port=$port dbname=tpcc user=tpcc" "start with a TCP port: conninfo"
 [ -n "$ci2" ] || echo "#   $(cat "$tmp/err")"
-is "$(q "host=127.0.0.1 port=$port dbname=tpcc user=tpcc" 'select 1')" 1 \
-    "psql over TCP on 127.0.0.1:$port: select 1"
+is "$(q "host=127.0.0.1 port=$port dbname=tpcc user=tpcc passfile=$d2/tpccbench.pgpass" 'select 1')" 1 \
+    "psql over TCP on 127.0.0.1:$port with the cluster's password file: select 1"
 is "$(q "$ci2" 'show listen_addresses')" "127.0.0.1" "listen_addresses is 127.0.0.1"
 pid2=$(pmpid "$d2")
 like "$(tcp_listeners "$pid2")" "[1-9]*" "the postmaster holds a listening TCP socket"

@@ -375,6 +375,12 @@ check(dl.get("completed") == tx.get("delivery", {}).get("count") and dl.get("pen
       "completed %r, count %r, pending %r" % (dl.get("completed"),
                                              tx.get("delivery", {}).get("count"),
                                              dl.get("pending_at_end")))
+dtx = tx.get("delivery", {})
+check(dtx.get("database_work_of") == "delivery workers"
+      and abs(dtx.get("round_trips_per_tx", 0) - 1.0) < 1e-9 and dtx.get("mean_in_tx_ms", 0) > 0,
+      "deferred Delivery: the record gives the workers' round trips (1 per call in procedure "
+      "mode) and time in transaction (> 0)",
+      "got %r" % {k: dtx.get(k) for k in ("database_work_of", "round_trips_per_tx", "mean_in_tx_ms")})
 logged, dup, badl, n_lines = {}, [], [], 0
 try:
     with open(os.path.join(d, "delivery.log")) as f:

@@ -134,6 +134,13 @@ bg_start warmup "$bin" run -c "$cfg" --warmup 30s --duration 30s --vus 4 --label
 sleep 2
 signal_and_wait warmup TERM 143 10
 status_is warmup interrupted
+for label in rampup warmup; do
+    jcheck "$(rec $label)/run.json" "
+run = rec.get('run', {})
+check(run.get('measured') is False and 'notpm' not in run and 'notpm_counts_agree' not in run,
+      '$label: stopped before the measured window, the record holds no figures', 'got %r' % run)
+"
+done
 
 # Connecting through a proxy with 1 s each way: 4 VUs need several seconds.
 "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$PG_TEST_PORT" --delay 1s \

@@ -750,9 +750,15 @@ static void test_validate(void **state)
     assert_int_equal(cfg_validate(&c, &e), 0);
 
     c.database.managed = 1;
+    c.database.managed_set = 1;
+    c.database.dsn[0] = '\0';
+    assert_int_equal(cfg_validate(&c, &e), E_USAGE);
+    check_msg("odbc dsn again", "", "'database.dsn' must be set when 'database.driver' is odbc",
+              e.msg);
+    snprintf(c.database.driver, sizeof(c.database.driver), "null");
     assert_int_equal(cfg_validate(&c, &e), E_USAGE);
     check_msg("managed", "",
-              "'database.managed' needs 'database.driver' postgres (got odbc); set managed: "
+              "'database.managed' needs 'database.driver' postgres (got null); set managed: "
               "false to use another driver",
               e.msg);
 
@@ -767,6 +773,115 @@ static void test_validate(void **state)
     assert_int_equal(cfg_validate(&c, &e), E_USAGE);
     check_msg("duration range", "", "'run.duration' must be a duration from 1us to 24h (got 0us)",
               e.msg);
+}
+
+/*
+ * Which server a config measures: database.managed follows from conninfo and
+ * dsn unless given, and managed: true beside either is refused, naming both
+ * keys and where they were set (file position or option).
+ */
+struct managed_case {
+    const char *yaml;     /* the file, or NULL for none */
+    const char *set_key;  /* a command-line override, or NULL */
+    const char *set_val;
+    const char *origin;
+    int managed;          /* expected database.managed when want_msg is NULL */
+    const char *want_msg; /* expected error of cfg_validate(), or NULL */
+};
+
+static void test_managed_rules(void **state)
+{
+    static const struct managed_case cases[] = {
+        /* Nothing names a server: the private one. */
+        { NULL, NULL, NULL, NULL, 1, NULL },
+        { "run: {duration: 5s}\n", NULL, NULL, NULL, 1, NULL },
+        /* A conninfo or dsn, without managed: that server. */
+        { "database:\n  conninfo: \"host=db1 dbname=tpcc\"\n", NULL, NULL, NULL, 0, NULL },
+        { "database: {driver: odbc, dsn: DSN=maria}\n", NULL, NULL, NULL, 0, NULL },
+        { NULL, "database.conninfo", "host=db1", "--conninfo", 0, NULL },
+        /* The null driver names no server and is never managed. */
+        { "database: {driver: null}\n", NULL, NULL, NULL, 0, NULL },
+        /* managed given: as given. */
+        { "database: {managed: false}\n", NULL, NULL, NULL, 0, NULL },
+        { "database: {managed: true}\n", NULL, NULL, NULL, 1, NULL },
+        { "database: {conninfo: \"host=db1\", managed: false}\n", NULL, NULL, NULL, 0, NULL },
+        /* managed: true beside a server: refused, both named with their places. */
+        { "database:\n  conninfo: \"host=db1\"\n  managed: true\n", NULL, NULL, NULL, 0,
+          "t.yaml:3:12: 'database.managed' is true, but 'database.conninfo' (t.yaml:2:13) "
+          "names a server: managed starts a private PostgreSQL and would measure that instead; "
+          "remove 'database.managed' to measure the server conninfo names, or remove "
+          "'database.conninfo'" },
+        { "database: {driver: odbc, dsn: DSN=maria, managed: true}\n", NULL, NULL, NULL, 0,
+          "t.yaml:1:51: 'database.managed' is true, but 'database.dsn' (t.yaml:1:31) names a "
+          "server: managed starts a private PostgreSQL and would measure that instead; remove "
+          "'database.managed' to measure the server dsn names, or remove 'database.dsn'" },
+        { "database:\n  conninfo: \"host=db1\"\n", "database.managed", "true", "--managed", 0,
+          "--managed: 'database.managed' is true, but 'database.conninfo' (t.yaml:2:13) names a "
+          "server: managed starts a private PostgreSQL and would measure that instead; remove "
+          "'database.managed' to measure the server conninfo names, or remove "
+          "'database.conninfo'" },
+        { "database: {managed: true}\n", "database.conninfo", "host=db1", "--conninfo", 0,
+          "t.yaml:1:21: 'database.managed' is true, but 'database.conninfo' (--conninfo) names "
+          "a server: managed starts a private PostgreSQL and would measure that instead; remove "
+          "'database.managed' to measure the server conninfo names, or remove "
+          "'database.conninfo'" },
+        /* An empty conninfo names nothing. */
+        { "database: {conninfo: \"\"}\n", NULL, NULL, NULL, 1, NULL },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct managed_case *t = &cases[i];
+        struct config c;
+        struct err e;
+        int rc;
+
+        cfg_defaults(&c);
+        err_clear(&e);
+        if (t->yaml)
+            assert_int_equal(cfg_load_string(&c, "t.yaml", t->yaml, strlen(t->yaml), &e), 0);
+        if (t->set_key)
+            assert_int_equal(cfg_set(&c, t->set_key, t->set_val, t->origin, &e), 0);
+        rc = cfg_validate(&c, &e);
+        if (t->want_msg) {
+            assert_int_equal(rc, E_USAGE);
+            check_msg("managed rule", t->yaml ? t->yaml : "-", t->want_msg, e.msg);
+        } else {
+            if (rc != 0)
+                print_error("case %zu: %s\n", i, e.msg);
+            assert_int_equal(rc, 0);
+            if (c.database.managed != t->managed)
+                print_error("case %zu (%s): managed %d, want %d\n", i, t->yaml ? t->yaml : "-",
+                            c.database.managed, t->managed);
+            assert_int_equal(c.database.managed, t->managed);
+        }
+    }
+}
+
+/* config/default.yaml says it is the same as giving no -c: hold it to that. */
+static void test_default_yaml_is_default(void **state)
+{
+    struct config d, c;
+    struct err e;
+
+    (void)state;
+    cfg_defaults(&d);
+    cfg_defaults(&c);
+    if (cfg_load(&c, "config/default.yaml", &e) != 0) {
+        print_error("%s (run from the project root)\n", e.msg);
+        fail();
+    }
+    assert_int_equal(cfg_validate(&d, &e), 0);
+    assert_int_equal(cfg_validate(&c, &e), 0);
+    /* Only where the values came from may differ. */
+    memset(c.path, 0, sizeof(c.path));
+    memset(&c.where, 0, sizeof(c.where));
+    memset(&d.where, 0, sizeof(d.where));
+    c.database.managed_set = d.database.managed_set;
+    c.load.seed_set = d.load.seed_set;
+    assert_string_equal(c.results.label, d.results.label);
+    assert_int_equal(c.run.virtual_users, d.run.virtual_users);
+    assert_memory_equal(&c, &d, sizeof(c));
 }
 
 struct dur_case {
@@ -901,7 +1016,8 @@ int main(void)
         cmocka_unit_test(test_load_temp_file), cmocka_unit_test(test_set_cases),
         cmocka_unit_test(test_set_values),     cmocka_unit_test(test_validate),
         cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_int64),
-        cmocka_unit_test(test_tx_name),
+        cmocka_unit_test(test_tx_name),         cmocka_unit_test(test_managed_rules),
+        cmocka_unit_test(test_default_yaml_is_default),
     };
 
     make_long_yaml();

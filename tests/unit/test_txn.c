@@ -467,6 +467,17 @@ static int run_retry(struct db_conn *c, unsigned ops, int n, int code, const cha
     return txn_exec_retry(c, RUN_MODE_CLIENT, &in, out, max_retries, NULL, retries, e);
 }
 
+/* The default mode: procedure where the dialect ships functions, else client. */
+static void test_mode_resolve(void **state)
+{
+    (void)state;
+    assert_int_equal(txn_mode_resolve(RUN_MODE_AUTO, "postgresql"), RUN_MODE_PROCEDURE);
+    assert_int_equal(txn_mode_resolve(RUN_MODE_AUTO, "mysql"), RUN_MODE_PROCEDURE);
+    assert_int_equal(txn_mode_resolve(RUN_MODE_AUTO, "ansi"), RUN_MODE_CLIENT);
+    assert_int_equal(txn_mode_resolve(RUN_MODE_CLIENT, "postgresql"), RUN_MODE_CLIENT);
+    assert_int_equal(txn_mode_resolve(RUN_MODE_PIPELINE, "mysql"), RUN_MODE_PIPELINE);
+}
+
 static void test_retry_none(void **state)
 {
     struct test_conn *t = *state;
@@ -583,6 +594,7 @@ static void test_retry_commit_lost(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_mode_resolve),
         cmocka_unit_test(test_gen_new_order),
         cmocka_unit_test(test_gen_two_warehouses),
         cmocka_unit_test(test_gen_payment),
