@@ -774,7 +774,7 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Put every VU into the barrier and wait until all are idle, at most wait_us. */
 #define OPEN_WAIT_US 30000000 /* the window's opening may wait for the last transactions */
-#define CLOSE_WAIT_US 1000000 /* its close may not: it closes on time */
+#define CLOSE_WAIT_US 500000 /* its close may not: it closes on time (within 1 s) */
 static void pause_all(struct shared *sh, int nvu_running, uint64_t wait_us)
 {
     uint64_t deadline = clock_us() + wait_us;
