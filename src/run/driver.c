@@ -802,7 +802,7 @@ static void series_add(struct run_result *r, struct monitor *m, int second, char
                        int in_tx, int down, double interval_s)
 {
     struct series_row *row;
-    struct hist all;
+    struct hist all, svc;
 
     if (r->n_series == m->n_cap) {
         int cap = m->n_cap ? m->n_cap * 2 : 256;
@@ -818,10 +818,14 @@ static void series_add(struct run_result *r, struct monitor *m, int second, char
     row->second = second;
     row->phase = phase;
     hist_init(&all);
+    hist_init(&svc);
     for (int t = 0; t < TX_NTYPES; t++) {
         row->tps[t] = (double)m->delta.tx[t].committed / interval_s;
         hist_merge(&all, &m->delta.tx[t].lat);
+        hist_merge(&svc, &m->delta.tx[t].svc);
     }
+    row->all_svc_p99_ms = (double)hist_percentile(&svc, 99) / 1000.0;
+    row->lag_p99_ms = (double)hist_percentile(&m->delta.lag, 99) / 1000.0;
     row->no_p50_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 50) / 1000.0;
     row->no_p90_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 90) / 1000.0;
     row->no_p99_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 99) / 1000.0;

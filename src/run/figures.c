@@ -686,7 +686,7 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
                           "second,phase,new_order_tps,payment_tps,order_status_tps,delivery_tps,"
                           "stock_level_tps,total_tps,new_order_p50_ms,new_order_p90_ms,"
                           "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down,"
-                          "connections_lost\n");
+                          "connections_lost,all_service_p99_ms,schedule_lag_p99_ms\n");
     for (int i = 0; i < r->n_series; i++) {
         const struct series_row *s = &r->series[i];
         double total = row_tps(s);
@@ -696,13 +696,14 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
         for (;;) {
             char *nb;
             w = snprintf(buf + n, cap - n,
-                         "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d,%llu\n",
+                         "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d,%llu,"
+                         "%.3f,%.3f\n",
                          s->second,
                          s->phase == 'm' ? "measure" : s->phase == 's' ? "stop" : "warmup",
                          s->tps[0], s->tps[1], s->tps[2], s->tps[3], s->tps[4], total,
                          s->no_p50_ms, s->no_p90_ms, s->no_p99_ms, s->all_p99_ms,
                          (unsigned long long)s->errors, s->vus_in_tx, s->vus_down,
-                         (unsigned long long)s->lost);
+                         (unsigned long long)s->lost, s->all_svc_p99_ms, s->lag_p99_ms);
             if (w < 0) {
                 free(buf);
                 return NULL;
