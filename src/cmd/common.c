@@ -249,8 +249,6 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     if (!s->ops)
         return err_set(e, E_USAGE, "unknown driver '%s' (known: %s)", cfg->database.driver,
                        db_driver_names());
-    if ((rc = session_announce(cfg, e)) < 0)
-        return rc;
     if (cfg->database.password_env[0]) {
         const char *pw = getenv(cfg->database.password_env);
         if (!pw)
@@ -265,6 +263,11 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
         s->args.password = s->password;
         if (*pw)
             no_core_dumps();
+    }
+    /* libpq quotes a word it cannot parse back: it may be the password. */
+    if ((rc = session_announce(cfg, e)) < 0) {
+        secret_clean(e->msg, sizeof(e->msg), s->password);
+        return rc;
     }
     if (cfg->database.managed && strcmp(cfg->database.driver, "postgres") == 0) {
         char datadir[PATH_MAX];
