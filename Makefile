@@ -8,7 +8,8 @@ OPT      ?= -O2 -g
 CFLAGS   ?= $(OPT)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread
 VERSION  := 0.1.0
-COMMIT   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit, also in a `git archive` tree (no .git): see scripts/commit.sh.
+COMMIT   := $(shell sh scripts/commit.sh)
 CPPFLAGS += -D_GNU_SOURCE -Isrc -I$(PG_INC) -DTPCC_VERSION='"$(VERSION)"' -DTPCC_GIT_COMMIT='"$(COMMIT)"'
 LDLIBS   := -lpq -lodbc -lyaml -ljansson -lm -pthread
 
@@ -40,7 +41,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 .PHONY: all deps deps-test deps-demo test unit-test integration-test demo clean help bench-load format fuzz \
-	test-asan test-tsan test-sanitize sanitize-check
+	test-asan test-tsan test-sanitize sanitize-check FORCE
 all: $(BIN)
 
 $(BIN): $(B)/src/main.o $(LIB_OBJ)
@@ -54,6 +55,13 @@ $(B)/%.o: %.c
 $(B)/schema_sql.c: $(SQL_SRC) scripts/embed-sql.sh
 	@mkdir -p $(B)
 	sh scripts/embed-sql.sh $(SQL_SRC) > $@.tmp && mv $@.tmp $@
+
+# The commit is compiled into main.o (--version) and record.o (run.json): the
+# stamp changes, and they are rebuilt, only when the commit does.
+$(B)/commit.stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+$(B)/src/main.o $(B)/src/results/record.o: $(B)/commit.stamp
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
