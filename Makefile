@@ -41,7 +41,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 .PHONY: all deps deps-test deps-demo test unit-test integration-test demo clean help bench-load format fuzz \
-	test-asan test-tsan test-sanitize sanitize-check FORCE
+	test-asan test-tsan test-sanitize sanitize-check install uninstall FORCE
 all: $(BIN)
 
 $(BIN): $(B)/src/main.o $(LIB_OBJ)
@@ -173,6 +173,24 @@ fuzz:
 	rm -rf $(FUZZ_CORPUS) && mv build/fuzz/merged $(FUZZ_CORPUS)
 	@echo "fuzz: $$(ls $(FUZZ_CORPUS) | wc -l) inputs ($$(du -sh $(FUZZ_CORPUS) | cut -f1)) in $(FUZZ_CORPUS)"
 
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary (all SQL is
+# compiled in, so it needs nothing else) and the man page.  INSTALL_BIN=FILE
+# installs that binary as it is instead of building $(BIN) (the install test
+# installs the binary under test, a sanitizer build too).
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+INSTALL     ?= install
+INSTALL_BIN ?= $(BIN)
+
+install: $(INSTALL_BIN)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 0755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/tpccbench
+	$(INSTALL) -m 0644 docs/tpccbench.1 $(DESTDIR)$(MANDIR)/man1/tpccbench.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tpccbench $(DESTDIR)$(MANDIR)/man1/tpccbench.1
+
 bench-load: $(BIN)
 	sh bench/load.sh
 
@@ -184,6 +202,9 @@ clean:
 
 help:
 	@echo "make            build ./tpccbench"
+	@echo "make install    install bin/tpccbench and share/man/man1/tpccbench.1 under PREFIX"
+	@echo "                (default /usr/local; DESTDIR=... stages it elsewhere)"
+	@echo "make uninstall  remove both (same PREFIX and DESTDIR)"
 	@echo "make demo       install what is missing, run the demo on a private PostgreSQL"
 	@echo "make test       install what is missing, run every unit and integration test"
 	@echo "make test-asan  the whole suite under ASan+UBSan, leak checker on (build/asan)"
