@@ -8,7 +8,8 @@ OPT      ?= -O2 -g
 CFLAGS   ?= $(OPT)
 ALL_CFLAGS = -std=c11 $(WARN) $(CFLAGS) -pthread
 VERSION  := 0.1.0
-COMMIT   := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+# The commit, also in a `git archive` tree (no .git): see scripts/commit.sh.
+COMMIT   := $(shell sh scripts/commit.sh)
 CPPFLAGS += -D_GNU_SOURCE -Isrc -I$(PG_INC) -DTPCC_VERSION='"$(VERSION)"' -DTPCC_GIT_COMMIT='"$(COMMIT)"'
 LDLIBS   := -lpq -lodbc -lyaml -ljansson -lm -pthread
 
@@ -40,7 +41,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 .PHONY: all deps deps-test deps-demo test unit-test integration-test demo clean help bench-load format fuzz \
-	test-asan test-tsan test-sanitize sanitize-check
+	test-asan test-tsan test-sanitize sanitize-check install uninstall FORCE
 all: $(BIN)
 
 $(BIN): $(B)/src/main.o $(LIB_OBJ)
@@ -54,6 +55,13 @@ $(B)/%.o: %.c
 $(B)/schema_sql.c: $(SQL_SRC) scripts/embed-sql.sh
 	@mkdir -p $(B)
 	sh scripts/embed-sql.sh $(SQL_SRC) > $@.tmp && mv $@.tmp $@
+
+# The commit is compiled into main.o (--version) and record.o (run.json): the
+# stamp changes, and they are rebuilt, only when the commit does.
+$(B)/commit.stamp: FORCE
+	@mkdir -p $(B)
+	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+$(B)/src/main.o $(B)/src/results/record.o: $(B)/commit.stamp
 
 $(B)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
@@ -165,6 +173,24 @@ fuzz:
 	rm -rf $(FUZZ_CORPUS) && mv build/fuzz/merged $(FUZZ_CORPUS)
 	@echo "fuzz: $$(ls $(FUZZ_CORPUS) | wc -l) inputs ($$(du -sh $(FUZZ_CORPUS) | cut -f1)) in $(FUZZ_CORPUS)"
 
+# make install [PREFIX=/usr/local] [DESTDIR=...]: the binary (all SQL is
+# compiled in, so it needs nothing else) and the man page.  INSTALL_BIN=FILE
+# installs that binary as it is instead of building $(BIN) (the install test
+# installs the binary under test, a sanitizer build too).
+PREFIX      ?= /usr/local
+BINDIR      ?= $(PREFIX)/bin
+MANDIR      ?= $(PREFIX)/share/man
+INSTALL     ?= install
+INSTALL_BIN ?= $(BIN)
+
+install: $(INSTALL_BIN)
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 0755 $(INSTALL_BIN) $(DESTDIR)$(BINDIR)/tpccbench
+	$(INSTALL) -m 0644 docs/tpccbench.1 $(DESTDIR)$(MANDIR)/man1/tpccbench.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tpccbench $(DESTDIR)$(MANDIR)/man1/tpccbench.1
+
 bench-load: $(BIN)
 	sh bench/load.sh
 
@@ -176,6 +202,9 @@ clean:
 
 help:
 	@echo "make            build ./tpccbench"
+	@echo "make install    install bin/tpccbench and share/man/man1/tpccbench.1 under PREFIX"
+	@echo "                (default /usr/local; DESTDIR=... stages it elsewhere)"
+	@echo "make uninstall  remove both (same PREFIX and DESTDIR)"
 	@echo "make demo       install what is missing, run the demo on a private PostgreSQL"
 	@echo "make test       install what is missing, run every unit and integration test"
 	@echo "make test-asan  the whole suite under ASan+UBSan, leak checker on (build/asan)"

@@ -6,6 +6,13 @@
 
 #include "cmd/cmd.h"
 
+#ifndef TPCC_VERSION
+#    define TPCC_VERSION "0.1.0"
+#endif
+#ifndef TPCC_GIT_COMMIT
+#    define TPCC_GIT_COMMIT "unknown"
+#endif
+
 struct subcommand {
     const char *name;
     int (*fn)(int argc, char **argv); /* argv[0] is the subcommand name */
@@ -35,6 +42,7 @@ static void usage(FILE *out)
                  "commands:\n");
     for (const struct subcommand *s = subcommands; s->name; s++)
         fprintf(out, "  %-19s %s\n", s->name, s->summary);
+    fprintf(out, "  %-19s %s\n", "version", "print the version and the git commit (also --version)");
 }
 
 int main(int argc, char **argv)
@@ -48,8 +56,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (strcmp(argv[1], "--version") == 0) {
-        printf("tpccbench %s\n", TPCC_VERSION);
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("tpccbench %s (commit %s)\n", TPCC_VERSION, TPCC_GIT_COMMIT);
         return 0;
     }
     for (const struct subcommand *s = subcommands; s->name; s++)

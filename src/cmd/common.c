@@ -1,6 +1,10 @@
 /*
  * common.c - option parsing, usage text and database sessions shared by the
  * subcommands.
+ *
+ * cmd_parse turns a command's table of struct cmd_opt (plus -c/--config,
+ * -h/--help and the shared database options) into one getopt_long table
+ * (core/opt.h) and applies what it finds to struct config.
  */
 #include "cmd/cmd.h"
 
@@ -10,6 +14,7 @@
 #include <sys/prctl.h>
 
 #include "core/clock.h"
+#include "core/opt.h"
 #include "core/secret.h"
 #include "core/signals.h"
 #include "db/dialect.h"
@@ -27,17 +32,6 @@ const struct cmd_opt cmd_db_opts[] = {
     { NULL, 0, 0, NULL, NULL },
 };
 
-static const struct cmd_opt *find_opt(const struct cmd_opt *opts, const char *name, char sh)
-{
-    for (const struct cmd_opt *o = cmd_db_opts; o->name; o++)
-        if (name ? strcmp(o->name, name) == 0 : o->short_name == sh)
-            return o;
-    for (const struct cmd_opt *o = opts; o && o->name; o++)
-        if (name ? strcmp(o->name, name) == 0 : (sh && o->short_name == sh))
-            return o;
-    return NULL;
-}
-
 const char *cmd_extra(const struct cmd_args *a, const char *name)
 {
     const char *v = NULL;
@@ -48,84 +42,87 @@ const char *cmd_extra(const struct cmd_args *a, const char *name)
     return v;
 }
 
+/*
+ * One getopt table for a command: -c/--config and -h/--help, then the
+ * database options every command shares, then the command's own (a name in
+ * both is the shared one's).  src[i] is the cmd_opt behind entry i (NULL for
+ * the first two).
+ */
+enum { CMD_OPT_CONFIG, CMD_OPT_HELP, CMD_OPT_FIRST };
+
+static int cmd_table(const char *cmd, const struct cmd_opt *opts, struct opt_spec *specs,
+                     const struct cmd_opt **src, struct err *e)
+{
+    int n = CMD_OPT_FIRST;
+
+    specs[CMD_OPT_CONFIG] = (struct opt_spec){ "config", 'c', 1, "a file name" };
+    specs[CMD_OPT_HELP] = (struct opt_spec){ "help", 'h', 0, NULL };
+    src[CMD_OPT_CONFIG] = src[CMD_OPT_HELP] = NULL;
+    for (int pass = 0; pass < 2; pass++)
+        for (const struct cmd_opt *o = pass == 0 ? cmd_db_opts : opts; o && o->name; o++) {
+            if (n == OPT_MAX)
+                return err_set(e, E_FAIL, "%s: more than %d options", cmd, OPT_MAX);
+            specs[n] = (struct opt_spec){ o->name, o->short_name, o->has_arg, NULL };
+            src[n++] = o;
+        }
+    return n;
+}
+
 int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts,
               struct config *cfg, struct cmd_args *a, struct err *e)
 {
     /* Overrides are applied after the file, in command-line order. */
     const struct cmd_opt *ov_opt[64];
     const char *ov_val[64];
-    int nov = 0, rc;
+    struct opt_spec specs[OPT_MAX];
+    const struct cmd_opt *src[OPT_MAX];
+    struct opt_parser p;
+    int nov = 0, nspecs, rc, found, i;
+    const char *val;
 
     memset(a, 0, sizeof(*a));
     cfg_defaults(cfg);
-    for (int i = 0; i < argc; i++) {
-        const char *arg = argv[i], *val = NULL;
-        const struct cmd_opt *o = NULL;
-        char name[64];
-        int is_long = strncmp(arg, "--", 2) == 0 && arg[2];
+    if ((nspecs = cmd_table(cmd, opts, specs, src, e)) < 0 ||
+        (rc = opt_init(&p, cmd, specs, nspecs, argc, argv, e)) < 0)
+        return nspecs < 0 ? nspecs : rc;
+    while ((found = opt_next(&p, &i, &val, e)) > 0) {
+        const struct cmd_opt *o = found == OPT_OPTION ? src[i] : NULL;
 
-        if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        if (found == OPT_ARG) {
+            if (a->npos >= CMD_MAX_POS) {
+                found = err_set(e, E_USAGE, "too many arguments");
+                break;
+            }
+            a->pos[a->npos++] = val;
+        } else if (i == CMD_OPT_HELP) {
             a->help = 1;
+            opt_release(&p);
             return 0;
-        }
-        if (strcmp(arg, "-c") == 0 || strcmp(arg, "--config") == 0 ||
-            strncmp(arg, "--config=", 9) == 0) {
-            if (strncmp(arg, "--config=", 9) == 0)
-                a->config_path = arg + 9;
-            else if (i + 1 < argc)
-                a->config_path = argv[++i];
-            else
-                return err_set(e, E_USAGE, "option '%s' needs a file name", arg);
-            if (!a->config_path[0])
-                return err_set(e, E_USAGE, "option '--config' needs a file name");
-            continue;
-        }
-        if (is_long) {
-            const char *eq = strchr(arg + 2, '=');
-            size_t n = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
-            snprintf(name, sizeof(name), "%.*s", (int)n, arg + 2);
-            o = find_opt(opts, name, 0);
-            if (!o)
-                return err_set(e, E_USAGE, "unknown option '--%s' (see 'tpccbench %s --help')",
-                               name, cmd);
-            if (o->has_arg) {
-                if (eq)
-                    val = eq + 1;
-                else if (i + 1 < argc)
-                    val = argv[++i];
-                else
-                    return err_set(e, E_USAGE, "option '--%s' needs a value", name);
-            } else if (eq) {
-                return err_set(e, E_USAGE, "option '--%s' takes no value", name);
+        } else if (i == CMD_OPT_CONFIG) {
+            if (!val[0]) {
+                found = err_set(e, E_USAGE, "option '--config' needs a file name");
+                break;
             }
-        } else if (arg[0] == '-' && arg[1] && arg[1] != '-' && !arg[2]) {
-            o = find_opt(opts, NULL, arg[1]);
-            if (!o)
-                return err_set(e, E_USAGE, "unknown option '%s' (see 'tpccbench %s --help')",
-                               arg, cmd);
-            if (o->has_arg) {
-                if (i + 1 >= argc)
-                    return err_set(e, E_USAGE, "option '%s' needs a value", arg);
-                val = argv[++i];
+            a->config_path = val;
+        } else if (o->cfg_key) {
+            if (nov >= 64) {
+                found = err_set(e, E_USAGE, "too many options");
+                break;
             }
-        } else {
-            if (a->npos >= CMD_MAX_POS)
-                return err_set(e, E_USAGE, "too many arguments");
-            a->pos[a->npos++] = arg;
-            continue;
-        }
-        if (o->cfg_key) {
-            if (nov >= 64)
-                return err_set(e, E_USAGE, "too many options");
             ov_opt[nov] = o;
             ov_val[nov++] = val;
         } else {
-            if (a->nextra >= CMD_MAX_EXTRA)
-                return err_set(e, E_USAGE, "too many options");
+            if (a->nextra >= CMD_MAX_EXTRA) {
+                found = err_set(e, E_USAGE, "too many options");
+                break;
+            }
             a->extra_name[a->nextra] = o->name;
             a->extra_val[a->nextra++] = val ? val : "";
         }
     }
+    opt_release(&p);
+    if (found < 0)
+        return found;
     if (a->config_path && (rc = cfg_load(cfg, a->config_path, e)) < 0)
         return rc;
     for (int k = 0; k < nov; k++) {
@@ -249,8 +246,6 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     if (!s->ops)
         return err_set(e, E_USAGE, "unknown driver '%s' (known: %s)", cfg->database.driver,
                        db_driver_names());
-    if ((rc = session_announce(cfg, e)) < 0)
-        return rc;
     if (cfg->database.password_env[0]) {
         const char *pw = getenv(cfg->database.password_env);
         if (!pw)
@@ -265,6 +260,11 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
         s->args.password = s->password;
         if (*pw)
             no_core_dumps();
+    }
+    /* libpq quotes a word it cannot parse back: it may be the password. */
+    if ((rc = session_announce(cfg, e)) < 0) {
+        secret_clean(e->msg, sizeof(e->msg), s->password);
+        return rc;
     }
     if (cfg->database.managed && strcmp(cfg->database.driver, "postgres") == 0) {
         char datadir[PATH_MAX];

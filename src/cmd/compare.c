@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/opt.h"
 #include "results/compare.h"
 
 #define MAX_RULES 32
@@ -49,73 +50,81 @@ static int rule_error(const char *rule, int col, const struct err *e)
     return 2;
 }
 
+enum { CMP_O_FORMAT, CMP_O_FAIL_IF, CMP_O_FORCE, CMP_O_HELP };
+static const struct opt_spec cmp_opt_table[] = {
+    [CMP_O_FORMAT] = { "format", 0, 1, "a value (text, markdown, csv or json)" },
+    [CMP_O_FAIL_IF] = { "fail-if", 0, 1, "a rule, e.g. 'notpm < -5%'" },
+    [CMP_O_FORCE] = { "force", 0, 0, NULL },
+    [CMP_O_HELP] = { "help", 'h', 0, NULL },
+};
+
 int cmd_compare(int argc, char **argv)
 {
-    const char *args[256];
+    const char *args[256], *val;
     struct cmp_rule rules[MAX_RULES];
     struct cmp_verdict verdicts[MAX_RULES];
     struct cmp_run *runs;
+    struct opt_parser p;
     struct cmp c;
     struct err e;
-    int nargs = 0, n_rules = 0, format = CMP_TEXT, force = 0, n_runs, tripped = 0, opts_done = 0;
+    int nargs = 0, n_rules = 0, format = CMP_TEXT, force = 0, n_runs, tripped = 0, found, which;
 
     err_clear(&e);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        if (opts_done || a[0] != '-' || !a[1]) {
+    if (opt_init(&p, "compare", cmp_opt_table, OPT_COUNT(cmp_opt_table), argc - 1, argv + 1, &e) <
+        0)
+        return cmd_fail("compare", &e);
+    while ((found = opt_next(&p, &which, &val, &e)) != OPT_END) {
+        int col;
+        if (found < 0) {
+            opt_release(&p);
+            return cmd_fail("compare", &e);
+        }
+        if (found == OPT_ARG) {
             if (nargs >= (int)(sizeof(args) / sizeof(args[0]))) {
+                opt_release(&p);
                 fprintf(stderr, "tpccbench compare: too many runs (at most %d arguments)\n",
                         (int)(sizeof(args) / sizeof(args[0])));
                 return 2;
             }
-            args[nargs++] = a;
+            args[nargs++] = val;
             continue;
         }
-        if (strcmp(a, "--") == 0) {
-            opts_done = 1;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        switch (which) {
+        case CMP_O_HELP:
+            opt_release(&p);
             compare_usage(stdout);
             return 0;
-        } else if (strcmp(a, "--force") == 0) {
+        case CMP_O_FORCE:
             force = 1;
-        } else if (strncmp(a, "--format", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
-            val = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!val) {
-                fprintf(stderr, "tpccbench compare: option '--format' needs a value (text, "
-                                "markdown, csv or json)\n");
-                return 2;
-            }
+            break;
+        case CMP_O_FORMAT:
             if ((format = cmp_format_parse(val)) < 0) {
+                opt_release(&p);
                 fprintf(stderr,
                         "tpccbench compare: unknown format '%s' (text, markdown, csv or "
                         "json)\n",
                         val);
                 return 2;
             }
-        } else if (strncmp(a, "--fail-if", 9) == 0 && (a[9] == '\0' || a[9] == '=')) {
-            int col;
-            val = a[9] == '=' ? a + 10 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!val) {
-                fprintf(stderr, "tpccbench compare: option '--fail-if' needs a rule, e.g. "
-                                "'notpm < -5%%'\n");
-                return 2;
-            }
+            break;
+        case CMP_O_FAIL_IF:
             if (n_rules >= MAX_RULES) {
+                opt_release(&p);
                 fprintf(stderr, "tpccbench compare: too many --fail-if rules (at most %d)\n",
                         MAX_RULES);
                 return 2;
             }
-            if (cmp_rule_parse(val, &rules[n_rules], &col, &e) < 0)
+            if (cmp_rule_parse(val, &rules[n_rules], &col, &e) < 0) {
+                opt_release(&p);
                 return rule_error(val, col, &e);
+            }
             n_rules++;
-        } else {
-            fprintf(stderr,
-                    "tpccbench compare: unknown option '%s' (see 'tpccbench compare "
-                    "--help')\n",
-                    a);
-            return 2;
+            break;
+        default:
+            break;
         }
     }
+    opt_release(&p);
     if (nargs < 1) {
         fprintf(stderr, "tpccbench compare: give at least two runs (run folders or run.json "
                         "files; see 'tpccbench compare --help')\n");

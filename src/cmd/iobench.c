@@ -2,8 +2,9 @@
  * iobench.c - `tpccbench iobench`: the disk I/O bench with tbiobench's
  * options (-b -s -F -t -f -k -i -T -S -o) and report.
  *
- * Parses the options (its own short-option parser: tbiobench's letters do
- * not fit cmd_parse), runs src/tools/iobench.c, prints the report as text or
+ * Parses the options (iobench_parse_args: tbiobench's letters, through the
+ * common getopt parser of core/opt.h, not cmd_parse's config options), runs
+ * src/tools/iobench.c, prints the report as text or
  * JSON on stdout and, with -o, writes the same report to a file atomically.
  * Exit codes: 0 ok, 1 an I/O error, 2 bad usage or a target it refuses,
  * 130/143 interrupted (the file it created is removed all the same).

@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "core/config.h"
+#include "core/opt.h"
 #include "core/signals.h"
 #include "tools/netbench.h"
 
@@ -126,79 +127,82 @@ static int parse_count(const char *name, const char *s, uint64_t max, int zero_o
     return 0;
 }
 
-/* Parse argv (after "netbench") into o; *server, *json, *help. */
+/* The options; everything else is tbnetbench's positional arguments. */
+enum { NB_O_REPLY, NB_O_TIMEOUT, NB_O_CLIENTS, NB_O_JSON, NB_O_HELP };
+static const struct opt_spec nb_opt_table[] = {
+    [NB_O_REPLY] = { "reply", 0, 1, NULL },     /* ack | size */
+    [NB_O_TIMEOUT] = { "timeout", 0, 1, NULL }, /* connect and every wait */
+    [NB_O_CLIENTS] = { "clients", 0, 1, NULL }, /* server: stop after N */
+    [NB_O_JSON] = { "json", 0, 0, NULL },       /* figures as JSON */
+    [NB_O_HELP] = { "help", 'h', 0, NULL },
+};
+
+/* One option onto o. */
+static int parse_option(int which, const char *val, struct nb_opts *o, int *json, struct err *e)
+{
+    if (which == NB_O_JSON) {
+        *json = 1;
+    } else if (which == NB_O_TIMEOUT) {
+        int64_t us;
+        if (parse_duration_us(val, &us) != 0 || us <= 0 || us > NB_MAX_TIMEOUT_US)
+            return err_set(e, E_USAGE,
+                           "'--timeout' must be a duration above 0 and at most 1h, like 10s "
+                           "or 500ms (got \"%s\")",
+                           val);
+        o->timeout_us = us;
+    } else if (which == NB_O_REPLY) {
+        if (strcmp(val, "ack") == 0)
+            o->reply = NB_REPLY_ACK;
+        else if (strcmp(val, "size") == 0)
+            o->reply = NB_REPLY_SIZE;
+        else
+            return err_set(e, E_USAGE, "'--reply' must be ack or size (got \"%s\")", val);
+    } else if (which == NB_O_CLIENTS) {
+        int64_t n;
+        if (parse_int64(val, 1, 1000000, &n) != 0)
+            return err_set(e, E_USAGE,
+                           "'--clients' must be an integer from 1 to 1000000 (got \"%s\")", val);
+        o->max_clients = (int)n;
+    }
+    return 0;
+}
+
+/* Parse argv (after "netbench") into o; *server, *json, *help.  Negative
+ * numbers are arguments ("SEND# -1" is a bad count, not an option). */
 static int parse(int argc, char **argv, struct nb_opts *o, int *server, int *json, int *help,
                  struct err *e)
 {
-    const char *pos[8];
-    int npos = 0, port;
+    const char *pos[8], *val;
+    struct opt_parser p;
+    int npos = 0, port, found, which, rc;
 
     memset(o, 0, sizeof(*o));
     o->timeout_us = NB_DEFAULT_TIMEOUT_US;
     o->reply = NB_REPLY_ACK;
     *json = *help = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        char name[32];
-
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    if ((rc = opt_init(&p, NB_CMD, nb_opt_table, OPT_COUNT(nb_opt_table), argc, argv, e)) < 0)
+        return rc;
+    p.negative_args = 1;
+    rc = 0;
+    while (rc == 0 && (found = opt_next(&p, &which, &val, e)) != OPT_END) {
+        if (found < 0)
+            rc = found;
+        else if (found == OPT_ARG && npos >= 5 + 1)
+            rc = err_set(e, E_USAGE,
+                         "too many arguments: expected server|client IP PORT SEND# SIZE "
+                         "REPEAT# (see 'tpccbench netbench --help')");
+        else if (found == OPT_ARG)
+            pos[npos++] = val;
+        else if (which == NB_O_HELP)
             *help = 1;
-            return 0;
-        }
-        if (strncmp(a, "--", 2) != 0 || !a[2]) {
-            if (npos >= 5 + 1)
-                return err_set(e, E_USAGE,
-                               "too many arguments: expected server|client IP PORT SEND# SIZE "
-                               "REPEAT# (see 'tpccbench netbench --help')");
-            pos[npos++] = a;
-            continue;
-        }
-        {
-            const char *eq = strchr(a + 2, '=');
-            size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-            snprintf(name, sizeof(name), "%.*s", (int)n, a + 2);
-            if (eq)
-                val = eq + 1;
-        }
-        if (strcmp(name, "json") == 0) {
-            if (val)
-                return err_set(e, E_USAGE, "option '--json' takes no value");
-            *json = 1;
-            continue;
-        }
-        if (strcmp(name, "timeout") != 0 && strcmp(name, "reply") != 0 &&
-            strcmp(name, "clients") != 0)
-            return err_set(e, E_USAGE, "unknown option '--%s' (see 'tpccbench netbench --help')",
-                           name);
-        if (!val) {
-            if (i + 1 >= argc)
-                return err_set(e, E_USAGE, "option '--%s' needs a value", name);
-            val = argv[++i];
-        }
-        if (strcmp(name, "timeout") == 0) {
-            int64_t us;
-            if (parse_duration_us(val, &us) != 0 || us <= 0 || us > NB_MAX_TIMEOUT_US)
-                return err_set(e, E_USAGE,
-                               "'--timeout' must be a duration above 0 and at most 1h, like 10s "
-                               "or 500ms (got \"%s\")",
-                               val);
-            o->timeout_us = us;
-        } else if (strcmp(name, "reply") == 0) {
-            if (strcmp(val, "ack") == 0)
-                o->reply = NB_REPLY_ACK;
-            else if (strcmp(val, "size") == 0)
-                o->reply = NB_REPLY_SIZE;
-            else
-                return err_set(e, E_USAGE, "'--reply' must be ack or size (got \"%s\")", val);
-        } else {
-            int64_t n;
-            if (parse_int64(val, 1, 1000000, &n) != 0)
-                return err_set(e, E_USAGE,
-                               "'--clients' must be an integer from 1 to 1000000 (got \"%s\")",
-                               val);
-            o->max_clients = (int)n;
-        }
+        else
+            rc = parse_option(which, val, o, json, e);
+        if (*help)
+            break;
     }
+    opt_release(&p);
+    if (rc < 0 || *help)
+        return rc;
     if (npos == 0)
         return err_set(e, E_USAGE,
                        "expected 'server' or 'client' IP PORT SEND# SIZE REPEAT# (see 'tpccbench "
@@ -316,7 +320,7 @@ int cmd_netbench(int argc, char **argv)
     struct err e;
 
     err_clear(&e);
-    if (parse(argc, argv, &o, &server, &json, &help, &e) < 0)
+    if (parse(argc - 1, argv + 1, &o, &server, &json, &help, &e) < 0)
         return cmd_fail(NB_CMD, &e);
     if (help) {
         usage(stdout);

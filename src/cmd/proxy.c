@@ -16,6 +16,7 @@
 
 #include "cmd/cmd.h"
 #include "core/config.h"
+#include "core/opt.h"
 #include "core/signals.h"
 #include "tools/netbench.h"
 #include "tools/proxy.h"
@@ -94,69 +95,93 @@ static int parse_delay(const char *name, const char *val, int64_t *out, struct e
     return 0;
 }
 
+enum {
+    PX_O_LISTEN,
+    PX_O_TO,
+    PX_O_DELAY,
+    PX_O_JITTER,
+    PX_O_MAX_QUEUE,
+    PX_O_SEED,
+    PX_O_JSON,
+    PX_O_HELP
+};
+static const struct opt_spec px_opt_table[] = {
+    [PX_O_LISTEN] = { "listen", 0, 1, NULL },       /* HOST:PORT clients connect to */
+    [PX_O_TO] = { "to", 0, 1, NULL },               /* HOST:PORT of the server */
+    [PX_O_DELAY] = { "delay", 0, 1, NULL },         /* one-way delay */
+    [PX_O_JITTER] = { "jitter", 0, 1, NULL },       /* +-J per chunk */
+    [PX_O_MAX_QUEUE] = { "max-queue", 0, 1, NULL }, /* bytes held per direction */
+    [PX_O_SEED] = { "seed", 0, 1, NULL },           /* of the jitter */
+    [PX_O_JSON] = { "json", 0, 0, NULL },           /* start and stop lines as JSON */
+    [PX_O_HELP] = { "help", 'h', 0, NULL },
+};
+
+/* One option onto o. */
+static int parse_option(int which, const char *val, struct proxy_opts *o, int *json, struct err *e)
+{
+    switch (which) {
+    case PX_O_LISTEN:
+        o->listen = val;
+        break;
+    case PX_O_TO:
+        o->to = val;
+        break;
+    case PX_O_DELAY:
+        return parse_delay("delay", val, &o->delay_us, e);
+    case PX_O_JITTER:
+        return parse_delay("jitter", val, &o->jitter_us, e);
+    case PX_O_MAX_QUEUE: {
+        uint64_t v;
+        if (nb_parse_size(val, 64 * 1024, (uint64_t)1 << 30, &v) != 0)
+            return err_set(e, E_USAGE,
+                           "'--max-queue' must be a size from 64K to 1024M (got \"%s\")", val);
+        o->max_queue_bytes = (size_t)v;
+        break;
+    }
+    case PX_O_SEED: {
+        int64_t v;
+        if (parse_int64(val, 1, INT64_MAX, &v) != 0)
+            return err_set(e, E_USAGE,
+                           "'--seed' must be an integer from 1 to 9223372036854775807 (got \"%s\")",
+                           val);
+        o->seed = (uint64_t)v;
+        break;
+    }
+    case PX_O_JSON:
+        *json = 1;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
 static int parse(int argc, char **argv, struct proxy_opts *o, int *json, int *help, struct err *e)
 {
+    struct opt_parser p;
+    const char *val;
+    int found, which, rc;
+
     memset(o, 0, sizeof(*o));
     *json = *help = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL, *eq;
-        char name[32];
-        size_t n;
-
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    if ((rc = opt_init(&p, PX_CMD, px_opt_table, OPT_COUNT(px_opt_table), argc, argv, e)) < 0)
+        return rc;
+    while (rc == 0 && !*help && (found = opt_next(&p, &which, &val, e)) != OPT_END) {
+        if (found < 0)
+            rc = found;
+        else if (found == OPT_ARG)
+            rc = err_set(e, E_USAGE,
+                         "unexpected argument \"%s\": the proxy takes only options (see "
+                         "'tpccbench proxy --help')",
+                         val);
+        else if (which == PX_O_HELP)
             *help = 1;
-            return 0;
-        }
-        if (strncmp(a, "--", 2) != 0 || !a[2])
-            return err_set(e, E_USAGE,
-                           "unexpected argument \"%s\": the proxy takes only options (see "
-                           "'tpccbench proxy --help')",
-                           a);
-        eq = strchr(a + 2, '=');
-        n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
-        snprintf(name, sizeof(name), "%.*s", (int)n, a + 2);
-        if (eq)
-            val = eq + 1;
-        if (strcmp(name, "json") == 0) {
-            if (val)
-                return err_set(e, E_USAGE, "option '--json' takes no value");
-            *json = 1;
-            continue;
-        }
-        if (strcmp(name, "listen") && strcmp(name, "to") && strcmp(name, "delay") &&
-            strcmp(name, "jitter") && strcmp(name, "max-queue") && strcmp(name, "seed"))
-            return err_set(e, E_USAGE, "unknown option '--%s' (see 'tpccbench proxy --help')",
-                           name);
-        if (!val) {
-            if (i + 1 >= argc)
-                return err_set(e, E_USAGE, "option '--%s' needs a value", name);
-            val = argv[++i];
-        }
-        if (strcmp(name, "listen") == 0) {
-            o->listen = val;
-        } else if (strcmp(name, "to") == 0) {
-            o->to = val;
-        } else if (strcmp(name, "delay") == 0) {
-            if (parse_delay(name, val, &o->delay_us, e) < 0)
-                return e->code;
-        } else if (strcmp(name, "jitter") == 0) {
-            if (parse_delay(name, val, &o->jitter_us, e) < 0)
-                return e->code;
-        } else if (strcmp(name, "max-queue") == 0) {
-            uint64_t v;
-            if (nb_parse_size(val, 64 * 1024, (uint64_t)1 << 30, &v) != 0)
-                return err_set(e, E_USAGE,
-                               "'--max-queue' must be a size from 64K to 1024M (got \"%s\")", val);
-            o->max_queue_bytes = (size_t)v;
-        } else {
-            int64_t v;
-            if (parse_int64(val, 1, INT64_MAX, &v) != 0)
-                return err_set(
-                    e, E_USAGE,
-                    "'--seed' must be an integer from 1 to 9223372036854775807 (got \"%s\")", val);
-            o->seed = (uint64_t)v;
-        }
+        else
+            rc = parse_option(which, val, o, json, e);
     }
+    opt_release(&p);
+    if (rc < 0 || *help)
+        return rc;
     if (!o->listen)
         return err_set(e, E_USAGE,
                        "'--listen HOST:PORT' is required (see 'tpccbench proxy "
@@ -188,7 +213,7 @@ int cmd_proxy(int argc, char **argv)
     struct err e;
 
     err_clear(&e);
-    if (parse(argc, argv, &o, &json, &help, &e) < 0)
+    if (parse(argc - 1, argv + 1, &o, &json, &help, &e) < 0)
         return cmd_fail(PX_CMD, &e);
     if (help) {
         usage(stdout);

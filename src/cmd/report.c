@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "core/opt.h"
 #include "results/compare.h"
 #include "results/record.h"
 #include "results/report.h"
@@ -36,18 +37,13 @@ static void report_usage(FILE *out)
             "  -h, --help         this text\n");
 }
 
-/* Value of option a (--name VALUE or --name=VALUE); NULL and *bad set when missing. */
-static const char *opt_value(int argc, char **argv, int *i, size_t namelen, int *bad)
-{
-    const char *a = argv[*i];
-
-    if (a[namelen] == '=')
-        return a + namelen + 1;
-    if (*i + 1 < argc)
-        return argv[++*i];
-    *bad = 1;
-    return NULL;
-}
+enum { REP_O_OUTPUT, REP_O_TITLE, REP_O_FORCE, REP_O_HELP };
+static const struct opt_spec rep_opt_table[] = {
+    [REP_O_OUTPUT] = { "output", 'o', 1, NULL },
+    [REP_O_TITLE] = { "title", 0, 1, NULL },
+    [REP_O_FORCE] = { "force", 0, 0, NULL },
+    [REP_O_HELP] = { "help", 'h', 0, NULL },
+};
 
 int cmd_report(int argc, char **argv)
 {
@@ -59,45 +55,41 @@ int cmd_report(int argc, char **argv)
     struct err e;
     char *html = NULL;
     size_t len = 0;
-    int nargs = 0, force = 0, n_runs, opts_done = 0, bad = 0;
+    int nargs = 0, force = 0, n_runs, found, which;
+    struct opt_parser p;
+    const char *val;
     time_t now = time(NULL);
     struct tm tm;
 
     err_clear(&e);
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (opts_done || a[0] != '-' || !a[1]) {
+    if (opt_init(&p, "report", rep_opt_table, OPT_COUNT(rep_opt_table), argc - 1, argv + 1, &e) < 0)
+        return cmd_fail("report", &e);
+    while ((found = opt_next(&p, &which, &val, &e)) != OPT_END) {
+        if (found < 0) {
+            opt_release(&p);
+            return cmd_fail("report", &e);
+        }
+        if (found == OPT_ARG) {
             if (nargs >= (int)(sizeof(args) / sizeof(args[0]))) {
+                opt_release(&p);
                 fprintf(stderr, "tpccbench report: too many runs (at most %d arguments)\n",
                         (int)(sizeof(args) / sizeof(args[0])));
                 return 2;
             }
-            args[nargs++] = a;
-        } else if (strcmp(a, "--") == 0) {
-            opts_done = 1;
-        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            args[nargs++] = val;
+        } else if (which == REP_O_HELP) {
+            opt_release(&p);
             report_usage(stdout);
             return 0;
-        } else if (strcmp(a, "--force") == 0) {
+        } else if (which == REP_O_FORCE) {
             force = 1;
-        } else if (strcmp(a, "-o") == 0) {
-            output = opt_value(argc, argv, &i, 2, &bad);
-        } else if (strncmp(a, "--output", 8) == 0 && (a[8] == '\0' || a[8] == '=')) {
-            output = opt_value(argc, argv, &i, 8, &bad);
-        } else if (strncmp(a, "--title", 7) == 0 && (a[7] == '\0' || a[7] == '=')) {
-            title = opt_value(argc, argv, &i, 7, &bad);
-        } else {
-            fprintf(stderr,
-                    "tpccbench report: unknown option '%s' (see 'tpccbench report "
-                    "--help')\n",
-                    a);
-            return 2;
-        }
-        if (bad) {
-            fprintf(stderr, "tpccbench report: option '%s' needs a value\n", a);
-            return 2;
+        } else if (which == REP_O_OUTPUT) {
+            output = val;
+        } else if (which == REP_O_TITLE) {
+            title = val;
         }
     }
+    opt_release(&p);
     if (!output || !output[0] || output[strlen(output) - 1] == '/') {
         fprintf(stderr, "tpccbench report: '-o' needs a file name\n");
         return 2;

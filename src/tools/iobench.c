@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/opt.h"
 #include "core/signals.h"
 #include "results/record.h"
 
@@ -306,118 +307,135 @@ static int iob_opts_check(const struct iobench_opts *o, struct err *e)
     return 0;
 }
 
+/* tbiobench's letters, plus --json, --destroy-data and -h/--help. */
+#define IOB_NEEDS "a value (see 'tpccbench iobench --help')"
+enum {
+    IOB_O_B,
+    IOB_O_S,
+    IOB_O_F,
+    IOB_O_T,
+    IOB_O_FORCE,
+    IOB_O_KEEP,
+    IOB_O_I,
+    IOB_O_THREADS,
+    IOB_O_SEED,
+    IOB_O_OUT,
+    IOB_O_JSON,
+    IOB_O_DESTROY,
+    IOB_O_HELP
+};
+static const struct opt_spec iob_opt_table[] = {
+    [IOB_O_B] = { NULL, 'b', 1, IOB_NEEDS },          /* block size */
+    [IOB_O_S] = { NULL, 's', 1, IOB_NEEDS },          /* total size */
+    [IOB_O_F] = { NULL, 'F', 1, IOB_NEEDS },          /* open flags */
+    [IOB_O_T] = { NULL, 't', 1, IOB_NEEDS },          /* target */
+    [IOB_O_FORCE] = { NULL, 'f', 0, NULL },           /* force */
+    [IOB_O_KEEP] = { NULL, 'k', 0, NULL },            /* keep the file */
+    [IOB_O_I] = { NULL, 'i', 1, IOB_NEEDS },          /* test types */
+    [IOB_O_THREADS] = { NULL, 'T', 1, IOB_NEEDS },    /* threads */
+    [IOB_O_SEED] = { NULL, 'S', 1, IOB_NEEDS },       /* seed */
+    [IOB_O_OUT] = { NULL, 'o', 1, IOB_NEEDS },        /* report file */
+    [IOB_O_JSON] = { "json", 0, 0, NULL },            /* JSON report */
+    [IOB_O_DESTROY] = { "destroy-data", 0, 0, NULL }, /* write a device in use */
+    [IOB_O_HELP] = { "help", 'h', 0, NULL },          /* usage */
+};
+
+/* One option onto o. */
+static int iob_parse_one(struct iobench_opts *o, int which, const char *val, struct err *e)
+{
+    uint64_t v;
+
+    switch (which) {
+    case IOB_O_B:
+        if (iobench_parse_size(val, &v) < 0 || v < 1 || v > IOB_MAX_BLOCK_BYTES)
+            return err_set(e, E_USAGE,
+                           "'-b' must be a block size from 1 byte to 64M, like 512, 4K, 8K "
+                           "or 1M (got \"%s\")",
+                           val);
+        o->block_bytes = v;
+        break;
+    case IOB_O_S:
+        if (iobench_parse_size(val, &v) < 0 || v < 1 || v > IOB_MAX_TOTAL_BYTES)
+            return err_set(e, E_USAGE,
+                           "'-s' must be a total size from 1 byte to 1P, like 256M or 1G "
+                           "(got \"%s\")",
+                           val);
+        o->total_bytes = v;
+        break;
+    case IOB_O_F:
+        return iob_parse_flags(o, val, e);
+    case IOB_O_T:
+        if (!val[0])
+            return err_set(e, E_USAGE, "'-t' needs a file or block device name");
+        o->target = val;
+        break;
+    case IOB_O_FORCE:
+        o->force = 1;
+        break;
+    case IOB_O_KEEP:
+        o->keep = 1;
+        break;
+    case IOB_O_I:
+        return iob_parse_types(o, val, e);
+    case IOB_O_THREADS:
+        if (iob_parse_u64(val, &v) < 0 || v < 1 || v > IOB_MAX_THREADS)
+            return err_set(e, E_USAGE, "'-T' must be a number of threads from 1 to %d (got \"%s\")",
+                           IOB_MAX_THREADS, val);
+        o->nthreads = (int)v;
+        break;
+    case IOB_O_SEED:
+        if (iob_parse_u64(val, &v) < 0)
+            return err_set(e, E_USAGE,
+                           "'-S' must be a random seed from 0 to %" PRIu64 " (got \"%s\")",
+                           UINT64_MAX, val);
+        o->seed = v;
+        o->seed_given = 1;
+        break;
+    case IOB_O_OUT: {
+        size_t n = strlen(val);
+        if (!n || val[n - 1] == '/')
+            return err_set(e, E_USAGE, "'-o' needs a file name (got \"%s\")", val);
+        o->out_path = val;
+        break;
+    }
+    case IOB_O_JSON:
+        o->json = 1;
+        break;
+    case IOB_O_DESTROY:
+        o->destroy_data = 1;
+        break;
+    default:
+        break;
+    }
+    return 0;
+}
+
 int iobench_parse_args(struct iobench_opts *o, int argc, char **argv, struct err *e)
 {
-    static const char with_value[] = "bsFtiTSo";
+    struct opt_parser p;
+    const char *val;
+    int found, which, rc = 0;
 
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *val;
-        char opt;
-        uint64_t v;
-
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+    if ((rc = opt_init(&p, "iobench", iob_opt_table, OPT_COUNT(iob_opt_table), argc, argv, e)) < 0)
+        return rc;
+    while (rc == 0 && (found = opt_next(&p, &which, &val, e)) != OPT_END) {
+        if (found < 0)
+            rc = found;
+        else if (found == OPT_ARG)
+            rc = err_set(e, E_USAGE,
+                         "unexpected argument '%s': iobench takes options only (see "
+                         "'tpccbench iobench --help')",
+                         val);
+        else if (which == IOB_O_HELP) {
             o->help = 1;
+            opt_release(&p);
             return 0;
-        }
-        if (strcmp(a, "--json") == 0) {
-            o->json = 1;
-            continue;
-        }
-        if (strcmp(a, "--destroy-data") == 0) {
-            o->destroy_data = 1;
-            continue;
-        }
-        if (strncmp(a, "--", 2) == 0)
-            return err_set(e, E_USAGE, "unknown option '%s' (see 'tpccbench iobench --help')", a);
-        if (a[0] != '-' || !a[1])
-            return err_set(e, E_USAGE,
-                           "unexpected argument '%s': iobench takes options only (see "
-                           "'tpccbench iobench --help')",
-                           a);
-        opt = a[1];
-        if (!strchr(with_value, opt)) {
-            /* Flags, which may be bundled: -fk. */
-            for (const char *f = a + 1; *f; f++) {
-                if (*f == 'f')
-                    o->force = 1;
-                else if (*f == 'k')
-                    o->keep = 1;
-                else if (*f == 'h') {
-                    o->help = 1;
-                    return 0;
-                } else if (f == a + 1 || !strchr(with_value, *f))
-                    return err_set(e, E_USAGE,
-                                   "unknown option '-%c' (see 'tpccbench iobench --help')", *f);
-                else
-                    return err_set(e, E_USAGE, "option '-%c' takes a value: give it on its own",
-                                   *f);
-            }
-            continue;
-        }
-        /* A value option: "-b 8K" or "-b8K". */
-        if (a[2])
-            val = a + 2;
-        else if (i + 1 < argc)
-            val = argv[++i];
-        else
-            return err_set(e, E_USAGE,
-                           "option '-%c' needs a value (see 'tpccbench iobench --help')", opt);
-        switch (opt) {
-        case 'b':
-            if (iobench_parse_size(val, &v) < 0 || v < 1 || v > IOB_MAX_BLOCK_BYTES)
-                return err_set(e, E_USAGE,
-                               "'-b' must be a block size from 1 byte to 64M, like 512, 4K, 8K "
-                               "or 1M (got \"%s\")",
-                               val);
-            o->block_bytes = v;
-            break;
-        case 's':
-            if (iobench_parse_size(val, &v) < 0 || v < 1 || v > IOB_MAX_TOTAL_BYTES)
-                return err_set(e, E_USAGE,
-                               "'-s' must be a total size from 1 byte to 1P, like 256M or 1G "
-                               "(got \"%s\")",
-                               val);
-            o->total_bytes = v;
-            break;
-        case 'F':
-            if (iob_parse_flags(o, val, e) < 0)
-                return e->code;
-            break;
-        case 't':
-            if (!val[0])
-                return err_set(e, E_USAGE, "'-t' needs a file or block device name");
-            o->target = val;
-            break;
-        case 'i':
-            if (iob_parse_types(o, val, e) < 0)
-                return e->code;
-            break;
-        case 'T':
-            if (iob_parse_u64(val, &v) < 0 || v < 1 || v > IOB_MAX_THREADS)
-                return err_set(e, E_USAGE,
-                               "'-T' must be a number of threads from 1 to %d (got \"%s\")",
-                               IOB_MAX_THREADS, val);
-            o->nthreads = (int)v;
-            break;
-        case 'S':
-            if (iob_parse_u64(val, &v) < 0)
-                return err_set(e, E_USAGE,
-                               "'-S' must be a random seed from 0 to %" PRIu64 " (got \"%s\")",
-                               UINT64_MAX, val);
-            o->seed = v;
-            o->seed_given = 1;
-            break;
-        case 'o': {
-            size_t n = strlen(val);
-            if (!n || val[n - 1] == '/')
-                return err_set(e, E_USAGE, "'-o' needs a file name (got \"%s\")", val);
-            o->out_path = val;
-            break;
-        }
-        default:
-            break;
-        }
+        } else
+            rc = iob_parse_one(o, which, val, e);
     }
+    opt_release(&p);
+    if (rc < 0)
+        return rc;
     return iob_opts_check(o, e);
 }
 

@@ -107,7 +107,8 @@ struct iobench_result {
 void iobench_opts_init(struct iobench_opts *o);
 
 /* Parse tbiobench-style options (argv holds options only, no command name)
- * onto o, which iobench_opts_init() prepared.  o keeps pointers into argv.
+ * onto o, which iobench_opts_init() prepared, with core/opt.h's getopt_long
+ * forms (-fkb8K, --json, `--`).  o keeps pointers into argv.
  * Every error is E_USAGE with a message naming the option, what is allowed
  * and what was given.  -h/--help sets o->help and stops parsing. */
 int iobench_parse_args(struct iobench_opts *o, int argc, char **argv, struct err *e);

@@ -202,8 +202,8 @@ j1=$(jflat "$d1/run.json" 2>"$tmp/jflat.err")
 is "$?" 0 "record: run.json parses as JSON" || diag "$(cat "$tmp/jflat.err")"
 is "$(jget "$j1" status)" complete "record: status complete"
 is "$(jget "$j1" kind)" load "record: kind load"
-is "$(jget "$j1" tool.name)|$(jget "$j1" tool.version)" "tpccbench|$("$bin" --version | sed 's/^tpccbench //')" \
-    "record: tool.name and tool.version (= tpccbench --version)"
+is "$(jget "$j1" tool.name) $(jget "$j1" tool.version) (commit $(jget "$j1" tool.commit))" \
+    "$("$bin" --version)" "record: tool.name, tool.version and tool.commit (= tpccbench --version)"
 secs=$(jget "$j1" load.seconds)
 if positive "$secs"; then pass "record: load.seconds > 0 ($secs)"; else fail "record: load.seconds > 0" "got: '$secs'"; fi
 is "$(jkeys "$j1" load.phases)" "analyze,copy,index,schema" "record: load.phases has schema, copy, index, analyze"

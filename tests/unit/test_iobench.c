@@ -181,6 +181,9 @@ static void test_parse_values(void **state)
     CHECK(o.flags == (IOB_F_DIRECT | IOB_F_SYNC | IOB_F_TRUNC), "flag list 0x%x", o.flags);
     CHECK(o.force && o.keep, "bundled -fk");
     CHECK(o.ntypes == 2 && o.types[0] == IOB_RR && o.types[1] == IOB_SW, "types in given order");
+    /* A cluster may end in an option with a value, attached or not. */
+    CHECK(test_parse(&o, "-fkb4K -fT 2 -s 1M", &e) == 0, "%s", e.msg);
+    CHECK(o.force && o.keep && o.block_bytes == 4096 && o.nthreads == 2, "-fkb4K -fT 2");
     /* Groups expand in tbiobench's order, repeats are dropped. */
     CHECK(test_parse(&o, "-i ALL", &e) == 0, "%s", e.msg);
     CHECK(o.ntypes == 4 && o.types[0] == IOB_SW && o.types[1] == IOB_SR && o.types[2] == IOB_RW &&
@@ -238,7 +241,12 @@ static void test_parse_errors(void **state)
           "'-S' must be a random seed from 0 to 18446744073709551615 (got \"18446744073709551616\")" },
         { "-x", "unknown option '-x' (see 'tpccbench iobench --help')" },
         { "-fz", "unknown option '-z' (see 'tpccbench iobench --help')" },
-        { "-fb", "option '-b' takes a value: give it on its own" },
+        { "-fb", "option '-b' needs a value (see 'tpccbench iobench --help')" },
+        { "-fkx", "unknown option '-x' (see 'tpccbench iobench --help')" },
+        { "--json=yes", "option '--json' takes no value" },
+        { "--js", "unknown option '--js' (options are not abbreviated: did you mean '--json'?)" },
+        { "-- -b 4K",
+          "unexpected argument '-b': iobench takes options only (see 'tpccbench iobench --help')" },
         { "--bogus", "unknown option '--bogus' (see 'tpccbench iobench --help')" },
         { "extra",
           "unexpected argument 'extra': iobench takes options only (see 'tpccbench iobench --help')" },
