@@ -377,7 +377,8 @@ static const char *describe(const struct key *k, const char *section, char *buf,
                  section_keys(k->name, list, sizeof(list)));
         break;
     case K_REAL:
-        snprintf(buf, size, "a number from %g to %g", (double)k->min / 1e6, (double)k->max / 1e6);
+        snprintf(buf, size, "a number from %.10g to %.10g", (double)k->min / 1e6,
+                 (double)k->max / 1e6);
         break;
     }
     return buf;
