@@ -1290,6 +1290,17 @@ int cfg_validate(struct config *c, struct err *e)
     if (!c->database.managed_set)
         c->database.managed = !strcmp(c->database.driver, "postgres") && !c->database.conninfo[0] &&
                               !c->database.dsn[0];
+    /* One way to offer load at a time. */
+    if (c->run.rate > 0 && c->run.think_time)
+        return err_set(e, E_USAGE,
+                       "%s%s'run.rate' (an open loop of arrivals) and 'run.think_time' (the spec's "
+                       "terminal timing) are two ways to offer load: choose one",
+                       c->path, sep);
+    if (c->run.time_scale != 1.0 && !c->run.think_time)
+        return err_set(e, E_USAGE,
+                       "%s%s'run.time_scale' scales keying and think times: it needs "
+                       "'run.think_time: true'",
+                       c->path, sep);
     /* Messages about managed start where it was set (file position or option). */
     wm = c->where.managed[0] ? c->where.managed : c->path;
     wsep = wm[0] ? ": " : "";
