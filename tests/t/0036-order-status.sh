@@ -25,6 +25,8 @@
 #     the Delivery, releases the lock; the function then reads the lines.
 #     Deterministic: each step waits for the state the next one needs.  The
 #     control (the call in a read-committed transaction) again shows the mix.
+#  4. Functions of another version (tpcc_procedures_version) are refused by
+#     procedure mode with what to run; install-procedures restores them.
 # Prints TAP.  About 20 s.
 set -u
 
@@ -266,4 +268,20 @@ is "$(sed -n 's/^order \([0-9]*\) .* \([0-9A-Z]*\)$/\1 \2/p' "$tmp/after.out") $
 exec 3>&-
 wait "$lockpid" 2>/dev/null
 lockpid=
+
+# ---------------------------------------------------------------------------
+# 4. Functions of another version return other columns: procedure mode
+#    refuses them and says what to run; install-procedures puts this
+#    version's back (the paused tpcc_order_status too).
+
+pg_psql "create or replace function tpcc_procedures_version() returns int language sql as 'select 1'" >/dev/null
+run oldproc "$bin" run -c "$cfg" --mode procedure --vus 1 --duration 1s --warmup 0s --label oldproc
+is "$rc" 2 "run --mode procedure on functions of version 1: exit 2" || explain
+like "$err" "*server-side functions are of another version, this tpccbench needs version 2: run 'tpccbench install-procedures'*" \
+    "it says the functions are of another version and to run install-procedures"
+run install "$bin" install-procedures -c "$cfg"
+is "$rc" 0 "install-procedures: exit 0" || explain
+is "$(pg_psql "select tpcc_procedures_version()")" "2" "install-procedures: version 2 again"
+like "$(pg_psql "select prosrc from pg_proc where proname = 'tpcc_order_status'")" \
+    "*pauses here*" "install-procedures: tpcc_order_status without the pause again"
 done_testing
