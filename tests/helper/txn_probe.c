@@ -201,8 +201,7 @@ int main(int argc, char **argv)
     ops = db_find(o.driver);
     err_clear(&e);
     if (!ops || txn_dialect_load(&d, o.dialect, &e) < 0) {
-        fprintf(stderr, "txn_probe: driver '%s' or dialect '%s': %s\n", o.driver, o.dialect,
-                e.msg);
+        fprintf(stderr, "txn_probe: driver '%s' or dialect '%s': %s\n", o.driver, o.dialect, e.msg);
         return 2;
     }
     memset(&a, 0, sizeof(a));
