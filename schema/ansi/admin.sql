@@ -135,6 +135,25 @@ LEFT JOIN (SELECT no_w_id, no_d_id, COUNT(*) AS c FROM new_order GROUP BY no_w_i
 WHERE COALESCE(o.c, 0) - COALESCE(n.c, 0) <> 2100
 ORDER BY d.d_w_id, d.d_id FETCH FIRST 1 ROW ONLY;
 
+-- name: cond11_run
+-- Condition 11 generalized, for after transactions: each delivery removes one
+-- new_order row of a district and adds 1 to c_delivery_cnt of one of its
+-- customers, so count(orders) - count(new_order) = 2100 + sum(c_delivery_cnt)
+-- per district holds always (the spec's form is this with no delivery yet).
+SELECT 'w_id=' || CAST(d.d_w_id AS VARCHAR(11)) || ' d_id=' || CAST(d.d_id AS VARCHAR(6))
+       || ': count(orders)-count(new_order)='
+       || CAST(COALESCE(o.c, 0) - COALESCE(n.c, 0) AS VARCHAR(20))
+       || ' but 2100+sum(c_delivery_cnt)=' || CAST(2100 + COALESCE(c.s, 0) AS VARCHAR(20))
+FROM district d
+LEFT JOIN (SELECT o_w_id, o_d_id, COUNT(*) AS c FROM orders GROUP BY o_w_id, o_d_id) o
+       ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id
+LEFT JOIN (SELECT no_w_id, no_d_id, COUNT(*) AS c FROM new_order GROUP BY no_w_id, no_d_id) n
+       ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id
+LEFT JOIN (SELECT c_w_id, c_d_id, SUM(c_delivery_cnt) AS s FROM customer GROUP BY c_w_id, c_d_id) c
+       ON c.c_w_id = d.d_w_id AND c.c_d_id = d.d_id
+WHERE COALESCE(o.c, 0) - COALESCE(n.c, 0) <> 2100 + COALESCE(c.s, 0)
+ORDER BY d.d_w_id, d.d_id FETCH FIRST 1 ROW ONLY;
+
 -- name: cond12
 SELECT 'w_id=' || CAST(c.c_w_id AS VARCHAR(11)) || ' d_id=' || CAST(c.c_d_id AS VARCHAR(6))
        || ' c_id=' || CAST(c.c_id AS VARCHAR(11)) || ': c_balance+c_ytd_payment='

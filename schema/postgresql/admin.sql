@@ -110,6 +110,24 @@ LEFT JOIN (SELECT no_w_id, no_d_id, count(*) AS c FROM new_order GROUP BY no_w_i
 WHERE coalesce(o.c, 0) - coalesce(n.c, 0) <> 2100
 ORDER BY d.d_w_id, d.d_id LIMIT 1;
 
+-- name: cond11_run
+-- Condition 11 generalized, for after transactions: each delivery removes one
+-- new_order row of a district and adds 1 to c_delivery_cnt of one of its
+-- customers, so count(orders) - count(new_order) = 2100 + sum(c_delivery_cnt)
+-- per district holds always (the spec's form is this with no delivery yet).
+SELECT 'w_id=' || d.d_w_id || ' d_id=' || d.d_id || ': count(orders)-count(new_order)='
+       || (coalesce(o.c, 0) - coalesce(n.c, 0)) || ' but 2100+sum(c_delivery_cnt)='
+       || (2100 + coalesce(c.s, 0))
+FROM district d
+LEFT JOIN (SELECT o_w_id, o_d_id, count(*) AS c FROM orders GROUP BY o_w_id, o_d_id) o
+       ON o.o_w_id = d.d_w_id AND o.o_d_id = d.d_id
+LEFT JOIN (SELECT no_w_id, no_d_id, count(*) AS c FROM new_order GROUP BY no_w_id, no_d_id) n
+       ON n.no_w_id = d.d_w_id AND n.no_d_id = d.d_id
+LEFT JOIN (SELECT c_w_id, c_d_id, sum(c_delivery_cnt) AS s FROM customer GROUP BY c_w_id, c_d_id) c
+       ON c.c_w_id = d.d_w_id AND c.c_d_id = d.d_id
+WHERE coalesce(o.c, 0) - coalesce(n.c, 0) <> 2100 + coalesce(c.s, 0)
+ORDER BY d.d_w_id, d.d_id LIMIT 1;
+
 -- name: cond12
 -- MATERIALIZED CTEs keep the planner from nested loops chosen for the LIMIT.
 WITH ol AS MATERIALIZED (

@@ -70,7 +70,10 @@ struct config {
         int64_t rampup_us;      /* VUs start staggered over this */
         int64_t warmup_us;      /* not measured */
         int64_t duration_us;    /* measured window, > 0 */
-        int mix[TX_NTYPES];     /* percent per enum tx_type, sums to 100 */
+        int mix[TX_NTYPES];     /* weights per enum tx_type, dealt as a deck (tpcc/deck.h):
+                                 * percent summing to 100 when mix_set, else the spec's
+                                 * 23-card deck 10/10/1/1/1 */
+        int mix_set;            /* 1 when run.mix came from file or command line */
         int think_time;         /* 1: TPC-C keying + think times */
         int max_retries;        /* retries of a retryable failure, >= 0 */
         int delivery_workers;   /* deferred delivery threads, >= 1 */
@@ -120,7 +123,7 @@ int cfg_set(struct config *c, const char *key, const char *value, const char *or
             struct err *e);
 
 /*
- * Cross-field checks after all sources are merged (mix sums to 100, ...), and
+ * Cross-field checks after all sources are merged (a mix given sums to 100, ...), and
  * the one value derived from others: database.managed, when not given, is
  * true only for driver postgres with neither conninfo nor dsn (the server a
  * config names is the server measured).  managed: true together with a

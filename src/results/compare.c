@@ -888,26 +888,44 @@ int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct
                             ? ": its figures cover only part of the window"
                             : "");
         if (json_is_false(valid)) {
-            /* Name the checks that failed: "new_order_rollback_pct 0.62 not in [0.9, 1.1]". */
+            /* Name the checks that failed: "new_order_rollback_pct 0.62 not in [0.9, 1.1]";
+             * a record that says so, those too few to judge apart. */
+            const char *verdict = json_string_value(jget(r->doc, "run.validity.verdict"));
+            int undetermined = verdict && strncmp(verdict, "undetermined", 12) == 0;
             char why[512] = "";
             size_t o = 0;
             const char *k;
             json_t *it;
             json_object_foreach(jget(r->doc, "run.validity"), k, it)
             {
+                const char *rule = json_string_value(json_object_get(it, "rule"));
+                const char *iv = json_string_value(json_object_get(it, "verdict"));
+                char bound[64];
                 int w;
                 if (!json_is_object(it) || !json_is_false(json_object_get(it, "ok")))
                     continue;
-                w = snprintf(why + o, sizeof(why) - o, "%s%s %.3g not in [%g, %g]", o ? ", " : "",
-                             k, json_number_value(json_object_get(it, "value")),
+                if (rule)
+                    snprintf(bound, sizeof(bound), "%s", rule);
+                else
+                    snprintf(bound, sizeof(bound), "in [%g, %g]",
                              json_number_value(json_object_get(it, "min")),
                              json_number_value(json_object_get(it, "max")));
+                w = snprintf(why + o, sizeof(why) - o, "%s%s %.3g not %s%s", o ? ", " : "", k,
+                             json_number_value(json_object_get(it, "value")), bound,
+                             iv && strcmp(iv, "too few to judge") == 0 ? " (too few to judge)"
+                                                                       : "");
                 if (w < 0 || (size_t)w >= sizeof(why) - o)
                     break;
                 o += (size_t)w;
             }
-            add_warning(c, "run '%s' (%s) is not valid by the input checks of TPC-C 5.5.1.5%s%s",
-                        r->name, r->label, why[0] ? ": " : "", why);
+            if (undetermined)
+                add_warning(c, "run '%s' (%s) is undetermined by the input checks of TPC-C "
+                               "5.5.1.5 (too few transactions to judge; run longer)%s%s",
+                            r->name, r->label, why[0] ? ": " : "", why);
+            else
+                add_warning(c,
+                            "run '%s' (%s) is not valid by the input checks of TPC-C 5.5.1.5%s%s",
+                            r->name, r->label, why[0] ? ": " : "", why);
         }
     }
     for (int s = 0; s < c->n_steps; s++) {

@@ -2,10 +2,10 @@
  * driver.c - virtual users, deferred delivery workers and the monitor.
  *
  * Threads and what they share:
- *  - each VU owns its connection, RNG and struct vu_stats; it publishes a
- *    copy of its stats when the monitor asks (req/ack counters, one relaxed
- *    load per transaction; two buffers so the monitor never reads the one
- *    being written);
+ *  - each VU owns its connection, RNG, deck of transaction types and
+ *    struct vu_stats; it publishes a copy of its stats when the monitor asks
+ *    (req/ack counters, one relaxed load per transaction; two buffers so the
+ *    monitor never reads the one being written);
  *  - deferred deliveries go through a bounded queue (a mutex: 4 % of the
  *    transactions, never on the other four's path);
  *  - phase changes go through one mutex + condition variable.
@@ -28,6 +28,7 @@
 #include "core/signals.h"
 #include "db/dialect.h"
 #include "tpcc/admin.h"
+#include "tpcc/deck.h"
 #include "tpcc/txn.h"
 
 enum { PH_CONNECT, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
@@ -80,6 +81,7 @@ struct vu {
     pthread_mutex_t conn_lock; /* guards c against a cancel from the monitor */
     struct db_conn *c;
     struct rng rng;
+    struct deck deck;        /* the mix, dealt card by card (clause 5.2.4.2) */
     int *wh;                 /* home warehouses of this VU */
     int n_wh, wh_next;
     int sl_d;                /* fixed Stock-Level district */
@@ -246,6 +248,11 @@ static void vu_record(struct vu *v, const struct txn_input *in, const struct txn
             s->no_lines += (uint64_t)in->u.no.ol_cnt;
             for (int i = 0; i < in->u.no.ol_cnt; i++)
                 s->no_remote_lines += in->u.no.items[i].supply_w_id != in->u.no.w_id;
+            if (!out->rolled_back) {
+                s->no_total_cents += (uint64_t)out->no_total_cents;
+                for (int i = 0; out->no_brand[i]; i++)
+                    s->no_brand_b += out->no_brand[i] == 'B';
+            }
             break;
         case TX_PAYMENT:
             s->pay_total++;
@@ -255,6 +262,7 @@ static void vu_record(struct vu *v, const struct txn_input *in, const struct txn
         case TX_ORDER_STATUS:
             s->os_total++;
             s->os_by_name += (uint64_t)in->u.os.by_name;
+            s->os_lines += (uint64_t)out->os.ol_cnt;
             break;
         case TX_DELIVERY:
             s->dl_districts += 10;
@@ -491,7 +499,7 @@ static void *vu_main(void *arg)
         }
         w = v->wh[v->wh_next];
         v->wh_next = (v->wh_next + 1) % v->n_wh;
-        txn_gen(&v->rng, &sh->ctx, txn_pick_type(&v->rng, cfg->run.mix), w, v->sl_d, &in);
+        txn_gen(&v->rng, &sh->ctx, deck_draw(&v->deck, &v->rng), w, v->sl_d, &in);
         if (cfg->run.think_time)
             vu_sleep_interruptible(v, keying_s[in.type]);
         memset(&out, 0, sizeof(out));
@@ -883,6 +891,10 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         stats_init(&v->st);
         pthread_mutex_init(&v->conn_lock, NULL);
         rng_init_stream(&v->rng, r->seed, 1, (uint64_t)i, 0);
+        if (deck_init(&v->deck, cfg->run.mix) < 0) {
+            rc = err_set(e, E_USAGE, "'run.mix' cannot be dealt as a deck");
+            goto out;
+        }
         v->wh = calloc((size_t)(W / nvu + 1), sizeof(int));
         if (!v->wh) {
             rc = err_set(e, E_FAIL, "out of memory");

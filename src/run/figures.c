@@ -4,8 +4,11 @@
  */
 #include "run/figures.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tpcc/deck.h"
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -17,19 +20,128 @@ static double ms(uint64_t us)
     return (double)us / 1000.0;
 }
 
-static void add_validity(struct figures *f, const char *name, double v, double lo, double hi,
-                         int applies)
+/* Add an item judged by bound (enum validity_bound) over [lo, hi]; its
+ * statistics (n, target, se) are the caller's to fill, judge() decides. */
+static struct validity_item *add_validity(struct figures *f, const char *name, double v,
+                                          int bound, double lo, double hi, uint64_t n,
+                                          int applies)
 {
     struct validity_item *it = &f->validity[f->n_validity++];
 
+    memset(it, 0, sizeof(*it));
     it->name = name;
     it->value = v;
+    it->bound = bound;
     it->min = lo;
     it->max = hi;
+    it->n = n;
+    it->target = NAN;
     it->applies = applies;
-    it->ok = !applies || (v >= lo && v <= hi);
-    if (!it->ok)
-        f->valid = 0;
+    return it;
+}
+
+/* The standard error, in percent, of a share of n draws with probability
+ * p_pct percent: sqrt(p(1-p)/n), at the spec's p, so a short run is judged
+ * by the spread the spec's own rule would give it.  Infinite when n is 0. */
+static double share_se_pct(double p_pct, uint64_t n)
+{
+    double p = p_pct / 100.0;
+
+    return n ? 100.0 * sqrt(p * (1.0 - p) / (double)n) : INFINITY;
+}
+
+/* A share with the spec's target: in [lo, hi], judged from n draws. */
+static void add_share(struct figures *f, const char *name, uint64_t part, uint64_t n,
+                      double lo, double hi, double target_pct, int applies)
+{
+    struct validity_item *it = add_validity(f, name, pct(part, n), VB_RANGE, lo, hi, n, applies);
+
+    it->target = target_pct;
+    it->se = share_se_pct(target_pct, n);
+}
+
+/*
+ * The share of type t of the measured transactions, against its minimum (P
+ * 43 %, OS, D, SL 4 %: clause 5.2.3).  The VUs deal from decks, so over whole
+ * decks the share is the deck's exactly; what varies is the partial deck
+ * each VU is in at each end of the window.  A cut after a uniformly random
+ * number a of the deck's D cards holds a hypergeometric count of the type,
+ * of variance a(D-a)/(D-1) p(1-p), which averages (D+1)/6 p(1-p) over a; two
+ * ends per VU over V VUs make a variance of the count of V(D+1)p(1-p)/3.  A
+ * deck whose composition is under the minimum fails whatever the run's
+ * length: no standard error excuses it.
+ */
+static void add_mix_share(struct figures *f, const char *name, const struct deck *d, int t,
+                          const struct vu_stats *m, uint64_t executed, int vus)
+{
+    const struct tx_stats *s = &m->tx[t];
+    static const double min_pct[TX_NTYPES] = { 0, 43.0, 4.0, 4.0, 4.0 };
+    struct validity_item *it = add_validity(f, name, pct(s->committed + s->rolled_back, executed),
+                                            VB_MIN, min_pct[t], 100, executed, 1);
+    double p = d->n ? (double)d->count[t] / d->n : 0;
+
+    it->target = min_pct[t];
+    if (100.0 * p < min_pct[t])
+        it->se = 0;
+    else
+        it->se = executed ? 100.0 * sqrt((double)vus * (d->n + 1) * p * (1 - p) / 3.0) /
+                                (double)executed
+                          : INFINITY;
+}
+
+/* Clause 5.5.1.5's companion: the 90th percentile of a response time must
+ * not be below its average. */
+static void add_p90_vs_mean(struct figures *f, const char *name, const struct hist *h)
+{
+    add_validity(f, name, ms(hist_percentile(h, 90)), VB_MIN, hist_mean(h) / 1000.0, 0,
+                 h->n_samples, 1);
+}
+
+/* Inside its bounds: ok.  Outside: too few to judge when a standard error
+ * is known and the value lies within VALIDITY_SIGMAS of the target, else
+ * out of bounds. */
+static void judge(struct validity_item *it)
+{
+    double v = it->value;
+    int inside = it->bound == VB_MIN   ? v >= it->min
+                 : it->bound == VB_MAX ? v <= it->max
+                                       : v >= it->min && v <= it->max;
+
+    it->ok = !it->applies || inside;
+    if (!it->applies)
+        it->verdict = VV_NA;
+    else if (inside)
+        it->verdict = VV_OK;
+    else if (it->se > 0 && !isnan(it->target) &&
+             (isinf(it->se) || fabs(v - it->target) <= VALIDITY_SIGMAS * it->se))
+        it->verdict = VV_TOO_FEW;
+    else
+        it->verdict = VV_OUT;
+}
+
+const char *figures_verdict_text(int verdict)
+{
+    switch (verdict) {
+    case VO_VALID:
+        return "valid";
+    case VO_UNDETERMINED:
+        return "undetermined: run longer";
+    default:
+        return "NOT valid";
+    }
+}
+
+/* "in [0.9, 1.1]", ">= 43.0", ">= 12.345 (mean)", "<= 5". */
+static void bound_text(const struct validity_item *it, char *buf, size_t len)
+{
+    if (it->bound == VB_MIN && strstr(it->name, "_vs_mean"))
+        snprintf(buf, len, ">= %.3f (mean)", it->min);
+    else if (it->bound == VB_MIN)
+        snprintf(buf, len, ">= %.1f", it->min);
+    else if (it->bound == VB_MAX)
+        snprintf(buf, len, "<= %g", it->max);
+    else
+        snprintf(buf, len, "in [%g, %g]", it->min, it->max);
 }
 
 /* Committed transactions per second of a series row, all types. */
@@ -59,7 +171,6 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
                                                          : &m->tx[TX_DELIVERY].lat;
 
     memset(f, 0, sizeof(*f));
-    f->valid = 1;
     if (minutes > 0) {
         f->notpm = (double)m->tx[TX_NEW_ORDER].committed / minutes;
         f->notpm_db = (double)r->db_new_orders / minutes;
@@ -81,29 +192,91 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
         f->down_s += row_down(row);
     }
 
-    add_validity(f, "new_order_rollback_pct", pct(m->tx[TX_NEW_ORDER].rolled_back, m->no_orders),
-                 0.9, 1.1, 1);
-    add_validity(f, "new_order_mean_lines",
-                 m->no_orders ? (double)m->no_lines / (double)m->no_orders : 0, 9.5, 10.5, 1);
-    add_validity(f, "remote_order_line_pct", pct(m->no_remote_lines, m->no_lines), 0.95, 1.05,
-                 remote);
-    add_validity(f, "remote_payment_pct", pct(m->pay_remote, m->pay_total), 14, 16, remote);
-    add_validity(f, "payment_by_last_name_pct", pct(m->pay_by_name, m->pay_total), 57, 63, 1);
-    add_validity(f, "order_status_by_last_name_pct", pct(m->os_by_name, m->os_total), 57, 63, 1);
-    add_validity(f, "skipped_delivery_pct",
-                 pct(r->delivery.dl_skipped, r->delivery.dl_districts), 0, 1, 1);
+    /* The counts behind each share; the spec's targets: 1 % rollbacks and
+     * remote lines, 10 lines an order, 15 % remote and 60 % by-name payments. */
+    add_share(f, "new_order_rollback_pct", m->tx[TX_NEW_ORDER].rolled_back, m->no_orders, 0.9,
+              1.1, 1.0, 1);
+    {
+        /* Lines per order are uniform in 5..15: variance (11^2 - 1) / 12 = 10. */
+        struct validity_item *it = add_validity(
+            f, "new_order_mean_lines",
+            m->no_orders ? (double)m->no_lines / (double)m->no_orders : 0, VB_RANGE, 9.5, 10.5,
+            m->no_orders, 1);
+        it->target = 10;
+        it->se = m->no_orders ? sqrt(10.0 / (double)m->no_orders) : INFINITY;
+    }
+    add_share(f, "remote_order_line_pct", m->no_remote_lines, m->no_lines, 0.95, 1.05, 1.0,
+              remote);
+    add_share(f, "remote_payment_pct", m->pay_remote, m->pay_total, 14, 16, 15, remote);
+    add_share(f, "payment_by_last_name_pct", m->pay_by_name, m->pay_total, 57, 63, 60, 1);
+    add_share(f, "order_status_by_last_name_pct", m->os_by_name, m->os_total, 57, 63, 60, 1);
+    add_validity(f, "skipped_delivery_pct", pct(r->delivery.dl_skipped, r->delivery.dl_districts),
+                 VB_RANGE, 0, 1, r->delivery.dl_districts, 1);
+    /* The mix minimums of clause 5.2.3, over the measured window. */
+    {
+        struct deck d;
+        uint64_t executed = 0;
+        if (deck_init(&d, cfg->run.mix) < 0)
+            memset(&d, 0, sizeof(d));
+        for (int t = 0; t < TX_NTYPES; t++)
+            executed += m->tx[t].committed + m->tx[t].rolled_back;
+        add_mix_share(f, "payment_share_pct", &d, TX_PAYMENT, m, executed, r->virtual_users);
+        add_mix_share(f, "order_status_share_pct", &d, TX_ORDER_STATUS, m, executed,
+                      r->virtual_users);
+        add_mix_share(f, "delivery_share_pct", &d, TX_DELIVERY, m, executed, r->virtual_users);
+        add_mix_share(f, "stock_level_share_pct", &d, TX_STOCK_LEVEL, m, executed,
+                      r->virtual_users);
+    }
     add_validity(f, "new_order_p90_s", ms(hist_percentile(&m->tx[TX_NEW_ORDER].lat, 90)) / 1000,
-                 0, 5, 1);
-    add_validity(f, "payment_p90_s", ms(hist_percentile(&m->tx[TX_PAYMENT].lat, 90)) / 1000, 0, 5,
-                 1);
+                 VB_RANGE, 0, 5, m->tx[TX_NEW_ORDER].lat.n_samples, 1);
+    add_validity(f, "payment_p90_s", ms(hist_percentile(&m->tx[TX_PAYMENT].lat, 90)) / 1000,
+                 VB_RANGE, 0, 5, m->tx[TX_PAYMENT].lat.n_samples, 1);
     add_validity(f, "order_status_p90_s",
-                 ms(hist_percentile(&m->tx[TX_ORDER_STATUS].lat, 90)) / 1000, 0, 5, 1);
-    add_validity(f, "delivery_p90_s", ms(hist_percentile(dl_lat, 90)) / 1000, 0, 5, 1);
+                 ms(hist_percentile(&m->tx[TX_ORDER_STATUS].lat, 90)) / 1000, VB_RANGE, 0, 5,
+                 m->tx[TX_ORDER_STATUS].lat.n_samples, 1);
+    add_validity(f, "delivery_p90_s", ms(hist_percentile(dl_lat, 90)) / 1000, VB_RANGE, 0, 5,
+                 dl_lat->n_samples, 1);
     add_validity(f, "stock_level_p90_s",
-                 ms(hist_percentile(&m->tx[TX_STOCK_LEVEL].lat, 90)) / 1000, 0, 20, 1);
+                 ms(hist_percentile(&m->tx[TX_STOCK_LEVEL].lat, 90)) / 1000, VB_RANGE, 0, 20,
+                 m->tx[TX_STOCK_LEVEL].lat.n_samples, 1);
     if (!cfg->run.delivery_inline)
         add_validity(f, "deferred_delivery_p90_s",
-                     ms(hist_percentile(&r->delivery.tx[TX_DELIVERY].lat, 90)) / 1000, 0, 80, 1);
+                     ms(hist_percentile(&r->delivery.tx[TX_DELIVERY].lat, 90)) / 1000, VB_RANGE,
+                     0, 80, r->delivery.tx[TX_DELIVERY].lat.n_samples, 1);
+    /* The 90th percentile not below the average, per type (the Delivery's
+     * is its queueing reply). */
+    add_p90_vs_mean(f, "new_order_p90_vs_mean_ms", &m->tx[TX_NEW_ORDER].lat);
+    add_p90_vs_mean(f, "payment_p90_vs_mean_ms", &m->tx[TX_PAYMENT].lat);
+    add_p90_vs_mean(f, "order_status_p90_vs_mean_ms", &m->tx[TX_ORDER_STATUS].lat);
+    add_p90_vs_mean(f, "delivery_p90_vs_mean_ms", dl_lat);
+    add_p90_vs_mean(f, "stock_level_p90_vs_mean_ms", &m->tx[TX_STOCK_LEVEL].lat);
+
+    f->valid = 1;
+    f->verdict = VO_VALID;
+    for (int i = 0; i < f->n_validity; i++) {
+        struct validity_item *it = &f->validity[i];
+        judge(it);
+        f->valid &= it->ok;
+        if (it->verdict == VV_OUT)
+            f->verdict = VO_NOT_VALID;
+        else if (it->verdict == VV_TOO_FEW && f->verdict == VO_VALID)
+            f->verdict = VO_UNDETERMINED;
+    }
+}
+
+/* An item's verdict in the record and the summary. */
+static const char *verdict_word(int v)
+{
+    switch (v) {
+    case VV_OK:
+        return "ok";
+    case VV_NA:
+        return "n/a";
+    case VV_TOO_FEW:
+        return "too few to judge";
+    default:
+        return "out of bounds";
+    }
 }
 
 static json_t *lat_json(const struct hist *h)
@@ -162,8 +335,18 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
 {
     const struct vu_stats *m = &r->measured;
     json_t *tx = json_object(), *val = json_object(), *states = json_object();
-    json_t *per_vu = json_array(), *run;
+    json_t *per_vu = json_array(), *run, *deck_o = json_object();
     uint64_t executed = 0;
+    struct deck deck;
+
+    if (deck_init(&deck, cfg->run.mix) < 0)
+        memset(&deck, 0, sizeof(deck));
+    json_object_set_new(deck_o, "cards", json_integer(deck.n));
+    for (int t = 0; t < TX_NTYPES; t++)
+        json_object_set_new(deck_o, tx_name((enum tx_type)t), json_integer(deck.count[t]));
+    json_object_set_new(deck_o, "from",
+                        json_string(cfg->run.mix_set ? "run.mix, reduced by its gcd"
+                                                     : "the spec's 23-card deck (default)"));
 
     for (int t = 0; t < TX_NTYPES; t++)
         executed += m->tx[t].committed + m->tx[t].rolled_back;
@@ -179,7 +362,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         json_object_set_new(o, "rolled_back", json_integer((json_int_t)s->rolled_back));
         json_object_set_new(o, "share_pct", json_real(pct(s->committed + s->rolled_back,
                                                            executed)));
-        json_object_set_new(o, "mix_pct", json_integer(cfg->run.mix[t]));
+        json_object_set_new(o, "mix_pct", json_real(deck_share_pct(&deck, t)));
         json_object_set_new(o, "retries", json_integer((json_int_t)s->retries));
         json_object_set_new(o, "round_trips_per_tx",
                             json_real(db->committed + db->rolled_back
@@ -200,14 +383,32 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
                                           : 0.0));
         json_object_set_new(tx, tx_name((enum tx_type)t), o);
     }
+    /* The outputs the terminals received: the same inputs give the same
+     * figures in every mode (tests/t/0035-modes.sh). */
+    json_object_set_new(json_object_get(tx, "new_order"), "outputs",
+                        json_pack("{s:I, s:I}", "total_cents_sum",
+                                  (json_int_t)m->no_total_cents, "brand_generic_b_lines",
+                                  (json_int_t)m->no_brand_b));
+    json_object_set_new(json_object_get(tx, "order_status"), "outputs",
+                        json_pack("{s:I}", "lines", (json_int_t)m->os_lines));
     for (int i = 0; i < f->n_validity; i++) {
         const struct validity_item *it = &f->validity[i];
-        json_object_set_new(val, it->name,
-                            json_pack("{s:f, s:f, s:f, s:b, s:b}", "value", it->value, "min",
-                                      it->min, "max", it->max, "applies", it->applies, "ok",
-                                      it->ok));
+        char rule[48];
+        bound_text(it, rule, sizeof(rule));
+        /* One-sided bounds have no other side; an absolute bound no target
+         * and no standard error (null). */
+        json_object_set_new(
+            val, it->name,
+            json_pack("{s:f, s:o, s:o, s:s, s:b, s:b, s:s, s:I, s:o, s:o}", "value", it->value,
+                      "min", it->bound == VB_MAX ? json_null() : json_real(it->min), "max",
+                      it->bound == VB_MIN ? json_null() : json_real(it->max), "rule", rule,
+                      "applies", it->applies, "ok", it->ok, "verdict", verdict_word(it->verdict),
+                      "n", (json_int_t)it->n, "target",
+                      isnan(it->target) ? json_null() : json_real(it->target), "se",
+                      it->se > 0 && isfinite(it->se) ? json_real(it->se) : json_null()));
     }
     json_object_set_new(val, "valid", json_boolean(f->valid));
+    json_object_set_new(val, "verdict", json_string(figures_verdict_text(f->verdict)));
     for (int i = 0; r->connect_ms && i < r->virtual_users; i++)
         json_array_append_new(per_vu, json_real(r->connect_ms[i]));
     for (int i = 0; i < STATS_NSTATES && m->sqlstates[i].state[0]; i++)
@@ -242,6 +443,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         (json_int_t)r->seed, "reconnects", (json_int_t)m->reconnects, "isolation",
         cfg->run.isolation, "mode", run_mode_name(r->mode));
     json_object_set_new(run, "outage", outage_json(cfg, r, f));
+    json_object_set_new(run, "deck", deck_o);
     return run;
 }
 
@@ -295,14 +497,20 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
                 ms(hist_percentile(&r->delivery.tx[TX_DELIVERY].lat, 90)),
                 (unsigned long long)r->delivery.dl_skipped,
                 (unsigned long long)r->delivery.dl_queue_full);
-    fprintf(out, "  input validity (TPC-C 5.5.1.5): %s\n", f->valid ? "valid" : "NOT valid");
+    fprintf(out, "  input validity (TPC-C 5.5.1.5, 5.2.3): %s\n",
+            figures_verdict_text(f->verdict));
     for (int i = 0; i < f->n_validity; i++) {
         const struct validity_item *it = &f->validity[i];
+        char rule[48];
+        bound_text(it, rule, sizeof(rule));
         if (!it->applies)
             fprintf(out, "    %-32s n/a (one warehouse)\n", it->name);
+        else if (it->verdict == VV_TOO_FEW)
+            fprintf(out, "    %-32s %8.3f  %-16s too few to judge (%llu, +-%.3g)\n", it->name,
+                    it->value, rule, (unsigned long long)it->n, it->se);
         else
-            fprintf(out, "    %-32s %8.3f  in [%g, %g]  %s\n", it->name, it->value, it->min,
-                    it->max, it->ok ? "ok" : "OUT OF BOUNDS");
+            fprintf(out, "    %-32s %8.3f  %-16s %s\n", it->name, it->value, rule,
+                    it->ok ? "ok" : "OUT OF BOUNDS");
     }
     fprintf(out, "  driver CPU: %.2f ms per 1000 tx, %.1f%% of a core%s\n",
             f->driver_cpu_ms_per_ktx, f->driver_cpu_pct,

@@ -12,15 +12,46 @@
 #include "core/config.h"
 #include "run/driver.h"
 
+/* The bound a validity item is judged by. */
+enum validity_bound {
+    VB_RANGE = 0, /* min <= value <= max */
+    VB_MIN,       /* value >= min (a mix minimum; p90 >= the mean) */
+    VB_MAX,       /* value <= max (a response-time limit) */
+};
+
+/* How an item came out. */
+enum validity_verdict {
+    VV_OK = 0,   /* inside its bounds */
+    VV_NA,       /* not applicable here (e.g. remote shares with W = 1) */
+    VV_TOO_FEW,  /* outside, but within VALIDITY_SIGMAS standard errors of the target */
+    VV_OUT,      /* outside and further off: out of bounds whatever the run's length */
+};
+
+/* Standard errors within which a value outside its bounds is put down to
+ * chance (too few transactions to judge) rather than to the driver. */
+#define VALIDITY_SIGMAS 3.0
+
 struct validity_item {
     const char *name;  /* "new_order_rollback_pct", ... */
     double value;
-    double min, max;   /* allowed range (inclusive) */
+    double min, max;   /* allowed range (inclusive); one side only for VB_MIN/VB_MAX */
+    int bound;         /* enum validity_bound */
+    double target;     /* what the spec aims at (1 % rollbacks); the se is judged from it */
+    uint64_t n;        /* observations behind value (orders, lines, payments, samples) */
+    double se;         /* standard error of value from n; 0: the bound is absolute */
     int applies;       /* 0: not applicable here (e.g. remote shares with W = 1) */
-    int ok;
+    int ok;            /* applies and inside the bounds, or does not apply */
+    int verdict;       /* enum validity_verdict */
 };
 
-#define VALIDITY_MAX 16
+#define VALIDITY_MAX 32
+
+/* The run's overall input validity. */
+enum validity_overall {
+    VO_VALID = 0,    /* every item ok */
+    VO_UNDETERMINED, /* some too few to judge, none out of bounds: run longer */
+    VO_NOT_VALID,    /* an item out of bounds */
+};
 
 struct figures {
     double notpm;            /* committed New-Orders per minute (client count) */
@@ -36,7 +67,11 @@ struct figures {
     int n_validity;
     struct validity_item validity[VALIDITY_MAX];
     int valid;               /* every applicable item ok */
+    int verdict;             /* enum validity_overall */
 };
+
+/* The overall verdict's words: "valid", "undetermined: run longer", "NOT valid". */
+const char *figures_verdict_text(int verdict);
 
 void figures_compute(const struct config *cfg, const struct run_result *r, struct figures *f);
 json_t *figures_json(const struct config *cfg, const struct run_result *r,

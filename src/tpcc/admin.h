@@ -18,6 +18,7 @@ enum admin_stmt {
     A_STEP_INSERT, /* a committed load step (load --resume) */
     A_STEPS_GET,
     A_META_GET,
+    A_COND11_RUN, /* condition 11 generalized: after transactions */
     A_NSTMTS
 };
 

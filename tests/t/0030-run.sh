@@ -11,6 +11,8 @@
 # The deferred deliveries in delivery.log must be exactly the orders the
 # database shows delivered.  A second run at isolation serializable with no
 # warm-up checks the New-Order count against our own before/after reading.
+# Condition 11 holds after the run in its generalized form and fails when one
+# customer's c_delivery_cnt is off by one.
 # Prints TAP.  Runs as root or as any other user; the server and the temp
 # directory are removed on exit, pass or fail.  About 40 s.
 set -u
@@ -220,6 +222,23 @@ for t in TYPES:
     share, mix = o.get("share_pct", -99), o.get("mix_pct", -99)
     check(abs(share - mix) <= 3, "%s: share %.2f %% within 3 points of mix %r %%" % (t, share, mix))
 
+# -- The deck: the spec's 23 cards by default, 10/10/1/1/1.  Each VU deals
+# whole decks; only the partial deck at each end of its window is off, by at
+# most k cards of a type with k in the deck: the counts are within 2 x k x 4
+# VUs of the deck's share of all of them.
+deck = run.get("deck", {})
+check([deck.get(k) for k in ["cards"] + TYPES] == [23, 10, 10, 1, 1, 1],
+      "run.deck: 23 cards, 10/10/1/1/1 (the default)", "got: %r" % deck)
+executed = sum(tx.get(t, {}).get("count", 0) + tx.get(t, {}).get("rolled_back", 0) for t in TYPES)
+for t in TYPES:
+    o = tx.get(t, {})
+    k = deck.get(t, 0)
+    n = o.get("count", 0) + o.get("rolled_back", 0)
+    check(abs(n - executed * k / 23.0) <= 2 * k * 4 and abs(o.get("mix_pct", 0) - 100.0 * k / 23) < 1e-6,
+          "%s: %d of %d transactions, within %d of the deck's %.3f %%" % (t, n, executed, 2 * k * 4,
+                                                                        100.0 * k / 23),
+          "mix_pct %r" % o.get("mix_pct"))
+
 # -- Rollbacks.
 rb = no.get("rolled_back", -1)
 rb_pct = 100.0 * rb / (no.get("count", 0) + rb) if rb > 0 else 0
@@ -246,6 +265,44 @@ for k in items:
 check(isinstance(val.get("valid"), bool)
       and val.get("valid") == all(v.get("ok") for v in val.values() if isinstance(v, dict)),
       "validity.valid is the and of every ok", "got: %r" % val.get("valid"))
+# The mix minimums of clause 5.2.3 over the window, the 90th percentile not
+# under the mean, and n, target and standard error on every line.
+for k, lo in (("payment_share_pct", 43.0), ("order_status_share_pct", 4.0),
+              ("delivery_share_pct", 4.0), ("stock_level_share_pct", 4.0)):
+    it = val.get(k) or {}
+    t = k[:-len("_share_pct")]
+    check(it.get("min") == lo and it.get("max") is None and it.get("rule") == ">= %.1f" % lo
+          and abs(it.get("value", -1) - tx.get(t, {}).get("share_pct", -2)) < 1e-9
+          and it.get("n") == executed,
+          "validity.%s: the window's share %.3f %% of %r, rule >= %.1f" % (k, it.get("value", -1),
+                                                                          it.get("n"), lo),
+          "got: %r" % (it,))
+    check(it.get("ok") is True and it.get("verdict") == "ok",
+          "validity.%s: the default deck clears its minimum" % k, "got: %r" % (it,))
+for t in TYPES:
+    it = val.get(t + "_p90_vs_mean_ms") or {}
+    o = tx.get(t, {})
+    check(abs(it.get("value", -1) - o.get("p90_ms", -2)) < 1e-6
+          and abs(it.get("min", -1) - o.get("mean_ms", -2)) < 1e-6
+          and it.get("ok") == (o.get("p90_ms", 0) >= o.get("mean_ms", 0)),
+          "validity.%s_p90_vs_mean_ms: p90 %.3f ms against the mean %.3f ms" % (
+              t, o.get("p90_ms", -1), o.get("mean_ms", -1)), "got: %r" % (it,))
+bad = [k for k, it in val.items() if isinstance(it, dict) and not (
+    isinstance(it.get("n"), int) and (it.get("se") is None or num(it.get("se")))
+    and it.get("verdict") in ("ok", "n/a", "too few to judge", "out of bounds"))]
+check(not bad, "every validity line has n, se (a number or null) and a verdict", "bad: %r" % bad)
+se = (val.get("new_order_rollback_pct") or {}).get("se") or 0
+n_no = (val.get("new_order_rollback_pct") or {}).get("n") or 1
+check(abs(se - 100 * (0.01 * 0.99 / n_no) ** 0.5) < 1e-9,
+      "validity.new_order_rollback_pct.se = 100 sqrt(0.01 x 0.99 / n) with n = %r" % n_no,
+      "got: %r" % se)
+want = ("NOT valid" if any(it.get("verdict") == "out of bounds" for it in val.values()
+                           if isinstance(it, dict))
+        else "undetermined: run longer" if any(it.get("verdict") == "too few to judge"
+                                                for it in val.values() if isinstance(it, dict))
+        else "valid")
+check(val.get("verdict") == want, "validity.verdict %r follows the lines' verdicts" % want,
+      "got: %r" % val.get("verdict"))
 v = {k: (val.get(k) or {}).get("value", -1) for k in items}
 check(abs(v["new_order_rollback_pct"] - rb_pct) < 1e-6,
       "validity.new_order_rollback_pct = rolled_back / (count + rolled_back)",
@@ -414,6 +471,20 @@ is "$rc" 0 "check --conditions 1-4 after the run: exit 0" || explain
 is "$(printf '%s\n' "$out" | sed -n 's/^  ok  *\([0-9][0-9]*\)  .*/\1/p' | paste -sd' ' -)" \
     "1 2 3 4" "check: conditions 1 to 4 ok"
 
+# Condition 11 after the run: generalized, count(orders) - count(new_order) =
+# 2100 + sum(c_delivery_cnt) per district; one customer's delivery count off
+# by one breaks it for that district, and the offender is named.
+run check11 "$bin" check -c "$cfg" --conditions 11
+is "$rc" 0 "check --conditions 11 after the run: exit 0" || explain
+like "$out" "*ok   11  count(orders) - count(new_order) = 2100 + sum(c_delivery_cnt) per district (11 generalized)*" \
+    "check: condition 11 in its generalized form after the run"
+pg_psql "update customer set c_delivery_cnt = c_delivery_cnt + 1 where c_w_id = 2 and c_d_id = 7 and c_id = 5" >/dev/null
+run check11b "$bin" check -c "$cfg" --conditions 11
+is "$rc" 1 "check --conditions 11 with one c_delivery_cnt raised by 1: exit 1" || explain
+like "$out" "*FAIL 11  *first offender: w_id=2 d_id=7: count(orders)-count(new_order)=* but 2100+sum(c_delivery_cnt)=*" \
+    "check: condition 11 fails and names w_id=2 d_id=7"
+pg_psql "update customer set c_delivery_cnt = c_delivery_cnt - 1 where c_w_id = 2 and c_d_id = 7 and c_id = 5" >/dev/null
+
 # ---------------------------------------------------------------------------
 # 2. Serializable, no warm-up: retries counted once, the counts still exact.
 
@@ -462,6 +533,29 @@ tap_from "$tmp/checks2"
 
 run check2 "$bin" check -c "$cfg" --conditions 1-4
 is "$rc" 0 "check --conditions 1-4 after the serializable run: exit 0" || explain
+
+# ---------------------------------------------------------------------------
+# 3. A deck under a minimum: --mix 45,44,3,4,4 deals 3 Order-Status in 100,
+#    and the run is not valid on that line however short it is.
+
+run mix3 "$bin" run -c "$cfg" --vus 2 --duration 3s --warmup 0s --mix 45,44,3,4,4 --label mix3
+is "$rc" 0 "run --mix 45,44,3,4,4: exit 0 (validity is reported, not an error)" || explain
+like "$err" "*warning: mix: order_status 3.0% is under the TPC-C minimum of 4%*" \
+    "run --mix 45,44,3,4,4 warns that order_status is under its minimum"
+like "$out" "*order_status_share_pct * >= 4.0 * OUT OF BOUNDS*" \
+    "the summary prints order_status_share_pct out of bounds against >= 4.0"
+like "$out" "*input validity (TPC-C 5.5.1.5, 5.2.3): NOT valid*" "the summary says NOT valid"
+jcheck "$(rec mix3)/run.json" '
+val = rec.get("run", {}).get("validity", {})
+os_ = val.get("order_status_share_pct") or {}
+check(os_.get("ok") is False and os_.get("verdict") == "out of bounds" and os_.get("min") == 4.0,
+      "mix3: validity.order_status_share_pct out of bounds against min 4", "got: %r" % (os_,))
+check(val.get("verdict") == "NOT valid" and val.get("valid") is False,
+      "mix3: validity.verdict NOT valid", "got: %r %r" % (val.get("verdict"), val.get("valid")))
+deck = rec.get("run", {}).get("deck", {})
+check(deck.get("cards") == 100 and deck.get("order_status") == 3,
+      "mix3: run.deck has 100 cards, 3 of them Order-Status", "got: %r" % (deck,))
+'
 
 note "elapsed: $(($(date +%s) - t_start)) s"
 done_testing

@@ -56,11 +56,13 @@ static void test_defaults(void **state)
     assert_int_equal(c.run.rampup_us, 0);
     assert_int_equal(c.run.warmup_us, 5 * SEC);
     assert_int_equal(c.run.duration_us, 60 * SEC);
-    assert_int_equal(c.run.mix[TX_NEW_ORDER], 45);
-    assert_int_equal(c.run.mix[TX_PAYMENT], 43);
-    assert_int_equal(c.run.mix[TX_ORDER_STATUS], 4);
-    assert_int_equal(c.run.mix[TX_DELIVERY], 4);
-    assert_int_equal(c.run.mix[TX_STOCK_LEVEL], 4);
+    /* The spec's 23-card deck, not a mix in percent. */
+    assert_int_equal(c.run.mix[TX_NEW_ORDER], 10);
+    assert_int_equal(c.run.mix[TX_PAYMENT], 10);
+    assert_int_equal(c.run.mix[TX_ORDER_STATUS], 1);
+    assert_int_equal(c.run.mix[TX_DELIVERY], 1);
+    assert_int_equal(c.run.mix[TX_STOCK_LEVEL], 1);
+    assert_int_equal(c.run.mix_set, 0);
     assert_int_equal(c.run.think_time, 0);
     assert_int_equal(c.run.max_retries, 10);
     assert_int_equal(c.run.delivery_workers, 1);
@@ -142,6 +144,7 @@ static void test_full_file(void **state)
     assert_int_equal(c.run.mix[TX_ORDER_STATUS], 10);
     assert_int_equal(c.run.mix[TX_DELIVERY], 5);
     assert_int_equal(c.run.mix[TX_STOCK_LEVEL], 5);
+    assert_int_equal(c.run.mix_set, 1);
     assert_int_equal(c.run.think_time, 1);
     assert_int_equal(c.run.max_retries, 0);
     assert_int_equal(c.run.delivery_workers, 64);
@@ -165,7 +168,7 @@ static int mix_missing_is_zero(const struct config *c)
 {
     return c->run.mix[TX_NEW_ORDER] == 50 && c->run.mix[TX_PAYMENT] == 50 &&
            c->run.mix[TX_ORDER_STATUS] == 0 && c->run.mix[TX_DELIVERY] == 0 &&
-           c->run.mix[TX_STOCK_LEVEL] == 0;
+           c->run.mix[TX_STOCK_LEVEL] == 0 && c->run.mix_set == 1;
 }
 
 static int untouched(const struct config *c)
@@ -705,7 +708,9 @@ static void test_set_values(void **state)
     assert_string_equal(c.results.label, "step-2");
     assert_int_equal(cfg_set(&c, "database.managed", "off", "--set", &e), 0);
     assert_int_equal(c.database.managed, 0);
+    assert_int_equal(c.run.mix_set, 0);
     assert_int_equal(cfg_set(&c, "run.mix", "100,0,0,0,0", "--mix", &e), 0);
+    assert_int_equal(c.run.mix_set, 1);
     assert_int_equal(c.run.mix[TX_NEW_ORDER], 100);
     assert_int_equal(c.run.mix[TX_STOCK_LEVEL], 0);
     assert_int_equal(cfg_set(&c, "run.mix.payment", "10", "--set", &e), 0);
@@ -726,7 +731,10 @@ static void test_validate(void **state)
     err_clear(&e);
     assert_int_equal(cfg_validate(&c, &e), 0);
 
-    c.run.mix[TX_PAYMENT] = 42;
+    /* The default deck sums to 23; a mix given must sum to 100. */
+    static const int mix[TX_NTYPES] = { 45, 42, 4, 4, 4 };
+    memcpy(c.run.mix, mix, sizeof(mix));
+    c.run.mix_set = 1;
     assert_int_equal(cfg_validate(&c, &e), E_USAGE);
     check_msg("mix, no path", "", "'run.mix' must sum to 100 (got 99)", e.msg);
     snprintf(c.path, sizeof(c.path), "cfg.yaml");

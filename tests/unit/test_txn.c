@@ -2,12 +2,12 @@
  * test_txn.c - unit tests for the transaction inputs and the retry logic
  * (src/tpcc/txn.c).
  *
- * Inputs: txn_pick_type() and txn_gen() are drawn many times from a fixed
- * seed and every rule of clause 2 that a single input must obey is checked
- * on each one (ranges, sort order, where the unused item goes, remote means
- * another warehouse); the shares (rollbacks, remote lines and payments,
- * selection by last name, the mix) must lie within TEST_SIGMAS binomial
- * standard deviations of the spec's percentage.  That the run's NURand
+ * Inputs: txn_gen() is drawn many times from a fixed seed and every rule of
+ * clause 2 that a single input must obey is checked on each one (ranges,
+ * sort order, where the unused item goes, remote means another warehouse);
+ * the shares (rollbacks, remote lines and payments, selection by last name)
+ * must lie within TEST_SIGMAS binomial standard deviations of the spec's
+ * percentage.  (The mix is dealt from a deck: tests/unit/test_deck.c.)  That the run's NURand
  * constants are used is shown by drawing the same stream under two contexts:
  * only the constant C differs, so every NURand value moves by exactly the
  * difference of the constants (mod the range).
@@ -84,46 +84,6 @@ static int test_lastname_num(const char *name)
 static const struct txn_ctx test_ctx_w10 = { .warehouses = 10,
                                              .c_run = { .c_last = 200, .c_id = 300,
                                                         .ol_i_id = 4000 } };
-
-/* ---- txn_pick_type ---- */
-
-static void check_mix(const int *mix, uint64_t seed)
-{
-    enum { DRAWS = 1000000 };
-    int64_t counts[TX_NTYPES] = { 0 };
-    struct rng r;
-
-    rng_init(&r, seed);
-    for (int i = 0; i < DRAWS; i++) {
-        int t = txn_pick_type(&r, mix);
-        CHECK(t >= 0 && t < TX_NTYPES, "draw %d: type %d out of range", i, t);
-        counts[t]++;
-    }
-    for (int t = 0; t < TX_NTYPES; t++) {
-        char what[96];
-        snprintf(what, sizeof(what), "mix {%d,%d,%d,%d,%d}: %s", mix[0], mix[1], mix[2], mix[3],
-                 mix[4], tx_name((enum tx_type)t));
-        if (mix[t] == 0)
-            CHECK(counts[t] == 0, "%s: drawn %" PRId64 " times with share 0", what, counts[t]);
-        else
-            test_check_binomial(what, counts[t], DRAWS, mix[t] / 100.0);
-    }
-}
-
-static void test_pick_type_mixes(void **state)
-{
-    static const int mixes[][TX_NTYPES] = {
-        { 45, 43, 4, 4, 4 },  /* the default */
-        { 20, 20, 20, 20, 20 },
-        { 0, 0, 0, 0, 100 }, /* the edges of the cumulative table */
-        { 100, 0, 0, 0, 0 },
-        { 1, 0, 98, 0, 1 },
-    };
-    (void)state;
-
-    for (size_t i = 0; i < sizeof(mixes) / sizeof(mixes[0]); i++)
-        check_mix(mixes[i], TEST_SEED + 1 + i);
-}
 
 /* ---- txn_gen: New-Order ---- */
 
@@ -631,11 +591,41 @@ static void test_retry_commit_lost(void **state)
           rc, out.commit_sent);
 }
 
+/* ---- New-Order's total in exact cents ---- */
+
+/* The total against exact rational arithmetic: sum x (10^4 - disc) x (10^4 +
+ * taxes) / 10^8 cents, rounded half up once (two truncations, as before,
+ * would give 151 and 998 cents where marked). */
+static void test_no_total_cents(void **state)
+{
+    static const struct {
+        int64_t sum, disc, w_tax, d_tax, want;
+    } cases[] = {
+        { 100000, 5000, 2000, 2000, 70000 },    /* 1000.00 x 0.5 x 1.4 = 700.00 */
+        { 150, 0, 100, 0, 152 },                /* 151.5 cents -> 152 (half up, not 151) */
+        { 1, 0, 50, 0, 1 },                     /* 1.005 cents -> 1 */
+        { 999, 1, 0, 1, 999 },                  /* 998.99999 cents -> 999 (truncated twice: 998) */
+        { 12345, 1234, 567, 890, 12398 },       /* 12398.338 cents */
+        { 1500000, 5000, 2000, 2000, 1050000 }, /* the largest order: 15 x 10 x 100.00 */
+        { 0, 1234, 567, 890, 0 },
+    };
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int64_t got = txn_no_total_cents(cases[i].sum, cases[i].disc, cases[i].w_tax,
+                                         cases[i].d_tax);
+        CHECK(got == cases[i].want,
+              "total of %" PRId64 " cents, discount %" PRId64 ", taxes %" PRId64 " + %" PRId64
+              " (10^-4): %" PRId64 " cents, want %" PRId64,
+              cases[i].sum, cases[i].disc, cases[i].w_tax, cases[i].d_tax, got, cases[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_pick_type_mixes),
         cmocka_unit_test(test_mode_resolve),
+        cmocka_unit_test(test_no_total_cents),
         cmocka_unit_test(test_gen_new_order),
         cmocka_unit_test(test_gen_two_warehouses),
         cmocka_unit_test(test_gen_payment),
