@@ -39,6 +39,9 @@ LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/schema_sql.o
 SQL_SRC  := $(sort $(wildcard schema/*/*.sql))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+# Programs the integration tests drive (tests/helper/): not tests themselves.
+HELPER_SRC := $(sort $(wildcard tests/helper/*.c))
+HELPER_BIN := $(HELPER_SRC:tests/helper/%.c=$(B)/tests/helper/%)
 
 .PHONY: all deps deps-test deps-demo test unit-test integration-test demo clean help bench-load format fuzz \
 	test-asan test-tsan test-sanitize sanitize-check install uninstall FORCE
@@ -67,6 +70,10 @@ $(B)/tests/%: tests/unit/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcmocka
 
+$(B)/tests/helper/%: tests/helper/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # What each target needs, installed when missing (as root; otherwise the
@@ -91,7 +98,7 @@ TEST_T    := $(TESTS:%=tests/t/%.sh)
 # are any.  ASan's leak checker is on; tests/lsan.supp and tests/tsan.supp
 # hold suppressions for frames outside our code only.
 SAN_LOG  := $(CURDIR)/$(B)/san-log
-TEST_ENV := TPCC_BIN=$(CURDIR)/$(BIN)
+TEST_ENV := TPCC_BIN=$(CURDIR)/$(BIN) TPCC_HELPERS=$(CURDIR)/$(B)/tests/helper
 ifneq ($(SANITIZE),)
 TEST_ENV += ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1:check_initialization_order=1:log_path=$(SAN_LOG)/asan \
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
@@ -101,7 +108,7 @@ endif
 
 # Every unit and integration test, with the servers they need started by the tests.
 test: deps-test
-	$(MAKE) $(BIN) $(TEST_UNIT)
+	$(MAKE) $(BIN) $(TEST_UNIT) $(HELPER_BIN)
 ifeq ($(SANITIZE),)
 	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(TEST_UNIT) $(TEST_T)
 else
@@ -132,7 +139,7 @@ test-sanitize: test-asan test-tsan
 unit-test: $(BIN) $(UNIT_BIN)
 	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(UNIT_BIN)
 
-integration-test: $(BIN)
+integration-test: $(BIN) $(HELPER_BIN)
 	$(TEST_ENV) prove $(TEST_T)
 
 # Private PostgreSQL, 1 warehouse: load, check, summary, stop.

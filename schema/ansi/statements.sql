@@ -172,7 +172,7 @@ WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC FETCH FIRST
 
 -- name: os_order_lines
 SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line
-WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3;
+WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3 ORDER BY ol_number;
 
 -- name: dl_oldest_new_order
 -- No row (or NULL) means no new order.  Not a locking read (SELECT ... FOR
@@ -241,26 +241,30 @@ WHERE i.i_id = $1 AND s.s_i_id = $1 AND s.s_w_id = $2 AND d.d_w_id = $6 AND d.d_
 -- Order-Status in one statement (pipeline mode, not available in this
 -- dialect; equivalent here): the customer, its most recent order and the
 -- lines of that order, one row per line.  $1 w_id, $2 d_id, $3 c_id.
-SELECT c.c_id, c.c_balance, o.o_id, o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id,
-       ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d
+SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, o.o_id, o.o_entry_d,
+       o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount,
+       ol.ol_delivery_d
 FROM customer c, orders o, order_line ol
 WHERE c.c_w_id = $1 AND c.c_d_id = $2 AND c.c_id = $3
   AND o.o_w_id = $1 AND o.o_d_id = $2
   AND o.o_id = (SELECT MAX(o_id) FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3)
-  AND ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id;
+  AND ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id
+ORDER BY ol.ol_number;
 
 -- name: os_all_by_name
 -- The same with the customer chosen by last name ($3): position ceil(n/2).
-SELECT c.c_id, c.c_balance, o.o_id, o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id,
-       ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d
-FROM (SELECT c_id, c_balance, ROW_NUMBER() OVER (ORDER BY c_first, c_id) AS rn,
-             COUNT(*) OVER () AS n
+SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, o.o_id, o.o_entry_d,
+       o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount,
+       ol.ol_delivery_d
+FROM (SELECT c_id, c_first, c_middle, c_last, c_balance,
+             ROW_NUMBER() OVER (ORDER BY c_first, c_id) AS rn, COUNT(*) OVER () AS n
       FROM customer WHERE c_w_id = $1 AND c_d_id = $2 AND c_last = $3) c,
      orders o, order_line ol
 WHERE 2 * c.rn >= c.n AND 2 * c.rn < c.n + 2
   AND o.o_w_id = $1 AND o.o_d_id = $2
   AND o.o_id = (SELECT MAX(o_id) FROM orders WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = c.c_id)
-  AND ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id;
+  AND ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id
+ORDER BY ol.ol_number;
 
 -- name: dl_district
 -- Delivery of one district in one block (pipeline mode): not available in
@@ -304,3 +308,18 @@ SELECT SUM(d_next_o_id) FROM district;
 -- name: run_ping
 -- A cheap round trip (a SELECT without FROM is not standard).
 SELECT COUNT(*) FROM warehouse WHERE 1 = 0;
+
+-- name: os_begin
+-- Order-Status's transaction: one read-only repeatable-read transaction, so
+-- all its reads see one snapshot (clause 3.4).  This form is for a
+-- connection whose statements autocommit; through ODBC (autocommit off)
+-- os_snapshot is used.
+START TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ;
+
+-- name: os_snapshot
+-- The same with autocommit off: the characteristics of the transaction
+-- Order-Status's first read opens (standard SQL: before any statement of it).
+SET TRANSACTION READ ONLY, ISOLATION LEVEL REPEATABLE READ;
+
+-- name: proc_version
+SELECT 1 FROM procedure_mode_is_not_available_in_the_ansi_dialect;

@@ -2,8 +2,8 @@
 -- (run.mode: procedure): one round trip per transaction.  Inputs come from the
 -- client exactly as in client mode, and every procedure makes the same
 -- database changes as the client-mode statements in statements.sql, in the
--- same order.  Each ends with a SELECT of one column, the value the
--- PostgreSQL function returns.  Installed by `tpccbench load` and
+-- same order.  Each ends with a SELECT of what the PostgreSQL function
+-- returns.  Installed by `tpccbench load` and
 -- `tpccbench install-procedures`.
 --
 -- The loader runs this file piece by piece: a line holding only "-- go" ends
@@ -13,6 +13,13 @@
 -- and re-raises the error unchanged (same SQLSTATE and error number, so a
 -- deadlock stays retryable): a failed CALL leaves nothing behind, as a failed
 -- PostgreSQL function call does.
+DROP FUNCTION IF EXISTS tpcc_procedures_version;
+-- go
+
+-- The version of these procedures, which tpccbench checks before a run in
+-- procedure mode: a database with older ones is told to install-procedures.
+CREATE FUNCTION tpcc_procedures_version() RETURNS INT DETERMINISTIC NO SQL RETURN 2;
+-- go
 DROP PROCEDURE IF EXISTS tpcc_new_order;
 -- go
 
@@ -20,7 +27,11 @@ DROP PROCEDURE IF EXISTS tpcc_new_order;
 -- text lists {1,2,3}: element i is SUBSTRING_INDEX(SUBSTRING_INDEX(list, ',',
 -- i), ',', -1) once the braces are gone.  An unused item (the 1 % of the spec)
 -- raises SQLSTATE TPCRB after the valid lines: the whole order rolls back and
--- the client counts a rollback, not an error.
+-- the client counts a rollback, not an error.  Ends with the outputs the
+-- client checks: the total in cents, sum(ol_amount) x (1 - c_discount) x (1 +
+-- w_tax + d_tax) in integer arithmetic (rates scaled by 10^4) rounded once,
+-- half up, as the client computes it in client mode; and the brand-generic
+-- flag per line ('B' when i_data and s_data both contain "ORIGINAL", else 'G').
 CREATE PROCEDURE tpcc_new_order(IN p_w INT, IN p_d INT, IN p_c INT, IN p_ol_cnt INT,
                                 IN p_all_local INT, IN p_i_ids VARCHAR(400),
                                 IN p_supply VARCHAR(400), IN p_qty VARCHAR(400))
@@ -31,8 +42,11 @@ BEGIN
     DECLARE v_disc DECIMAL(4,4);
     DECLARE v_o_id INT;
     DECLARE v_price DECIMAL(5,2);
+    DECLARE v_idata VARCHAR(50);
+    DECLARE v_sdata VARCHAR(50);
     DECLARE v_dist CHAR(24);
-    DECLARE v_total DECIMAL(12,2) DEFAULT 0;
+    DECLARE v_sum BIGINT DEFAULT 0;
+    DECLARE v_brands VARCHAR(15) DEFAULT '';
     DECLARE v_i INT DEFAULT 1;
     DECLARE v_item INT;
     DECLARE v_sup INT;
@@ -64,7 +78,7 @@ BEGIN
         SET v_sup = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(v_sups, ',', v_i), ',', -1) AS SIGNED);
         SET v_q = CAST(SUBSTRING_INDEX(SUBSTRING_INDEX(v_qtys, ',', v_i), ',', -1) AS SIGNED);
         SET v_price = NULL;
-        SELECT i_price INTO v_price FROM item WHERE i_id = v_item;
+        SELECT i_price, i_data INTO v_price, v_idata FROM item WHERE i_id = v_item;
         IF v_price IS NULL THEN
             SET v_msg = CONCAT('unused item ', v_item);
             SIGNAL SQLSTATE 'TPCRB' SET MESSAGE_TEXT = v_msg;
@@ -79,15 +93,19 @@ BEGIN
         SELECT CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
                         WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06
                         WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
-                        ELSE s_dist_10 END INTO v_dist
+                        ELSE s_dist_10 END, s_data INTO v_dist, v_sdata
         FROM stock WHERE s_i_id = v_item AND s_w_id = v_sup;
         INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
                                 ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
         VALUES (v_o_id, p_d, p_w, v_i, v_item, v_sup, NULL, v_q, v_price * v_q, v_dist);
-        SET v_total = v_total + v_price * v_q;
+        SET v_sum = v_sum + CAST(v_price * 100 AS SIGNED) * v_q;
+        SET v_brands = CONCAT(v_brands, IF(LOCATE('ORIGINAL', v_idata) > 0
+                                           AND LOCATE('ORIGINAL', v_sdata) > 0, 'B', 'G'));
         SET v_i = v_i + 1;
     END WHILE;
-    SELECT v_total * (1 - v_disc) * (1 + v_w_tax + v_d_tax);
+    SELECT (v_sum * (10000 - CAST(v_disc * 10000 AS SIGNED))
+            * (10000 + CAST(v_w_tax * 10000 AS SIGNED) + CAST(v_d_tax * 10000 AS SIGNED))
+            + 50000000) DIV 100000000, v_brands;
 END;
 -- go
 DROP PROCEDURE IF EXISTS tpcc_payment;
@@ -144,8 +162,12 @@ END;
 DROP PROCEDURE IF EXISTS tpcc_order_status;
 -- go
 
--- Order-Status (read-only).  p_c_id = 0: by last name.  Returns the number of
--- lines of the most recent order of the customer.
+-- Order-Status (read-only).  p_c_id = 0: by last name.  Ends with the
+-- outputs of clause 2.6.3, one row per line of the customer's most recent
+-- order in ol_number order: c_id, c_first, c_middle, c_last, c_balance, o_id,
+-- o_entry_d, o_carrier_id, ol_i_id, ol_supply_w_id, ol_quantity, ol_amount,
+-- ol_delivery_d.  The client opens a read-only repeatable-read transaction
+-- before the CALL, so every SELECT here reads one snapshot.
 CREATE PROCEDURE tpcc_order_status(IN p_w INT, IN p_d INT, IN p_c_id INT, IN p_c_last VARCHAR(16))
 READS SQL DATA
 BEGIN
@@ -153,6 +175,8 @@ BEGIN
     DECLARE v_n INT;
     DECLARE v_off INT;
     DECLARE v_o INT;
+    DECLARE v_entry DATETIME(6);
+    DECLARE v_carrier INT;
     DECLARE v_balance DECIMAL(12,2);
     DECLARE v_first VARCHAR(16);
     DECLARE v_middle CHAR(2);
@@ -168,11 +192,15 @@ BEGIN
     END IF;
     SELECT c_balance, c_first, c_middle, c_last INTO v_balance, v_first, v_middle, v_last
     FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c;
-    SELECT o_id INTO v_o FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c
+    SELECT o_id, o_entry_d, o_carrier_id INTO v_o, v_entry, v_carrier
+    FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c
     ORDER BY o_id DESC LIMIT 1;
-    SELECT COUNT(*) INTO v_n FROM order_line
-    WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o;
-    SELECT v_n;
+    -- (between the order and its lines: tests/t/0073-odbc-order-status.sh pauses here)
+    SELECT v_c, v_first, v_middle, v_last, v_balance, v_o, v_entry, v_carrier,
+           ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d
+    FROM order_line
+    WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o
+    ORDER BY ol_number;
 END;
 -- go
 DROP PROCEDURE IF EXISTS tpcc_delivery;

@@ -151,7 +151,7 @@ WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC LIMIT 1;
 
 -- name: os_order_lines
 SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line
-WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3;
+WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3 ORDER BY ol_number;
 
 -- name: dl_oldest_new_order
 -- A locking read: at repeatable read a plain SELECT would keep showing an
@@ -225,10 +225,12 @@ WITH c AS (
 o AS (
     SELECT o_id, o_entry_d, o_carrier_id FROM orders, c
     WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = c.c_id ORDER BY o_id DESC LIMIT 1)
-SELECT c.c_id, c.c_balance, o.o_id, o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id,
-       ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d
+SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, o.o_id, o.o_entry_d,
+       o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount,
+       ol.ol_delivery_d
 FROM c, o, order_line ol
-WHERE ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id;
+WHERE ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id
+ORDER BY ol.ol_number;
 
 -- name: os_all_by_name
 -- The same with the customer chosen by last name ($3): position ceil(n/2).
@@ -241,10 +243,12 @@ c AS (
 o AS (
     SELECT o_id, o_entry_d, o_carrier_id FROM orders, c
     WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = c.c_id ORDER BY o_id DESC LIMIT 1)
-SELECT c.c_id, c.c_balance, o.o_id, o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id,
-       ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d
+SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, o.o_id, o.o_entry_d,
+       o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount,
+       ol.ol_delivery_d
 FROM c, o, order_line ol
-WHERE ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id;
+WHERE ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id
+ORDER BY ol.ol_number;
 
 -- name: dl_district
 -- Delivery of one district (pipeline mode, PostgreSQL-only; equivalent here
@@ -280,7 +284,9 @@ WHERE d.d_w_id = $1 AND d.d_id = $2 AND s.s_quantity < $3;
 
 -- name: proc_new_order
 -- The procedures of procedures.sql (run.mode procedure).  Item lists arrive
--- as text {1,2,3}; each procedure ends with a SELECT of one column.
+-- as text {1,2,3}; each procedure ends with a SELECT of what the PostgreSQL
+-- function returns (New-Order: total_cents and brand_generic; Order-Status:
+-- one row per line, the columns of os_all_by_id).
 CALL tpcc_new_order($1, $2, $3, $4, $5, $6, $7, $8);
 
 -- name: proc_payment
@@ -301,3 +307,21 @@ SELECT SUM(d_next_o_id) FROM district;
 
 -- name: run_ping
 SELECT 1;
+
+-- name: os_begin
+-- Order-Status's transaction: one read-only repeatable-read transaction, so
+-- all its reads see one snapshot (clause 3.4; at read committed InnoDB gives
+-- each statement its own).  This form is for a connection whose statements
+-- autocommit; through ODBC (autocommit off) os_snapshot is used.
+SET TRANSACTION ISOLATION LEVEL REPEATABLE READ;
+START TRANSACTION READ ONLY;
+
+-- name: os_snapshot
+-- The same with autocommit off: the characteristics of the next transaction,
+-- which Order-Status's first read opens (the previous one has ended).
+SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;
+
+-- name: proc_version
+-- The version of the installed procedures (procedures.sql); a database loaded
+-- by an older tpccbench has none.
+SELECT tpcc_procedures_version();

@@ -5,22 +5,39 @@
 -- `tpccbench load` and `tpccbench install-procedures`.  This file runs as one
 -- script (dollar-quoted bodies contain semicolons).
 
+-- The version of these functions, which tpccbench checks before a run in
+-- procedure mode: a database with older ones is told to install-procedures.
+CREATE OR REPLACE FUNCTION tpcc_procedures_version() RETURNS int LANGUAGE sql IMMUTABLE AS
+$$ SELECT 2 $$;
+
+-- Return types changed in version 2: CREATE OR REPLACE cannot change them.
+DROP FUNCTION IF EXISTS tpcc_new_order(int, int, int, int, int, int[], int[], int[]);
+DROP FUNCTION IF EXISTS tpcc_order_status(int, int, int, text);
+
 -- New-Order.  Items arrive sorted by (i_id, supply w_id): the lock order.
 -- An unused item (the spec's 1 %) raises SQLSTATE TPCRB after the valid lines:
 -- the whole order rolls back and the client counts a rollback, not an error.
-CREATE OR REPLACE FUNCTION tpcc_new_order(p_w int, p_d int, p_c int, p_ol_cnt int,
-                                          p_all_local int, p_i_ids int[], p_supply int[],
-                                          p_qty int[])
-RETURNS numeric LANGUAGE plpgsql AS $$
+-- Returns the outputs of clause 2.4.3.3 the client checks: the total amount
+-- in cents, sum(ol_amount) x (1 - c_discount) x (1 + w_tax + d_tax) in
+-- integer arithmetic (rates scaled by 10^4) rounded once, half up, as the
+-- client computes it in the other modes; and the brand-generic flag of each
+-- line, 'B' when both i_data and s_data contain "ORIGINAL", else 'G'.
+CREATE FUNCTION tpcc_new_order(p_w int, p_d int, p_c int, p_ol_cnt int, p_all_local int,
+                               p_i_ids int[], p_supply int[], p_qty int[],
+                               OUT total_cents bigint, OUT brand_generic text)
+LANGUAGE plpgsql AS $$
 DECLARE
     v_w_tax numeric;
     v_d_tax numeric;
     v_o_id int;
     v_disc numeric;
     v_price numeric;
+    v_idata text;
+    v_sdata text;
     v_dist char(24);
-    v_total numeric := 0;
+    v_sum bigint := 0;
 BEGIN
+    brand_generic := '';
     UPDATE district SET d_next_o_id = d_next_o_id + 1
     WHERE d_w_id = p_w AND d_id = p_d
     RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, v_o_id;
@@ -33,7 +50,7 @@ BEGIN
         RAISE EXCEPTION 'customer % not found in w_id=% d_id=%', p_c, p_w, p_d;
     END IF;
     FOR i IN 1..p_ol_cnt LOOP
-        SELECT i_price INTO v_price FROM item WHERE i_id = p_i_ids[i];
+        SELECT i_price, i_data INTO v_price, v_idata FROM item WHERE i_id = p_i_ids[i];
         IF NOT FOUND THEN
             RAISE EXCEPTION 'unused item %', p_i_ids[i] USING ERRCODE = 'TPCRB';
         END IF;
@@ -47,14 +64,19 @@ BEGIN
         RETURNING CASE p_d WHEN 1 THEN s_dist_01 WHEN 2 THEN s_dist_02 WHEN 3 THEN s_dist_03
                       WHEN 4 THEN s_dist_04 WHEN 5 THEN s_dist_05 WHEN 6 THEN s_dist_06
                       WHEN 7 THEN s_dist_07 WHEN 8 THEN s_dist_08 WHEN 9 THEN s_dist_09
-                      ELSE s_dist_10 END INTO v_dist;
+                      ELSE s_dist_10 END, s_data INTO v_dist, v_sdata;
         INSERT INTO order_line (ol_o_id, ol_d_id, ol_w_id, ol_number, ol_i_id, ol_supply_w_id,
                                 ol_delivery_d, ol_quantity, ol_amount, ol_dist_info)
         VALUES (v_o_id, p_d, p_w, i, p_i_ids[i], p_supply[i], NULL, p_qty[i],
                 v_price * p_qty[i], v_dist);
-        v_total := v_total + v_price * p_qty[i];
+        v_sum := v_sum + (v_price * 100)::bigint * p_qty[i];
+        brand_generic := brand_generic
+            || CASE WHEN strpos(v_idata, 'ORIGINAL') > 0 AND strpos(v_sdata, 'ORIGINAL') > 0
+                    THEN 'B' ELSE 'G' END;
     END LOOP;
-    RETURN v_total * (1 - v_disc) * (1 + v_w_tax + v_d_tax);
+    total_cents := (v_sum * (10000 - (v_disc * 10000)::bigint)
+                    * (10000 + (v_w_tax * 10000)::bigint + (v_d_tax * 10000)::bigint)
+                    + 50000000) / 100000000;
 END $$;
 
 -- Payment.  p_c_id = 0: choose the customer by last name, position ceil(n/2)
@@ -95,14 +117,30 @@ BEGIN
     RETURN v_c;
 END $$;
 
--- Order-Status (read-only).  p_c_id = 0: by last name.  Returns the number of
--- lines of the customer's most recent order.
-CREATE OR REPLACE FUNCTION tpcc_order_status(p_w int, p_d int, p_c_id int, p_c_last text)
-RETURNS int LANGUAGE plpgsql AS $$
+-- Order-Status (read-only).  p_c_id = 0: by last name.  Returns the outputs
+-- of clause 2.6.3, one row per line of the customer's most recent order (in
+-- ol_number order): the customer (c_id, c_first, c_middle, c_last,
+-- c_balance), the order (o_id, o_entry_d, o_carrier_id) and the line
+-- (ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d).  Its
+-- statements see one snapshot only inside a transaction that has one: the
+-- client calls it in a read-only repeatable-read transaction (at read
+-- committed each statement of a PL/pgSQL function takes its own).
+CREATE FUNCTION tpcc_order_status(p_w int, p_d int, p_c_id int, p_c_last text)
+RETURNS TABLE (r_c_id int, r_c_first varchar, r_c_middle char(2), r_c_last varchar,
+               r_c_balance numeric, r_o_id int, r_o_entry_d timestamp, r_o_carrier_id int,
+               r_ol_i_id int, r_ol_supply_w_id int, r_ol_quantity int, r_ol_amount numeric,
+               r_ol_delivery_d timestamp)
+LANGUAGE plpgsql AS $$
 DECLARE
     v_c int := p_c_id;
     v_n int;
+    v_first varchar;
+    v_middle char(2);
+    v_last varchar;
+    v_balance numeric;
     v_o int;
+    v_entry timestamp;
+    v_carrier int;
 BEGIN
     IF v_c = 0 THEN
         SELECT count(*) INTO v_n FROM customer
@@ -111,12 +149,18 @@ BEGIN
         WHERE c_w_id = p_w AND c_d_id = p_d AND c_last = p_c_last
         ORDER BY c_first, c_id OFFSET (v_n - 1) / 2 LIMIT 1;
     END IF;
-    PERFORM c_balance, c_first, c_middle, c_last FROM customer
-    WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c;
-    SELECT o_id INTO v_o FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c
+    SELECT c_first, c_middle, c_last, c_balance INTO v_first, v_middle, v_last, v_balance
+    FROM customer WHERE c_w_id = p_w AND c_d_id = p_d AND c_id = v_c;
+    SELECT o_id, o_entry_d, o_carrier_id INTO v_o, v_entry, v_carrier
+    FROM orders WHERE o_w_id = p_w AND o_d_id = p_d AND o_c_id = v_c
     ORDER BY o_id DESC LIMIT 1;
-    SELECT count(*) INTO v_n FROM order_line WHERE ol_w_id = p_w AND ol_d_id = p_d AND ol_o_id = v_o;
-    RETURN v_n;
+    -- (between the order and its lines: tests/t/0036-order-status.sh pauses here)
+    RETURN QUERY
+    SELECT v_c, v_first, v_middle, v_last, v_balance, v_o, v_entry, v_carrier,
+           ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity::int, ol.ol_amount, ol.ol_delivery_d
+    FROM order_line ol
+    WHERE ol.ol_w_id = p_w AND ol.ol_d_id = p_d AND ol.ol_o_id = v_o
+    ORDER BY ol.ol_number;
 END $$;
 
 -- Delivery of all 10 districts.  Returns the order id delivered per district

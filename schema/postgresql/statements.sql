@@ -143,7 +143,7 @@ WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = $3 ORDER BY o_id DESC LIMIT 1;
 
 -- name: os_order_lines
 SELECT ol_i_id, ol_supply_w_id, ol_quantity, ol_amount, ol_delivery_d FROM order_line
-WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3;
+WHERE ol_w_id = $1 AND ol_d_id = $2 AND ol_o_id = $3 ORDER BY ol_number;
 
 -- name: dl_oldest_new_order
 SELECT min(no_o_id) FROM new_order WHERE no_w_id = $1 AND no_d_id = $2;
@@ -207,7 +207,8 @@ SELECT i.i_price, i.i_data, s.s_quantity, s.s_data, ol.ol_amount FROM i, s, ol;
 
 -- name: os_all_by_id
 -- Order-Status in one statement (pipeline mode): the customer, its most
--- recent order and that order's lines, one row per line.
+-- recent order and that order's lines, one row per line in ol_number order,
+-- with the outputs of clause 2.6.3 (the columns tpcc_order_status returns).
 -- $1 w_id, $2 d_id, $3 c_id.
 WITH c AS (
     SELECT c_id, c_balance, c_first, c_middle, c_last FROM customer
@@ -215,10 +216,12 @@ WITH c AS (
 o AS (
     SELECT o_id, o_entry_d, o_carrier_id FROM orders, c
     WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = c.c_id ORDER BY o_id DESC LIMIT 1)
-SELECT c.c_id, c.c_balance, o.o_id, o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id,
-       ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d
+SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, o.o_id, o.o_entry_d,
+       o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount,
+       ol.ol_delivery_d
 FROM c, o, order_line ol
-WHERE ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id;
+WHERE ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id
+ORDER BY ol.ol_number;
 
 -- name: os_all_by_name
 -- The same with the customer chosen by last name ($3): position ceil(n/2).
@@ -231,10 +234,12 @@ WITH c AS (
 o AS (
     SELECT o_id, o_entry_d, o_carrier_id FROM orders, c
     WHERE o_w_id = $1 AND o_d_id = $2 AND o_c_id = c.c_id ORDER BY o_id DESC LIMIT 1)
-SELECT c.c_id, c.c_balance, o.o_id, o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id,
-       ol.ol_quantity, ol.ol_amount, ol.ol_delivery_d
+SELECT c.c_id, c.c_first, c.c_middle, c.c_last, c.c_balance, o.o_id, o.o_entry_d,
+       o.o_carrier_id, ol.ol_i_id, ol.ol_supply_w_id, ol.ol_quantity, ol.ol_amount,
+       ol.ol_delivery_d
 FROM c, o, order_line ol
-WHERE ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id;
+WHERE ol.ol_w_id = $1 AND ol.ol_d_id = $2 AND ol.ol_o_id = o.o_id
+ORDER BY ol.ol_number;
 
 -- name: dl_district
 -- Delivery of one district in one statement (pipeline mode): the oldest new
@@ -275,13 +280,15 @@ JOIN stock s ON s.s_w_id = d.d_w_id AND s.s_i_id = ol.ol_i_id
 WHERE d.d_w_id = $1 AND d.d_id = $2 AND s.s_quantity < $3;
 
 -- name: proc_new_order
-SELECT tpcc_new_order($1, $2, $3, $4, $5, $6::int[], $7::int[], $8::int[]);
+-- Returns total_cents and brand_generic (one 'B' or 'G' per line).
+SELECT * FROM tpcc_new_order($1, $2, $3, $4, $5, $6::int[], $7::int[], $8::int[]);
 
 -- name: proc_payment
 SELECT tpcc_payment($1, $2, $3, $4, $5, $6, $7);
 
 -- name: proc_order_status
-SELECT tpcc_order_status($1, $2, $3, $4);
+-- One row per order line, the columns of os_all_by_id.
+SELECT * FROM tpcc_order_status($1, $2, $3, $4);
 
 -- name: proc_delivery
 SELECT tpcc_delivery($1, $2);
@@ -295,3 +302,22 @@ SELECT sum(d_next_o_id) FROM district;
 
 -- name: run_ping
 SELECT 1;
+
+-- name: os_begin
+-- Order-Status's transaction on a connection whose statements autocommit
+-- (libpq): one snapshot for all its reads, as clause 3.4 asks (level 3
+-- against New-Order, Payment and Delivery).  At read committed every
+-- statement, and every statement inside a PL/pgSQL function, sees a snapshot
+-- of its own.
+BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY;
+
+-- name: os_snapshot
+-- The same for a connection that opens its transactions itself (ODBC with
+-- autocommit off: psqlODBC sends BEGIN before the first statement): the
+-- first statement of the transaction.
+SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;
+
+-- name: proc_version
+-- The version of the installed functions (procedures.sql); a database loaded
+-- by an older tpccbench has none.
+SELECT tpcc_procedures_version();

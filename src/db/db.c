@@ -2,9 +2,10 @@
  * db.c - the one path from the core into a driver.
  *
  * Every db_*() wrapper here counts round trips, prepares dialect statements
- * on first use per connection, and applies injected faults, so the drivers
- * stay small and the core never calls a driver directly.  A failed connect's
- * message is cleaned of passwords here, for every driver (core/secret.h).
+ * on first use per connection, and applies injected faults and the test
+ * hook (a pause before a given statement), so the drivers stay small and the
+ * core never calls a driver directly.  A failed connect's message is cleaned
+ * of passwords here, for every driver (core/secret.h).
  */
 #include "db/db.h"
 
@@ -48,6 +49,14 @@ void db_fault(struct db_conn *c, unsigned ops, int n, int code, const char *sqls
     c->fault_n = n;
     c->fault_code = code;
     snprintf(c->fault_sqlstate, sizeof(c->fault_sqlstate), "%s", sqlstate ? sqlstate : "");
+}
+
+void db_hook(struct db_conn *c, int id, void (*fn)(struct db_conn *c, int id, void *arg),
+             void *arg)
+{
+    c->hook_fn = fn;
+    c->hook_id = id;
+    c->hook_arg = arg;
 }
 
 int db_connect(const struct db_ops *ops, const struct dialect *d,
@@ -142,6 +151,8 @@ int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct 
     c->last_op = DB_OP_EXEC;
     if (fault_hit(c, DB_OP_EXEC, e))
         return e->code;
+    if (c->hook_fn && c->hook_id == id)
+        c->hook_fn(c, id, c->hook_arg);
     /* A step: every statement in order, with the step's parameters mapped to
      * each statement's placeholders; the last statement's rows remain. */
     for (int k = 0; k < c->dialect->nsub[id]; k++) {

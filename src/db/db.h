@@ -89,6 +89,13 @@ struct db_conn {
     int fault_n;
     int fault_code;
     char fault_sqlstate[6];
+
+    /* Test hook: db_exec() calls hook_fn(c, id, hook_arg) just before it
+     * sends statement hook_id, so a test can stop a transaction between two
+     * of its statements (tests/helper/txn_probe.c).  NULL outside tests. */
+    void (*hook_fn)(struct db_conn *c, int id, void *arg);
+    int hook_id;
+    void *hook_arg;
 };
 
 /* Operations a fault can be injected into (struct db_conn.fault_ops). */
@@ -222,6 +229,11 @@ int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e
 
 /* Arm fault injection (tests): the next n calls of ops fail with code. */
 void db_fault(struct db_conn *c, unsigned ops, int n, int code, const char *sqlstate);
+
+/* Arm the test hook (tests): fn(c, id, arg) runs each time db_exec() is
+ * about to send statement id; fn NULL disarms it.  Keeps arg. */
+void db_hook(struct db_conn *c, int id, void (*fn)(struct db_conn *c, int id, void *arg),
+             void *arg);
 
 /* The next name of a list "a, b, c" at *p: *name and its length *n, *p
  * moved past it.  0 at the end.  For drivers that quote each column name. */

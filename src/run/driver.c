@@ -250,6 +250,11 @@ static void vu_record(struct vu *v, const struct txn_input *in, const struct txn
             s->no_lines += (uint64_t)in->u.no.ol_cnt;
             for (int i = 0; i < in->u.no.ol_cnt; i++)
                 s->no_remote_lines += in->u.no.items[i].supply_w_id != in->u.no.w_id;
+            if (!out->rolled_back) {
+                s->no_total_cents += (uint64_t)out->no_total_cents;
+                for (int i = 0; out->no_brand[i]; i++)
+                    s->no_brand_b += out->no_brand[i] == 'B';
+            }
             break;
         case TX_PAYMENT:
             s->pay_total++;
@@ -259,6 +264,7 @@ static void vu_record(struct vu *v, const struct txn_input *in, const struct txn
         case TX_ORDER_STATUS:
             s->os_total++;
             s->os_by_name += (uint64_t)in->u.os.by_name;
+            s->os_lines += (uint64_t)out->os.ol_cnt;
             break;
         case TX_DELIVERY:
             s->dl_districts += 10;

@@ -469,6 +469,14 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
                                           : 0.0));
         json_object_set_new(tx, tx_name((enum tx_type)t), o);
     }
+    /* The outputs the terminals received: the same inputs give the same
+     * figures in every mode (tests/t/0035-modes.sh). */
+    json_object_set_new(json_object_get(tx, "new_order"), "outputs",
+                        json_pack("{s:I, s:I}", "total_cents_sum",
+                                  (json_int_t)m->no_total_cents, "brand_generic_b_lines",
+                                  (json_int_t)m->no_brand_b));
+    json_object_set_new(json_object_get(tx, "order_status"), "outputs",
+                        json_pack("{s:I}", "lines", (json_int_t)m->os_lines));
     for (int i = 0; i < f->n_validity; i++) {
         const struct validity_item *it = &f->validity[i];
         char rule[48];

@@ -41,6 +41,9 @@ struct vu_stats {
     uint64_t pay_by_name;      /* of which selected by last name */
     uint64_t os_total;         /* Order-Status committed */
     uint64_t os_by_name;
+    uint64_t os_lines;         /* order lines they returned */
+    uint64_t no_total_cents;   /* sum of committed New-Orders' total amounts (outputs) */
+    uint64_t no_brand_b;       /* their lines with brand-generic 'B' */
     uint64_t dl_districts;     /* districts processed by deliveries */
     uint64_t dl_skipped;       /* districts with no new order */
     uint64_t dl_queue_full;    /* times the deferred queue was full */

@@ -27,7 +27,7 @@ static const char *const stmt_names[S_NSTMTS] = {
     "dl_update_order", "dl_update_order_lines", "dl_update_customer", "sl_next_order_id",
     "sl_low_stock", "no_line_pipe", "os_all_by_id", "os_all_by_name", "dl_district", "sl_all",
     "proc_new_order", "proc_payment", "proc_order_status", "proc_delivery", "proc_stock_level",
-    "run_new_orders", "run_ping",
+    "run_new_orders", "run_ping", "os_begin", "os_snapshot", "proc_version",
 };
 
 int txn_dialect_load(struct dialect *d, const char *name, struct err *e)
@@ -51,11 +51,17 @@ int txn_prepare(struct db_conn *c, int mode, struct err *e)
     if (mode == RUN_MODE_PIPELINE && !(c->ops->flags & DB_F_PIPELINE))
         return err_set(e, E_USAGE, "run.mode pipeline needs libpq's pipeline mode: use driver "
                                    "postgres, or mode client or procedure");
+    /* What a pipeline queues must be prepared before it starts (Order-Status's
+     * BEGIN too, in procedure mode). */
+    if ((mode == RUN_MODE_PIPELINE || mode == RUN_MODE_PROCEDURE) &&
+        (c->ops->flags & DB_F_PIPELINE) && (rc = db_prepare(c, S_OS_BEGIN, e)) < 0)
+        return err_prefix(e, "preparing %s", stmt_names[S_OS_BEGIN]);
     if (mode == RUN_MODE_PIPELINE) {
         for (int id = S_NO_HEADER; id < S_PROC_NEW_ORDER; id++)
             if ((rc = db_prepare(c, id, e)) < 0)
                 return err_prefix(e, "preparing %s", stmt_names[id]);
     } else if (mode == RUN_MODE_PROCEDURE) {
+        int64_t version = 0;
         if (!schema_sql(c->dialect->name, "procedures"))
             return err_set(e, E_USAGE,
                            "run.mode procedure: the %s dialect has no server-side functions "
@@ -70,6 +76,24 @@ int txn_prepare(struct db_conn *c, int mode, struct err *e)
                                "installed (%s): run 'tpccbench install-procedures' or load again",
                                e->msg);
             }
+        /* Functions of another version return other columns. */
+        rc = db_exec(c, S_PROC_VERSION, NULL, 0, e);
+        if (rc == E_CONN)
+            return rc;
+        if (rc == 0 && db_next(c) == 1)
+            version = db_col_int(c, 0);
+        if (rc == 0)
+            rc = db_end_reads(c, e);
+        else if (!(c->ops->flags & DB_F_AUTOCOMMIT)) {
+            struct err ignore;
+            db_rollback(c, &ignore);
+        }
+        if (rc < 0 || version != TXN_PROC_VERSION)
+            return err_set(e, E_USAGE,
+                           "run.mode procedure: the TPC-C server-side functions are %s, this "
+                           "tpccbench needs version %d: run 'tpccbench install-procedures'",
+                           rc < 0 ? "from an older tpccbench" : "of another version",
+                           TXN_PROC_VERSION);
     }
     return 0;
 }
@@ -202,6 +226,108 @@ static int contains_original(const char *s, int len)
     return memmem(s, (size_t)len, "ORIGINAL", 8) != NULL;
 }
 
+int64_t txn_no_total_cents(int64_t sum_cents, int64_t c_discount, int64_t w_tax, int64_t d_tax)
+{
+    /* At most 15 x 10 x 100.00 = 1.5e6 cents x 10^4 x 1.4 10^4: far from overflow. */
+    return (sum_cents * (10000 - c_discount) * (10000 + w_tax + d_tax) + 50000000) / 100000000;
+}
+
+/* New-Order line i's brand-generic (clause 2.4.2.2) from a no_line row:
+ * 'B' when both i_data (column 1) and s_data (column 3) contain "ORIGINAL". */
+static char no_line_brand(struct db_conn *c)
+{
+    int ilen, slen;
+    const char *idata = db_col_text(c, 1, &ilen), *sdata;
+
+    if (!contains_original(idata, ilen))
+        return 'G';
+    sdata = db_col_text(c, 3, &slen);
+    return contains_original(sdata, slen) ? 'B' : 'G';
+}
+
+/* Column col of the current row as text into buf (cap bytes, cut to fit). */
+static void col_copy(struct db_conn *c, int col, char *buf, size_t cap)
+{
+    int len;
+    const char *t = db_col_text(c, col, &len);
+    size_t n = len < 0 ? 0 : (size_t)len;
+
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(buf, t, n);
+    buf[n] = '\0';
+}
+
+/* The customer's columns c_id, c_balance, c_first, c_middle, c_last at
+ * column base of the current row (client mode's customer statements). */
+static void os_customer(struct db_conn *c, struct os_output *os)
+{
+    os->c_id = (int)db_col_int(c, 0);
+    os->c_balance_cents = db_col_num(c, 1, 2);
+    col_copy(c, 2, os->c_first, sizeof(os->c_first));
+    col_copy(c, 3, os->c_middle, sizeof(os->c_middle));
+    col_copy(c, 4, os->c_last, sizeof(os->c_last));
+}
+
+/* An order line from columns ol_i_id, ol_supply_w_id, ol_quantity,
+ * ol_amount, ol_delivery_d starting at base. */
+static void os_line(struct db_conn *c, int base, struct os_output *os)
+{
+    struct os_line *l;
+
+    if (os->ol_cnt >= NO_MAX_ITEMS)
+        return;
+    l = &os->lines[os->ol_cnt++];
+    l->i_id = (int)db_col_int(c, base);
+    l->supply_w_id = (int)db_col_int(c, base + 1);
+    l->quantity = (int)db_col_int(c, base + 2);
+    l->amount_cents = db_col_num(c, base + 3, 2);
+    l->delivered = !db_col_isnull(c, base + 4);
+    if (l->delivered)
+        col_copy(c, base + 4, l->delivery_d, sizeof(l->delivery_d));
+    else
+        l->delivery_d[0] = '\0';
+}
+
+/* Order-Status's rows in one result (pipeline and procedure mode): c_id,
+ * c_first, c_middle, c_last, c_balance, o_id, o_entry_d, o_carrier_id, then
+ * the line's five columns, one row per line. */
+static int os_rows(struct db_conn *c, struct os_output *os, struct err *e)
+{
+    memset(os, 0, sizeof(*os));
+    while (db_next(c) == 1) {
+        if (os->ol_cnt == 0) {
+            os->c_id = (int)db_col_int(c, 0);
+            col_copy(c, 1, os->c_first, sizeof(os->c_first));
+            col_copy(c, 2, os->c_middle, sizeof(os->c_middle));
+            col_copy(c, 3, os->c_last, sizeof(os->c_last));
+            os->c_balance_cents = db_col_num(c, 4, 2);
+            os->o_id = (int)db_col_int(c, 5);
+            col_copy(c, 6, os->o_entry_d, sizeof(os->o_entry_d));
+            os->o_carrier_id = db_col_isnull(c, 7) ? 0 : (int)db_col_int(c, 7);
+        }
+        os_line(c, 8, os);
+    }
+    return os->ol_cnt ? 0 : err_set(e, E_FAIL, "order-status found no order");
+}
+
+/* Open Order-Status's transaction: read only, repeatable read, so that all
+ * its reads see one snapshot (clause 3.4: at read committed each statement
+ * sees its own, and a Delivery committed between the order and its lines
+ * would show the order both undelivered and delivered).  With autocommit
+ * the dialect's BEGIN does it; otherwise the first statement of the
+ * transaction the driver opens. */
+static int os_begin(struct db_conn *c, struct err *e)
+{
+    int rc;
+
+    if (c->ops->flags & DB_F_AUTOCOMMIT)
+        return db_exec(c, S_OS_BEGIN, NULL, 0, e);
+    if ((rc = db_begin(c, e)) < 0)
+        return rc;
+    return db_exec(c, S_OS_SNAPSHOT, NULL, 0, e);
+}
+
 static int exec_new_order(struct db_conn *c, const struct no_input *no, struct txn_output *out,
                           struct err *e)
 {
@@ -217,8 +343,6 @@ static int exec_new_order(struct db_conn *c, const struct no_input *no, struct t
     c_discount = db_col_num(c, 3, 4);
     for (int i = 0; i < no->ol_cnt; i++) {
         const struct no_item *it = &no->items[i];
-        int ilen, slen, brand_generic;
-        const char *idata, *sdata;
 
         EXEC(S_NO_LINE, DBP_INT(it->i_id), DBP_INT(it->supply_w_id), DBP_INT(it->quantity),
              DBP_INT(it->supply_w_id != no->w_id), DBP_INT(no->d_id), DBP_INT(no->w_id),
@@ -233,17 +357,14 @@ static int exec_new_order(struct db_conn *c, const struct no_input *no, struct t
             out->rolled_back = 1;
             return db_rollback(c, e);
         }
-        idata = db_col_text(c, 1, &ilen);
-        sdata = db_col_text(c, 3, &slen);
-        /* The spec's brand-generic output: shown to the terminal, not stored. */
-        brand_generic = !contains_original(idata, ilen) || !contains_original(sdata, slen);
-        (void)brand_generic;
+        /* The spec's brand-generic output, shown to the terminal, not stored. */
+        out->no_brand[i] = no_line_brand(c);
         total += db_col_num(c, 4, 2);
     }
+    out->no_brand[no->ol_cnt] = '\0';
     if ((rc = db_commit(c, e)) < 0)
         return rc;
-    /* total x (1 - c_discount) x (1 + w_tax + d_tax), rates scaled by 10^4. */
-    out->no_total_cents = total * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+    out->no_total_cents = txn_no_total_cents(total, c_discount, w_tax, d_tax);
     return 0;
 fail:
     return rc;
@@ -292,24 +413,57 @@ fail:
     return rc;
 }
 
-static int exec_order_status(struct db_conn *c, const struct os_input *o, struct err *e)
+static int exec_order_status(struct db_conn *c, const struct os_input *o, struct os_output *os,
+                             struct err *e)
 {
-    int rc, c_id = o->c_id, o_id;
+    int rc;
 
+    memset(os, 0, sizeof(*os));
     if (o->by_name) {
-        if ((rc = pick_by_name(c, S_OS_CUSTOMERS_BY_NAME, o->w_id, o->d_id, o->c_last, &c_id,
-                               e)) < 0)
+        /* Position ceil(n/2) in c_first order (clause 2.6.2.2), as pick_by_name();
+         * the rows come once, so the columns of the first 128 are kept. */
+        struct {
+            int c_id;
+            int64_t balance;
+            char first[17], middle[3], last[17];
+        } rows[128];
+        int want, n = 0;
+
+        EXEC(S_OS_CUSTOMERS_BY_NAME, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_TEXT(o->c_last));
+        while (db_next(c) == 1) {
+            if (n < 128) {
+                rows[n].c_id = (int)db_col_int(c, 0);
+                rows[n].balance = db_col_num(c, 1, 2);
+                col_copy(c, 2, rows[n].first, sizeof(rows[n].first));
+                col_copy(c, 3, rows[n].middle, sizeof(rows[n].middle));
+                col_copy(c, 4, rows[n].last, sizeof(rows[n].last));
+            }
+            n++;
+        }
+        want = (n + 1) / 2 - 1;
+        if (n == 0 || want >= 128) {
+            rc = err_set(e, E_FAIL, "%d customers named %s in w_id=%d d_id=%d", n, o->c_last,
+                         o->w_id, o->d_id);
             goto fail;
+        }
+        os->c_id = rows[want].c_id;
+        os->c_balance_cents = rows[want].balance;
+        memcpy(os->c_first, rows[want].first, sizeof(os->c_first));
+        memcpy(os->c_middle, rows[want].middle, sizeof(os->c_middle));
+        memcpy(os->c_last, rows[want].last, sizeof(os->c_last));
     } else {
-        EXEC(S_OS_GET_CUSTOMER, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_INT(c_id));
+        EXEC(S_OS_GET_CUSTOMER, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_INT(o->c_id));
         ONE_ROW("customer");
+        os_customer(c, os);
     }
-    EXEC(S_OS_LAST_ORDER, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_INT(c_id));
+    EXEC(S_OS_LAST_ORDER, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_INT(os->c_id));
     ONE_ROW("order of customer");
-    o_id = (int)db_col_int(c, 0);
-    EXEC(S_OS_ORDER_LINES, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_INT(o_id));
+    os->o_id = (int)db_col_int(c, 0);
+    col_copy(c, 1, os->o_entry_d, sizeof(os->o_entry_d));
+    os->o_carrier_id = db_col_isnull(c, 2) ? 0 : (int)db_col_int(c, 2);
+    EXEC(S_OS_ORDER_LINES, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_INT(os->o_id));
     while (db_next(c) == 1)
-        ;
+        os_line(c, 0, os);
     return db_commit(c, e);
 fail:
     return rc;
@@ -385,8 +539,15 @@ static int exec_client(struct db_conn *c, const struct txn_input *in, struct txn
 
     out->rolled_back = 0;
     out->commit_sent = 0;
-    if ((rc = db_begin(c, e)) < 0)
+    rc = in->type == TX_ORDER_STATUS ? os_begin(c, e) : db_begin(c, e);
+    if (rc < 0) {
+        /* Without autocommit the failed statement left a transaction open. */
+        if (rc != E_CONN && !(c->ops->flags & DB_F_AUTOCOMMIT)) {
+            struct err ignore;
+            db_rollback(c, &ignore);
+        }
         return rc;
+    }
     t0 = clock_us();
     switch (in->type) {
     case TX_NEW_ORDER:
@@ -396,7 +557,7 @@ static int exec_client(struct db_conn *c, const struct txn_input *in, struct txn
         rc = exec_payment(c, &in->u.pay, e);
         break;
     case TX_ORDER_STATUS:
-        rc = exec_order_status(c, &in->u.os, e);
+        rc = exec_order_status(c, &in->u.os, &out->os, e);
         break;
     case TX_DELIVERY:
         rc = exec_delivery(c, &in->u.dl, out, e);
@@ -475,11 +636,46 @@ static int pipe_new_order(struct db_conn *c, const struct no_input *no, struct t
     w_tax = db_col_num(c, 0, 4);
     d_tax = db_col_num(c, 1, 4);
     c_discount = db_col_num(c, 3, 4);
-    for (int i = 0; i < no->ol_cnt; i++)
-        if (db_pipe_result(c, 2 + i) == 0 && db_next(c) == 1)
+    for (int i = 0; i < no->ol_cnt; i++) {
+        out->no_brand[i] = '?';
+        if (db_pipe_result(c, 2 + i) == 0 && db_next(c) == 1) {
+            out->no_brand[i] = no_line_brand(c);
             total += db_col_num(c, 4, 2);
-    out->no_total_cents = total * (10000 - c_discount) / 10000 * (10000 + w_tax + d_tax) / 10000;
+        }
+    }
+    out->no_brand[no->ol_cnt] = '\0';
+    out->no_total_cents = txn_no_total_cents(total, c_discount, w_tax, d_tax);
     return 0;
+}
+
+/* Order-Status in one round trip: its read-only repeatable-read BEGIN, the
+ * statement id (one statement, or the server-side function) and COMMIT, in
+ * one pipeline. */
+static int pipe_order_status(struct db_conn *c, int id, const struct os_input *o,
+                             struct txn_output *out, struct err *e)
+{
+    int rc, n_ok;
+
+    if ((rc = db_pipe_begin(c, e)) < 0)
+        return rc;
+    PIPE(S_OS_BEGIN, DBP_NULL());
+    /* The function takes c_id 0 and a name, the one statement either. */
+    if (id == S_PROC_ORDER_STATUS)
+        PIPE(id, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_INT(o->by_name ? 0 : o->c_id),
+             DBP_TEXT(o->by_name ? o->c_last : ""));
+    else if (o->by_name)
+        PIPE(id, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_TEXT(o->c_last));
+    else
+        PIPE(id, DBP_INT(o->w_id), DBP_INT(o->d_id), DBP_INT(o->c_id));
+    PIPE(DB_PIPE_COMMIT, DBP_NULL());
+    rc = pipe_run(c, &n_ok, out, e);
+    /* Read only: a lost connection leaves no outcome to wonder about. */
+    out->commit_sent = 0;
+    if (rc < 0)
+        return rc;
+    if (db_pipe_result(c, 1) < 0)
+        return err_set(e, E_FAIL, "order-status returned no result");
+    return os_rows(c, &out->os, e);
 }
 
 static int pipe_payment(struct db_conn *c, const struct pay_input *p, struct txn_output *out,
@@ -560,23 +756,11 @@ static int exec_pipeline(struct db_conn *c, const struct txn_input *in, struct t
         return pipe_new_order(c, &in->u.no, out, e);
     case TX_PAYMENT:
         return pipe_payment(c, &in->u.pay, out, e);
-    case TX_ORDER_STATUS: {
-        /* One read-only statement: atomic on its own, no BEGIN needed. */
-        const struct os_input *o = &in->u.os;
-        if (o->by_name)
-            rc = db_exec(c, S_OS_ALL_BY_NAME,
-                         (const struct db_param[]){ DBP_INT(o->w_id), DBP_INT(o->d_id),
-                                                    DBP_TEXT(o->c_last) },
-                         3, e);
-        else
-            rc = db_exec(c, S_OS_ALL_BY_ID,
-                         (const struct db_param[]){ DBP_INT(o->w_id), DBP_INT(o->d_id),
-                                                    DBP_INT(o->c_id) },
-                         3, e);
-        if (rc == 0 && db_next(c) != 1)
-            rc = err_set(e, E_FAIL, "order-status found no order");
-        return rc;
-    }
+    case TX_ORDER_STATUS:
+        /* One statement sees one snapshot; the transaction around it makes
+         * Order-Status repeatable read in every mode. */
+        return pipe_order_status(c, in->u.os.by_name ? S_OS_ALL_BY_NAME : S_OS_ALL_BY_ID,
+                                 &in->u.os, out, e);
     case TX_DELIVERY:
         return pipe_delivery(c, &in->u.dl, out, e);
     default: {
@@ -612,6 +796,35 @@ static int items_array(char *buf, size_t cap, const struct no_input *no, int fie
     return (int)n;
 }
 
+/* Order-Status's function inside its read-only repeatable-read transaction:
+ * one pipeline where the driver has them (one round trip), else BEGIN (or
+ * the snapshot statement), the call, COMMIT. */
+static int proc_order_status(struct db_conn *c, const struct os_input *o,
+                             struct txn_output *out, struct err *e)
+{
+    int rc;
+
+    if (c->ops->flags & DB_F_PIPELINE)
+        return pipe_order_status(c, S_PROC_ORDER_STATUS, o, out, e);
+    rc = os_begin(c, e);
+    if (rc == 0)
+        rc = db_exec(c, S_PROC_ORDER_STATUS,
+                     (const struct db_param[]){ DBP_INT(o->w_id), DBP_INT(o->d_id),
+                                                DBP_INT(o->by_name ? 0 : o->c_id),
+                                                DBP_TEXT(o->by_name ? o->c_last : "") },
+                     4, e);
+    if (rc == 0)
+        rc = os_rows(c, &out->os, e);
+    if (rc == 0) {
+        rc = db_commit(c, e);
+    } else if (rc != E_CONN) {
+        struct err ignore;
+        db_rollback(c, &ignore);
+    }
+    out->commit_sent = 0;
+    return rc;
+}
+
 static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
                           struct err *e)
 {
@@ -638,8 +851,10 @@ static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct 
                 rc = db_rollback(c, e);
             return rc;
         }
-        if (rc == 0 && db_next(c) == 1)
-            out->no_total_cents = db_col_num(c, 0, 2);
+        if (rc == 0 && db_next(c) == 1) {
+            out->no_total_cents = db_col_int(c, 0);
+            col_copy(c, 1, out->no_brand, sizeof(out->no_brand));
+        }
         break;
     }
     case TX_PAYMENT: {
@@ -653,15 +868,8 @@ static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct 
                      7, e);
         break;
     }
-    case TX_ORDER_STATUS: {
-        const struct os_input *o = &in->u.os;
-        rc = db_exec(c, S_PROC_ORDER_STATUS,
-                     (const struct db_param[]){ DBP_INT(o->w_id), DBP_INT(o->d_id),
-                                                DBP_INT(o->by_name ? 0 : o->c_id),
-                                                DBP_TEXT(o->by_name ? o->c_last : "") },
-                     4, e);
-        break;
-    }
+    case TX_ORDER_STATUS:
+        return proc_order_status(c, &in->u.os, out, e);
     case TX_DELIVERY: {
         const struct dl_input *dl = &in->u.dl;
         rc = db_exec(c, S_PROC_DELIVERY,

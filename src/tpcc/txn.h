@@ -81,13 +81,37 @@ struct txn_input {
     } u;
 };
 
-/* What a transaction reports beyond success (for the input-validity figures). */
+/* One line of Order-Status's output. */
+struct os_line {
+    int i_id, supply_w_id, quantity;
+    int64_t amount_cents;
+    int delivered;            /* ol_delivery_d is set */
+    char delivery_d[32];      /* its text as the DBMS sent it ("" when NULL) */
+};
+
+/* Order-Status's output (clause 2.6.3): the customer, its most recent order
+ * and that order's lines in ol_number order, in every mode. */
+struct os_output {
+    int c_id;
+    char c_first[17], c_middle[3], c_last[17];
+    int64_t c_balance_cents;
+    int o_id;
+    char o_entry_d[32];       /* as the DBMS sent it */
+    int o_carrier_id;         /* 0: NULL, not delivered */
+    int ol_cnt;               /* lines received */
+    struct os_line lines[NO_MAX_ITEMS];
+};
+
+/* What a transaction reports beyond success (the input-validity figures and
+ * the outputs the spec asks the terminal to show). */
 struct txn_output {
     int rolled_back;          /* New-Order: the spec's 1 % rollback happened */
     int delivered[10];        /* Delivery: o_id delivered per district, 0 = skipped */
     int n_skipped;            /* Delivery: districts with no new order */
     int64_t sl_low_stock;     /* Stock-Level: the count */
-    int64_t no_total_cents;   /* New-Order: total amount (x100) */
+    int64_t no_total_cents;   /* New-Order: total amount in cents (txn_no_total_cents) */
+    char no_brand[NO_MAX_ITEMS + 1]; /* New-Order: 'B' or 'G' per line (2.4.2.2), a string */
+    struct os_output os;      /* Order-Status: what it read */
     uint64_t in_tx_us;        /* time from BEGIN to COMMIT/ROLLBACK */
     int commit_sent;          /* failed with the connection lost after COMMIT was sent */
 };
@@ -114,6 +138,16 @@ int txn_exec(struct db_conn *c, int mode, const struct txn_input *in, struct txn
 int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
                    struct txn_output *out, int max_retries, const int *stop, int *retries,
                    struct err *e);
+
+/* New-Order's total (clause 2.4.2.2), sum(ol_amount) x (1 - c_discount) x
+ * (1 + w_tax + d_tax), exactly: amounts in cents, rates in units of 10^-4
+ * (as the columns are), integer arithmetic, rounded once, half up, to the
+ * cent.  The server-side functions compute the same. */
+int64_t txn_no_total_cents(int64_t sum_cents, int64_t c_discount, int64_t w_tax, int64_t d_tax);
+
+/* The version of the server-side functions (procedures.sql) this code
+ * calls: procedure mode refuses a database with another one. */
+#define TXN_PROC_VERSION 2
 
 /* Ids of the statements in statements.sql. */
 enum txn_stmt {
@@ -149,6 +183,9 @@ enum txn_stmt {
     S_PROC_STOCK_LEVEL,
     S_RUN_NEW_ORDERS,
     S_RUN_PING,
+    S_OS_BEGIN,       /* Order-Status's read-only repeatable-read transaction (autocommit) */
+    S_OS_SNAPSHOT,    /* the same as the first statement of an implicit one (ODBC) */
+    S_PROC_VERSION,
     S_NSTMTS
 };
 

@@ -4,6 +4,7 @@
 #     trap maria_stop EXIT
 #     maria_start || exit 1
 #     maria_sql 'select 1'
+#     maria_session <fifo &     (a session kept open, SQL from stdin)
 #
 # maria_start creates a data directory in a mktemp -d directory
 # (mariadb-install-db), starts mariadbd on a Unix socket in that directory and
@@ -225,6 +226,13 @@ maria_stop() {
     rm -rf "$maria__dir"
     maria__dir=
     maria__pid=
+}
+
+# maria_session: the client as tpcc over TCP in database tpcc, SQL from stdin
+# (a session a test keeps open by feeding it from a FIFO); output as maria_sql.
+maria_session() {
+    "$maria__client" --defaults-file="$MARIA_TEST_DIR/client/my.cnf" --batch \
+        --skip-column-names
 }
 
 # maria_sql SQL: run SQL as tpcc over TCP in database tpcc; prints tab-separated

@@ -4,7 +4,9 @@
 # Equivalence: with one VU, a fixed run seed, inline delivery and a fixed
 # number of transactions, client, pipeline and procedure mode must leave the
 # database in the same state (checksums of every table without its date
-# columns).  Then each mode passes the run checks (client NOTPM equals the
+# columns), and the terminals received the same outputs (the sum of
+# New-Order totals in cents, the brand-generic "B" lines, Order-Status's
+# lines).  Then each mode passes the run checks (client NOTPM equals the
 # database's, conditions 1-4) and its round trips per transaction are what
 # the mode promises.  Prints TAP; the server and temp files go on exit.
 set -u
@@ -74,6 +76,10 @@ for mode in client pipeline procedure; do
         "$n_tx" "$mode: exactly $n_tx transactions ran"
     "$bin" check -c "$tmp/t.yaml" --conditions 1-4 >"$tmp/check.out" 2>&1
     ok $? "$mode: conditions 1-4 hold after the run" || diag "$(cat "$tmp/check.out")"
+    # The outputs the terminals received (New-Order's totals in cents and
+    # brand-generic lines, Order-Status's lines): the same in every mode.
+    json "$rec" "'new_order %(total_cents_sum)d cents, %(brand_generic_b_lines)d B lines' % r['run']['transactions']['new_order']['outputs'] + '; order_status %(lines)d lines' % r['run']['transactions']['order_status']['outputs']" >"$tmp/outputs.$mode"
+    note "$mode outputs: $(cat "$tmp/outputs.$mode")"
     rts=$(json "$rec" "' '.join('%s=%.2f' % (k, v['round_trips_per_tx']) for k, v in sorted(r['run']['transactions'].items()))")
     note "$mode round trips per transaction: $rts"
     case $mode in
@@ -98,6 +104,15 @@ differ=$(diff "$tmp/sum.client" "$tmp/sum.pipeline")
 is "$differ" "" "pipeline leaves the database exactly as client mode does" || diag "$differ"
 differ=$(diff "$tmp/sum.client" "$tmp/sum.procedure")
 is "$differ" "" "procedure leaves the database exactly as client mode does" || diag "$differ"
+differ=$(diff "$tmp/outputs.client" "$tmp/outputs.pipeline")
+is "$differ" "" "pipeline: the same New-Order totals, brand-generic lines and Order-Status lines" || diag "$differ"
+differ=$(diff "$tmp/outputs.client" "$tmp/outputs.procedure")
+is "$differ" "" "procedure: the same New-Order totals, brand-generic lines and Order-Status lines" || diag "$differ"
+# They must be there to be compared: totals, some 'B' lines (10 % of items
+# and of stock rows contain ORIGINAL: about 1 % of lines), Order-Status lines.
+set -- $(sed -n 's/^new_order \([0-9]*\) cents, \([0-9]*\) B lines; order_status \([0-9]*\) lines$/\1 \2 \3/p' "$tmp/outputs.client")
+ok "$([ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] && echo 0 || echo 1)" \
+    "client: New-Order totals ${1:-?} cents, ${2:-?} 'B' lines, ${3:-?} Order-Status lines, all above 0"
 # The checksums must cover changed data: the run moved them away from a fresh load.
 "$bin" load -c "$tmp/t.yaml" --warehouses 2 --drop --label reload >/dev/null 2>&1
 checksums >"$tmp/sum.fresh"

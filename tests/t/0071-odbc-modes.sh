@@ -2,7 +2,9 @@
 # 0071-odbc-modes.sh - client and procedure mode are the same benchmark on
 # MariaDB through ODBC too: one VU, a fixed run seed, inline delivery and 300
 # transactions leave identical table checksums (date columns left out) in both
-# modes, and each run's New-Order count equals the database's.  Prints TAP;
+# modes, the terminals received the same outputs (New-Order totals in cents
+# and brand-generic lines, Order-Status lines), and each run's New-Order
+# count equals the database's.  Prints TAP;
 # the server and the temp directory are removed on exit, pass or fail.
 set -u
 
@@ -66,7 +68,15 @@ for mode in client procedure; do
         diag "$(json "$rec" "{k: (v['count'], v['rolled_back'], v['errors']) for k, v in r['run']['transactions'].items()}")" "$(json "$rec" "r['run']['errors_by_sqlstate']")"
     checksums >"$tmp/sum.$mode"
     is "$(wc -l <"$tmp/sum.$mode" | tr -d ' ')" "8" "$mode: a checksum for each of 8 tables"
+    json "$rec" "'new_order %(total_cents_sum)d cents, %(brand_generic_b_lines)d B lines' % r['run']['transactions']['new_order']['outputs'] + '; order_status %(lines)d lines' % r['run']['transactions']['order_status']['outputs']" >"$tmp/outputs.$mode"
+    note "$mode outputs: $(cat "$tmp/outputs.$mode")"
 done
 differ=$(diff "$tmp/sum.client" "$tmp/sum.procedure")
 is "$differ" "" "procedure mode leaves MariaDB exactly as client mode does" || diag "$differ"
+differ=$(diff "$tmp/outputs.client" "$tmp/outputs.procedure")
+is "$differ" "" "procedure mode: the same New-Order totals in cents, brand-generic lines and Order-Status lines" ||
+    diag "$differ"
+set -- $(sed -n 's/^new_order \([0-9]*\) cents, \([0-9]*\) B lines; order_status \([0-9]*\) lines$/\1 \2 \3/p' "$tmp/outputs.client")
+ok "$([ "${1:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] && echo 0 || echo 1)" \
+    "client: New-Order totals ${1:-?} cents (${2:-?} 'B' lines), ${3:-?} Order-Status lines"
 done_testing

@@ -22,11 +22,11 @@
 #define TEST_SEED UINT64_C(0x5eed0f7063630d3c)
 
 /* Fail with both sides when got differs from want. */
-#define CHECK_INT(what, got, want)                                                                 \
-    do {                                                                                           \
-        long long g_ = (long long)(got), w_ = (long long)(want);                                   \
-        if (g_ != w_)                                                                              \
-            fail_msg("%s: got %lld, want %lld", (what), g_, w_);                                   \
+#define CHECK_INT(what, got, want)                               \
+    do {                                                         \
+        long long g_ = (long long)(got), w_ = (long long)(want); \
+        if (g_ != w_)                                            \
+            fail_msg("%s: got %lld, want %lld", (what), g_, w_); \
     } while (0)
 
 static void test_spec_deck(void **state)
@@ -80,7 +80,10 @@ static void test_reduce(void **state)
 static void test_exact_over_decks(void **state)
 {
     static const int mixes[][TX_NTYPES] = {
-        { 10, 10, 1, 1, 1 }, { 45, 43, 4, 4, 4 }, { 40, 40, 10, 5, 5 }, { 0, 0, 0, 0, 100 },
+        { 10, 10, 1, 1, 1 },
+        { 45, 43, 4, 4, 4 },
+        { 40, 40, 10, 5, 5 },
+        { 0, 0, 0, 0, 100 },
     };
     (void)state;
 
@@ -165,7 +168,7 @@ static void test_refused(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_spec_deck),  cmocka_unit_test(test_reduce),
+        cmocka_unit_test(test_spec_deck),        cmocka_unit_test(test_reduce),
         cmocka_unit_test(test_exact_over_decks), cmocka_unit_test(test_shuffle),
         cmocka_unit_test(test_refused),
     };

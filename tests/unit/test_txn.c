@@ -591,10 +591,41 @@ static void test_retry_commit_lost(void **state)
           rc, out.commit_sent);
 }
 
+/* ---- New-Order's total in exact cents ---- */
+
+/* The total against exact rational arithmetic: sum x (10^4 - disc) x (10^4 +
+ * taxes) / 10^8 cents, rounded half up once (two truncations, as before,
+ * would give 151 and 998 cents where marked). */
+static void test_no_total_cents(void **state)
+{
+    static const struct {
+        int64_t sum, disc, w_tax, d_tax, want;
+    } cases[] = {
+        { 100000, 5000, 2000, 2000, 70000 },    /* 1000.00 x 0.5 x 1.4 = 700.00 */
+        { 150, 0, 100, 0, 152 },                /* 151.5 cents -> 152 (half up, not 151) */
+        { 1, 0, 50, 0, 1 },                     /* 1.005 cents -> 1 */
+        { 999, 1, 0, 1, 999 },                  /* 998.99999 cents -> 999 (truncated twice: 998) */
+        { 12345, 1234, 567, 890, 12398 },       /* 12398.338 cents */
+        { 1500000, 5000, 2000, 2000, 1050000 }, /* the largest order: 15 x 10 x 100.00 */
+        { 0, 1234, 567, 890, 0 },
+    };
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int64_t got = txn_no_total_cents(cases[i].sum, cases[i].disc, cases[i].w_tax,
+                                         cases[i].d_tax);
+        CHECK(got == cases[i].want,
+              "total of %" PRId64 " cents, discount %" PRId64 ", taxes %" PRId64 " + %" PRId64
+              " (10^-4): %" PRId64 " cents, want %" PRId64,
+              cases[i].sum, cases[i].disc, cases[i].w_tax, cases[i].d_tax, got, cases[i].want);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_resolve),
+        cmocka_unit_test(test_no_total_cents),
         cmocka_unit_test(test_gen_new_order),
         cmocka_unit_test(test_gen_two_warehouses),
         cmocka_unit_test(test_gen_payment),
