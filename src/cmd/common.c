@@ -283,6 +283,7 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     s->args.conninfo = s->conninfo;
     s->args.dsn = cfg->database.dsn;
     s->args.app_name = "tpccbench";
+    s->args.null_service_us = cfg->database.null_service_us;
     return session_dialect(s, e);
 }
 

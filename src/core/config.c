@@ -56,7 +56,8 @@ enum key_type {
     K_DUR,        /* int64_t microseconds in [min, max] */
     K_CHOICE_STR, /* char[CFG_STR], one of choices[].store */
     K_CHOICE_INT, /* int, one of choices[].value */
-    K_MIX         /* int[TX_NTYPES]: a mapping of run.mix.* that sums to 100 */
+    K_MIX,        /* int[TX_NTYPES]: a mapping of run.mix.* that sums to 100 */
+    K_REAL        /* double in [min, max] millionths ("0.01"; a rate may end in "/s") */
 };
 
 /* One accepted spelling of an enumerated value. */
@@ -129,6 +130,7 @@ static const struct key key_table[] = {
     KEY("database.datadir",      K_STR,        database.datadir,      0, S,     NULL),
     KEY("database.keep_server",  K_BOOL,       database.keep_server,  0, 1,     NULL),
     KEY("database.port",         K_INT,        database.port,         0, 65535, NULL),
+    KEY("database.null_service_time", K_DUR,   database.null_service_us, 0, 60 * US_PER_S, NULL),
     KEY("schema.warehouses",     K_INT,        schema.warehouses,     1, 100000, NULL),
     KEY("schema.dialect",        K_STR,        schema.dialect,        0, S,     NULL),
     KEY("load.jobs",             K_INT,        load.jobs,             1, 256,   NULL),
@@ -136,6 +138,10 @@ static const struct key key_table[] = {
     { "load.seed", K_I64, OFF(load.seed), 0, INT64_C(1) << 62, NULL, 1, OFF(load.seed_set) },
     KEY("load.drop",             K_BOOL,       load.drop,             0, 1,     NULL),
     KEY("run.virtual_users",     K_INT,        run.virtual_users,     1, 10000, NULL),
+    KEY("run.terminals",         K_INT,        run.terminals,         0, 1000000, NULL),
+    KEY("run.connections",       K_INT,        run.connections,       0, 10000, NULL),
+    KEY("run.rate",              K_REAL,       run.rate,              0, INT64_C(1000000) * 1000000, NULL),
+    KEY("run.time_scale",        K_REAL,       run.time_scale,        1, INT64_C(1000) * 1000000, NULL),
     KEY("run.rampup",            K_DUR,        run.rampup_us,         0, US_PER_DAY, NULL),
     KEY("run.warmup",            K_DUR,        run.warmup_us,         0, US_PER_DAY, NULL),
     KEY("run.duration",          K_DUR,        run.duration_us,       1, US_PER_DAY, NULL),
@@ -148,7 +154,7 @@ static const struct key key_table[] = {
     { "run.mix.stock_level", K_INT, OFF(run.mix[TX_STOCK_LEVEL]), 0, 100, NULL, MIXSET },
     KEY("run.think_time",        K_BOOL,       run.think_time,        0, 1,     NULL),
     KEY("run.max_retries",       K_INT,        run.max_retries,       0, 1000,  NULL),
-    KEY("run.delivery_workers",  K_INT,        run.delivery_workers,  1, 64,    NULL),
+    KEY("run.delivery_workers",  K_INT,        run.delivery_workers,  0, 64,    NULL),
     KEY("run.delivery",          K_CHOICE_INT, run.delivery_inline,   0, 1,     delivery_choices),
     KEY("run.delivery_queue",    K_INT,        run.delivery_queue,    1, 100000, NULL),
     KEY("run.isolation",         K_CHOICE_STR, run.isolation,         0, 0,     isolation_choices),
@@ -370,6 +376,10 @@ static const char *describe(const struct key *k, const char *section, char *buf,
         snprintf(buf, size, "a mapping with the keys %s",
                  section_keys(k->name, list, sizeof(list)));
         break;
+    case K_REAL:
+        snprintf(buf, size, "a number from %.10g to %.10g", (double)k->min / 1e6,
+                 (double)k->max / 1e6);
+        break;
     }
     return buf;
 }
@@ -560,6 +570,27 @@ static int set_value(struct config *c, const struct key *k, const char *text, si
             snprintf(field(c, k), CFG_STR, "%s", ch->store);
         else
             *(int *)field(c, k) = ch->value;
+        break;
+    }
+
+    case K_REAL: {
+        char tmp[64], *end;
+        size_t n = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;
+        double d;
+        memcpy(tmp, text, n);
+        tmp[n] = '\0';
+        /* A rate may say its unit. */
+        if (n > 2 && !strcmp(tmp + n - 2, "/s"))
+            tmp[n - 2] = '\0';
+        errno = 0;
+        d = strtod(tmp, &end);
+        if (!tmp[0] || !is_digit(tmp[0]) || *end || errno == ERANGE || d != d)
+            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
+                           describe(k, NULL, what, sizeof(what)), got);
+        if (d < (double)k->min / 1e6 || d > (double)k->max / 1e6)
+            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
+                           describe(k, NULL, what, sizeof(what)), got);
+        *(double *)field(c, k) = d;
         break;
     }
 
@@ -1259,6 +1290,17 @@ int cfg_validate(struct config *c, struct err *e)
     if (!c->database.managed_set)
         c->database.managed = !strcmp(c->database.driver, "postgres") && !c->database.conninfo[0] &&
                               !c->database.dsn[0];
+    /* One way to offer load at a time. */
+    if (c->run.rate > 0 && c->run.think_time)
+        return err_set(e, E_USAGE,
+                       "%s%s'run.rate' (an open loop of arrivals) and 'run.think_time' (the spec's "
+                       "terminal timing) are two ways to offer load: choose one",
+                       c->path, sep);
+    if (c->run.time_scale != 1.0 && !c->run.think_time)
+        return err_set(e, E_USAGE,
+                       "%s%s'run.time_scale' scales keying and think times: it needs "
+                       "'run.think_time: true'",
+                       c->path, sep);
     /* Messages about managed start where it was set (file position or option). */
     wm = c->where.managed[0] ? c->where.managed : c->path;
     wsep = wm[0] ? ": " : "";
@@ -1297,7 +1339,8 @@ void cfg_defaults(struct config *c)
     memcpy(c->run.mix, mix, sizeof(mix));
     c->run.max_retries = 10;
     c->run.max_outage_us = 60 * US_PER_S;
-    c->run.delivery_workers = 1;
+    c->run.delivery_workers = 0; /* as many as the connections need (driver.c) */
+    c->run.time_scale = 1.0;
     c->run.delivery_queue = 64;
     snprintf(c->run.isolation, CFG_STR, "%s", "read committed");
     snprintf(c->results.dir, CFG_STR, "%s", "results");

@@ -51,6 +51,7 @@ struct config {
         char datadir[CFG_STR];      /* managed: cluster directory ("" = under results dir) */
         int keep_server;            /* managed: leave the server running at exit */
         int port;                   /* managed: TCP port, 0 = Unix socket only */
+        int64_t null_service_us;    /* driver null: time each call takes (a sleep) */
     } database;
 
     struct {
@@ -66,7 +67,11 @@ struct config {
     } load;
 
     struct {
-        int virtual_users;      /* >= 1 */
+        int virtual_users;      /* >= 1: terminals and connections of a closed-loop run */
+        int terminals;          /* 0: virtual_users, or 10 x warehouses with think time */
+        int connections;        /* 0: virtual_users, or what the offered load needs */
+        double rate;            /* > 0: open loop, Poisson arrivals per second in total */
+        double time_scale;      /* keying and think times x this (a deviation when not 1) */
         int64_t rampup_us;      /* VUs start staggered over this */
         int64_t warmup_us;      /* not measured */
         int64_t duration_us;    /* measured window, > 0 */
@@ -76,7 +81,7 @@ struct config {
         int mix_set;            /* 1 when run.mix came from file or command line */
         int think_time;         /* 1: TPC-C keying + think times */
         int max_retries;        /* retries of a retryable failure, >= 0 */
-        int delivery_workers;   /* deferred delivery threads, >= 1 */
+        int delivery_workers;   /* deferred delivery threads; 0 = sized from connections */
         int delivery_inline;    /* 1: run delivery inline (a labelled deviation) */
         int delivery_queue;     /* bound of the deferred delivery queue */
         char isolation[CFG_STR]; /* "read committed" | "repeatable read" | "serializable" */

@@ -49,6 +49,7 @@ struct db_connect_args {
     const char *dsn;      /* odbc: DSN name or connection string */
     const char *password; /* from the environment; NULL = driver's own (PGPASSWORD, .pgpass) */
     const char *app_name; /* application_name, e.g. "tpccbench vu 3" */
+    int64_t null_service_us; /* driver null: each exec and query takes this long (a sleep) */
 };
 
 /* Driver capabilities (struct db_ops.flags). */
@@ -56,6 +57,7 @@ struct db_connect_args {
 #define DB_F_PIPELINE 0x2 /* pipe_* send many statements in one round trip */
 #define DB_F_QMARK 0x4    /* placeholders are ? (ODBC), not $n */
 #define DB_F_AUTOCOMMIT 0x8 /* a statement outside begin() commits by itself */
+#define DB_F_SYNTHETIC 0x10 /* no database behind it (null): results are synthetic */
 
 /* Pseudo statement ids for db_pipe_exec. */
 #define DB_PIPE_BEGIN (-1)

@@ -1,19 +1,28 @@
 /*
  * null.c - a driver that accepts everything and returns no rows.
  *
- * For testing the core (config, CLI, retry logic with injected faults)
- * without a server.  It must never be used to claim a feature works against
- * a database.
+ * For testing the core (config, CLI, retry logic with injected faults) and
+ * the run's scheduler at any scale without a server: each exec and query
+ * takes database.null_service_time (a sleep; 0 by default).  It must never
+ * be used to claim a feature works against a database.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "core/clock.h"
 #include "db/db.h"
+
+/* Per connection: how long a call takes. */
+struct null_conn {
+    int64_t service_us;
+};
 
 static int null_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
 {
-    (void)a;
+    struct null_conn *nc = c->priv;
+
     (void)e;
+    nc->service_us = a ? a->null_service_us : 0;
     snprintf(c->server_name, sizeof(c->server_name), "null");
     snprintf(c->server_version, sizeof(c->server_version), "0");
     return 0;
@@ -44,7 +53,10 @@ static int null_prepare(struct db_conn *c, int id, const char *sql, int np, stru
 
 static int null_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
 {
-    (void)c;
+    const struct null_conn *nc = c->priv;
+
+    if (nc && nc->service_us > 0)
+        clock_sleep_us((uint64_t)nc->service_us);
     (void)id;
     (void)p;
     (void)np;
@@ -129,8 +141,8 @@ static int null_bulk_end(struct db_conn *c, int abort, struct err *e)
 
 const struct db_ops db_null_ops = {
     .name = "null",
-    .flags = DB_F_BULK | DB_F_AUTOCOMMIT,
-    .priv_size = 0,
+    .flags = DB_F_BULK | DB_F_AUTOCOMMIT | DB_F_SYNTHETIC,
+    .priv_size = sizeof(struct null_conn),
     .connect = null_connect,
     .close = null_close,
     .exec_sql = null_exec_sql,

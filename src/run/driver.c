@@ -27,6 +27,8 @@
 #include "core/clock.h"
 #include "core/signals.h"
 #include "db/dialect.h"
+#include "run/sched.h"
+#include "run/terminal.h"
 #include "tpcc/admin.h"
 #include "tpcc/deck.h"
 #include "tpcc/txn.h"
@@ -69,6 +71,11 @@ struct shared {
     struct dlq q;
     FILE *dlog;              /* delivery.log */
     pthread_mutex_t dlog_lock;
+    struct terminal *terms;  /* the terminals (data, not threads) */
+    int n_terms;
+    struct sched sched;      /* the terminals not being served, by intended time */
+    struct term_pace pace;   /* how they offer load */
+    int n_retired;           /* atomic: terminals that ran their run.transactions */
 };
 
 struct vu {
@@ -80,18 +87,13 @@ struct vu {
     int joined;              /* ... and has been joined */
     pthread_mutex_t conn_lock; /* guards c against a cancel from the monitor */
     struct db_conn *c;
-    struct rng rng;
-    struct deck deck;        /* the mix, dealt card by card (clause 5.2.4.2) */
-    int *wh;                 /* home warehouses of this VU */
-    int n_wh, wh_next;
-    int sl_d;                /* fixed Stock-Level district */
+    uint64_t jitter;         /* state of the retry back-off's jitter */
     uint64_t connect_us;
     struct vu_stats st;      /* owned by the thread */
     struct vu_stats snap[2]; /* published copies */
     unsigned req, ack;       /* snapshot request/served, atomics */
     int in_tx;               /* atomic: inside a transaction now */
     uint64_t down_since_us;  /* atomic: when the connection was lost, 0 = connected */
-    int64_t n_done;          /* transactions run (for run.transactions) */
     int at_barrier;          /* under sh->lock: waiting in vu_pause_point(), st at rest */
     int finished;            /* under sh->lock: ran its run.transactions, st final */
 };
@@ -209,7 +211,7 @@ static void vu_reconnect(struct vu *v)
 
 /* Run one transaction with retries of retryable failures (same input). */
 static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *out,
-                   int *retries, struct err *e)
+                   int max_retries, int *retries, struct err *e)
 {
     int rc;
 
@@ -219,8 +221,8 @@ static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *
     __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
     {
         uint64_t rt0 = v->c->n_roundtrips;
-        rc = txn_exec_retry(v->c, v->sh->mode, in, out, v->sh->cfg->run.max_retries,
-                            &v->sh->stopping, retries, e);
+        rc = txn_exec_retry(v->c, v->sh->mode, in, out, max_retries, &v->sh->stopping, retries,
+                            e);
         /* Count on the same connection even after a failure (v->c stays). */
         v->st.tx[in->type].roundtrips += v->c->n_roundtrips - rt0;
     }
@@ -406,7 +408,7 @@ static void *worker_main(void *arg)
             /* The workers' own round trips, of the measured deliveries only (their
              * stats are not a difference of snapshots as the VUs' are). */
             uint64_t rt = v->st.tx[TX_DELIVERY].roundtrips;
-            rc = vu_exec(v, &in, &out, &retries, &e);
+            rc = vu_exec(v, &in, &out, sh->cfg->run.max_retries, &retries, &e);
             if (!it.measured)
                 v->st.tx[TX_DELIVERY].roundtrips = rt;
         }
@@ -419,10 +421,6 @@ static void *worker_main(void *arg)
     }
     return NULL;
 }
-
-/* Keying and think times of clause 5.2.5 (think_time: true). */
-static const double keying_s[TX_NTYPES] = { 18, 3, 2, 2, 2 };
-static const double think_mean_s[TX_NTYPES] = { 12, 12, 10, 5, 5 };
 
 /* The window-edge barrier: wait here, idle, while the monitor reads the
  * counts (v->st: the monitor sees at_barrier under the lock, and the VU
@@ -441,37 +439,52 @@ static void vu_pause_point(struct vu *v)
     pthread_mutex_unlock(&sh->lock);
 }
 
-/* Sleep (keying, think time, ramp-up) but stop early and honour the barrier. */
-static void vu_sleep_interruptible(struct vu *v, double secs)
+/* The back-off before retry k (1-based) of a retryable failure: random in
+ * 0 .. 2^(k-1) x 250 us, capped at 16 ms, so colliding terminals part. */
+static uint64_t retry_backoff_us(struct vu *v, int k)
 {
-    struct shared *sh = v->sh;
-    uint64_t end = clock_us() + (uint64_t)(secs * 1e6);
+    uint64_t cap_us = 250u << (k - 1 < 6 ? k - 1 : 6);
 
-    for (;;) {
-        int ph = phase_get(sh);
-        uint64_t now = clock_us();
-        if (ph == PH_STOP || now >= end)
-            return;
-        if (ph == PH_PAUSE) {
-            vu_pause_point(v);
-            continue;
-        }
-        clock_sleep_us(end - now > 50000 ? 50000 : end - now);
-    }
+    return clock_jitter_us(&v->jitter, cap_us);
 }
 
+/* A terminal's transaction ended at end_us: deal its next one and put it
+ * back, or retire it after its run.transactions. */
+static void term_done(struct vu *v, struct terminal *t, uint64_t end_us)
+{
+    struct shared *sh = v->sh;
+
+    t->n_done++;
+    if (sh->cfg->run.transactions && t->n_done >= sh->cfg->run.transactions) {
+        __atomic_add_fetch(&sh->n_retired, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    term_next(t, &sh->pace, end_us);
+    sched_put(&sh->sched, t);
+}
+
+/*
+ * A worker: one connection, serving whichever terminal is due.  Each pass
+ * takes the terminal due first from the scheduler (the lag: how late), runs
+ * its transaction once, records response time (from the terminal's
+ * intended submit time) and service time (from the send), and puts the
+ * terminal back with its next time.  A retryable failure puts the terminal
+ * back with the time of its retry (same input) and the worker serves
+ * others meanwhile; a lost connection loses that transaction, the terminal
+ * moves on, and only this worker reconnects.
+ */
 static void *vu_main(void *arg)
 {
     struct vu *v = arg;
     struct shared *sh = v->sh;
     const struct config *cfg = sh->cfg;
-    struct txn_input in;
     struct txn_output out;
     struct err e;
     uint64_t t0 = clock_us();
     int connected;
 
     err_clear(&e);
+    v->jitter = t0 ^ ((uint64_t)(uintptr_t)v << 16) ^ (uint64_t)v->id;
     connected = vu_connect(v, &e) == 0;
     v->connect_us = clock_us() - t0;
     if (!connected) {
@@ -482,13 +495,10 @@ static void *vu_main(void *arg)
     }
     if (vu_wait_go(v, connected) < 0)
         return NULL;
-    /* Ramp-up: VU i starts at rampup * i / n. */
-    if (cfg->run.rampup_us)
-        vu_sleep_interruptible(v, (double)cfg->run.rampup_us * v->id / cfg->run.virtual_users /
-                                       1e6);
     for (;;) {
-        int ph = phase_get(sh), rc, retries, w;
-        uint64_t start, lat;
+        int ph = phase_get(sh), rc, measured;
+        uint64_t start, end, now;
+        struct terminal *t;
 
         vu_publish(v);
         if (ph == PH_STOP)
@@ -497,48 +507,74 @@ static void *vu_main(void *arg)
             vu_pause_point(v);
             continue;
         }
-        w = v->wh[v->wh_next];
-        v->wh_next = (v->wh_next + 1) % v->n_wh;
-        txn_gen(&v->rng, &sh->ctx, deck_draw(&v->deck, &v->rng), w, v->sl_d, &in);
-        if (cfg->run.think_time)
-            vu_sleep_interruptible(v, keying_s[in.type]);
+        t = sched_take(&sh->sched, &sh->stopping, 20000, &now);
+        if (!t) {
+            if (__atomic_load_n(&sh->n_retired, __ATOMIC_ACQUIRE) == sh->n_terms) {
+                /* Every terminal ran its run.transactions: this worker is done. */
+                vu_publish(v);
+                pthread_mutex_lock(&sh->lock);
+                v->finished = 1;
+                __atomic_add_fetch(&sh->n_finished, 1, __ATOMIC_RELEASE);
+                pthread_cond_broadcast(&sh->cond);
+                pthread_mutex_unlock(&sh->lock);
+                break;
+            }
+            continue;
+        }
+        if (phase_get(sh) == PH_PAUSE) {
+            /* Taken just as the barrier went up: give it back untouched. */
+            sched_put(&sh->sched, t);
+            continue;
+        }
+        measured = phase_get(sh) == PH_MEASURE;
+        if (t->retries == 0) {
+            uint64_t lag = now > t->due_us ? now - t->due_us : 0;
+            hist_record(&v->st.lag, lag);
+            /* Waited for a connection longer than the think + keying it was given. */
+            if (sh->pace.load == TERM_THINK && t->gap_us && lag > t->gap_us)
+                v->st.waits_over_think++;
+        }
+        if (!t->has_input) {
+            txn_gen(&t->rng, &sh->ctx, t->type, t->w_id, t->d_id, &t->in);
+            t->has_input = 1;
+        }
         memset(&out, 0, sizeof(out));
         start = clock_us();
-        if (in.type == TX_DELIVERY && !cfg->run.delivery_inline) {
+        if (t->in.type == TX_DELIVERY && !cfg->run.delivery_inline) {
             /* Deferred: the response time ends when the request is queued. */
-            struct dl_item it = { .in = in.u.dl, .queued_us = start,
-                                  .queued_wall_us = clock_wall_us(), .measured = ph == PH_MEASURE };
+            struct dl_item it = { .in = t->in.u.dl, .queued_us = start,
+                                  .queued_wall_us = clock_wall_us(), .measured = measured };
             rc = dlq_push(v, &it) == 0 ? 0 : err_set(&e, E_FAIL, "delivery queue closed");
-            retries = 0;
-            out.n_skipped = 0;
-            lat = clock_us() - start;
+            end = clock_us();
             if (rc == 0) {
                 /* Deliveries are counted when queued; districts by the workers. */
-                hist_record(&v->st.tx[TX_DELIVERY].lat, lat);
+                hist_record(&v->st.tx[TX_DELIVERY].lat, end - t->intended_us);
+                hist_record(&v->st.tx[TX_DELIVERY].svc, end - start);
                 v->st.tx[TX_DELIVERY].committed++;
             }
         } else {
-            rc = vu_exec(v, &in, &out, &retries, &e);
-            lat = clock_us() - start;
-            vu_record(v, &in, &out, rc, retries, lat, &e);
+            int retries = 0;
+            /* One attempt: a retry goes back through the scheduler. */
+            rc = vu_exec(v, &t->in, &out, 0, &retries, &e);
+            end = clock_us();
+            if (rc == E_RETRY && t->retries < cfg->run.max_retries &&
+                !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED)) {
+                /* Back off in the scheduler, not on this connection. */
+                t->retries++;
+                v->st.tx[t->in.type].retries++;
+                t->due_us = end + retry_backoff_us(v, t->retries);
+                sched_put(&sh->sched, t);
+                continue;
+            }
+            vu_record(v, &t->in, &out, rc, t->retries, end - t->intended_us, &e);
+            if (rc == 0)
+                hist_record(&v->st.tx[t->in.type].svc, end - start);
+            if (rc == 0 && t->in.type == TX_STOCK_LEVEL)
+                t->n_stock_level++;
         }
+        term_done(v, t, end);
         if (rc == E_CONN)
             vu_reconnect(v);
-        if (cfg->run.transactions && ++v->n_done >= cfg->run.transactions) {
-            vu_publish(v);
-            pthread_mutex_lock(&sh->lock);
-            v->finished = 1;
-            __atomic_add_fetch(&sh->n_finished, 1, __ATOMIC_RELEASE);
-            pthread_cond_broadcast(&sh->cond);
-            pthread_mutex_unlock(&sh->lock);
-            break;
-        }
-        if (cfg->run.think_time) {
-            double think = -log(1.0 - rng_unit(&v->rng)) * think_mean_s[in.type];
-            if (think > 10 * think_mean_s[in.type])
-                think = 10 * think_mean_s[in.type];
-            vu_sleep_interruptible(v, think);
-        }
     }
     return NULL;
 }
@@ -636,6 +672,86 @@ static int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, s
     }
 }
 
+/* The count at the window's close, bounded in time: a server that does not
+ * answer (a frozen network) must not hold the run past its end. */
+struct count_job {
+    struct shared *sh;
+    struct db_conn **mc;
+    int64_t out;
+    int rc, done;
+    struct err e;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+};
+
+static void *count_job_main(void *arg)
+{
+    struct count_job *j = arg;
+    int64_t n = 0;
+    struct err e;
+    int rc;
+
+    err_clear(&e);
+    rc = count_new_orders(*j->mc, &n, &e);
+    pthread_mutex_lock(&j->lock);
+    j->out = n;
+    j->rc = rc;
+    j->e = e;
+    j->done = 1;
+    pthread_cond_signal(&j->cond);
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+#define CLOSE_COUNT_WAIT_US 5000000
+/* 0 with *out, or <0 with e: E_FAIL "no answer within 5 s" when the server
+ * did not answer (the connection is then abandoned: *mc = NULL, the job
+ * keeps it and its memory until the process ends). */
+static int monitor_count_bounded(struct shared *sh, struct db_conn **mc, int64_t *out,
+                                 struct err *e)
+{
+    struct count_job *j;
+    pthread_t th;
+    struct timespec ts;
+    int rc;
+
+    if (!*mc)
+        return monitor_count(sh, mc, out, e);
+    if (!(j = calloc(1, sizeof(*j))))
+        return err_set(e, E_FAIL, "out of memory");
+    j->sh = sh;
+    j->mc = mc;
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->cond, NULL);
+    if (pthread_create(&th, NULL, count_job_main, j) != 0) {
+        free(j);
+        return monitor_count(sh, mc, out, e);
+    }
+    clock_deadline(&ts, CLOSE_COUNT_WAIT_US);
+    pthread_mutex_lock(&j->lock);
+    while (!j->done && pthread_cond_timedwait(&j->cond, &j->lock, &ts) == 0)
+        ;
+    if (!j->done) {
+        pthread_mutex_unlock(&j->lock);
+        pthread_detach(th);
+        *mc = NULL; /* the job owns it now: it may still be blocked in it */
+        return err_set(e, E_FAIL, "the database did not answer the New-Order count within %d s",
+                       CLOSE_COUNT_WAIT_US / 1000000);
+    }
+    pthread_mutex_unlock(&j->lock);
+    pthread_join(th, NULL);
+    rc = j->rc;
+    if (rc == 0)
+        *out = j->out;
+    else
+        *e = j->e;
+    pthread_mutex_destroy(&j->lock);
+    pthread_cond_destroy(&j->cond);
+    free(j);
+    /* A lost connection: the reconnecting count, as at the window's opening. */
+    return rc == E_CONN ? monitor_count(sh, mc, out, e) : rc;
+}
+
 /* VUs and workers without a connection now, and the longest such outage. */
 static int count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
                       uint64_t *longest_us)
@@ -662,10 +778,12 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Put every VU into the barrier and wait until all are idle (bounded). */
-static void pause_all(struct shared *sh, int nvu_running)
+/* Put every VU into the barrier and wait until all are idle, at most wait_us. */
+#define OPEN_WAIT_US 30000000 /* the window's opening may wait for the last transactions */
+#define CLOSE_WAIT_US 500000 /* its close may not: it closes on time (within 1 s) */
+static void pause_all(struct shared *sh, int nvu_running, uint64_t wait_us)
 {
-    uint64_t deadline = clock_us() + 30000000;
+    uint64_t deadline = clock_us() + wait_us;
 
     pthread_mutex_lock(&sh->lock);
     sh->n_paused = 0;
@@ -690,7 +808,7 @@ static void series_add(struct run_result *r, struct monitor *m, int second, char
                        int in_tx, int down, double interval_s)
 {
     struct series_row *row;
-    struct hist all;
+    struct hist all, svc;
 
     if (r->n_series == m->n_cap) {
         int cap = m->n_cap ? m->n_cap * 2 : 256;
@@ -706,10 +824,14 @@ static void series_add(struct run_result *r, struct monitor *m, int second, char
     row->second = second;
     row->phase = phase;
     hist_init(&all);
+    hist_init(&svc);
     for (int t = 0; t < TX_NTYPES; t++) {
         row->tps[t] = (double)m->delta.tx[t].committed / interval_s;
         hist_merge(&all, &m->delta.tx[t].lat);
+        hist_merge(&svc, &m->delta.tx[t].svc);
     }
+    row->all_svc_p99_ms = (double)hist_percentile(&svc, 99) / 1000.0;
+    row->lag_p99_ms = (double)hist_percentile(&m->delta.lag, 99) / 1000.0;
     row->no_p50_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 50) / 1000.0;
     row->no_p90_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 90) / 1000.0;
     row->no_p99_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 99) / 1000.0;
@@ -790,6 +912,9 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     uint64_t last_tick = 0; /* end of the last series row */
     int sec = 0;            /* series rows so far */
     int aborted = 0;        /* a VU was without a connection for run.max_outage */
+    int on_time = 0;        /* the window reached its end (or every terminal finished) */
+    int synthetic = 0;      /* the null driver: no tpcc_meta, no counts to compare */
+    struct vu_stats *fin = NULL; /* the counts at the window's close */
     int stuck = 0;          /* threads did not stop: leave what they use */
 
     memset(r, 0, sizeof(*r));
@@ -821,19 +946,31 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         goto out;
     snprintf(r->server_name, sizeof(r->server_name), "%s", mc->server_name);
     snprintf(r->server_version, sizeof(r->server_version), "%s", mc->server_version);
-    if ((rc = db_query(mc, ad.sql[A_META_GET], NULL, 0, e)) < 0) {
-        err_prefix(e, "reading tpcc_meta (run 'tpccbench load' first)");
-        goto out;
+    synthetic = (mc->ops->flags & DB_F_SYNTHETIC) != 0;
+    if (synthetic) {
+        /* No database (the null driver): the config's warehouses, the load's
+         * constants as a load with this seed would draw them, no counts. */
+        struct rng lr;
+        rng_init_stream(&lr, (uint64_t)cfg->load.seed, 0xC0FFEE, 0, 0);
+        nurand_c_load(&lr, &r->c_load);
+        r->warehouses = cfg->schema.warehouses;
+        snprintf(r->db_count_note, sizeof(r->db_count_note),
+                 "driver %s: no database behind it, results are synthetic", mc->ops->name);
+    } else {
+        if ((rc = db_query(mc, ad.sql[A_META_GET], NULL, 0, e)) < 0) {
+            err_prefix(e, "reading tpcc_meta (run 'tpccbench load' first)");
+            goto out;
+        }
+        if (db_next(mc) != 1) {
+            rc = err_set(e, E_USAGE, "the database is not loaded (tpcc_meta is empty): "
+                                     "run 'tpccbench load' first");
+            goto out;
+        }
+        r->warehouses = (int)db_col_int(mc, 0);
+        r->c_load.c_last = (int)db_col_int(mc, 2);
+        r->c_load.c_id = (int)db_col_int(mc, 3);
+        r->c_load.ol_i_id = (int)db_col_int(mc, 4);
     }
-    if (db_next(mc) != 1) {
-        rc = err_set(e, E_USAGE, "the database is not loaded (tpcc_meta is empty): "
-                                 "run 'tpccbench load' first");
-        goto out;
-    }
-    r->warehouses = (int)db_col_int(mc, 0);
-    r->c_load.c_last = (int)db_col_int(mc, 2);
-    r->c_load.c_id = (int)db_col_int(mc, 3);
-    r->c_load.ol_i_id = (int)db_col_int(mc, 4);
     /* Fails early, with what to do, when procedure mode lacks its functions. */
     if ((rc = txn_prepare(mc, sh->mode, e)) < 0)
         goto out;
@@ -845,6 +982,44 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     if (cfg->schema.warehouses != r->warehouses && o->progress)
         fprintf(o->progress, "note: the database holds %d warehouses; running on those "
                              "(config says %d)\n", r->warehouses, cfg->schema.warehouses);
+
+    /* Terminals, connections (one worker thread each), delivery workers. */
+    {
+        struct deck d;
+        double offered_tps;
+        deck_init(&d, cfg->run.mix);
+        sh->pace.load = cfg->run.rate > 0 ? TERM_OPEN : cfg->run.think_time ? TERM_THINK
+                                                                              : TERM_CLOSED;
+        sh->pace.time_scale = cfg->run.time_scale > 0 ? cfg->run.time_scale : 1.0;
+        sh->pace.rate_per_s = cfg->run.rate;
+        sh->n_terms = cfg->run.terminals ? cfg->run.terminals
+                      : sh->pace.load == TERM_THINK ? 10 * r->warehouses
+                                                    : cfg->run.virtual_users;
+        sh->pace.n_terminals = sh->n_terms;
+        offered_tps = sh->pace.load == TERM_OPEN ? cfg->run.rate
+                      : sh->pace.load == TERM_THINK
+                          ? sh->n_terms / (term_mean_cycle_s(&d) * sh->pace.time_scale)
+                          : 0;
+        /* Closed loop: one connection per virtual user, as before.  Otherwise a
+         * budget of 10 ms per transaction of the offered load, plus 2. */
+        nvu = cfg->run.connections ? cfg->run.connections
+              : sh->pace.load == TERM_CLOSED ? cfg->run.virtual_users
+                                             : (int)ceil(offered_tps * 0.010) + 2;
+        if (nvu > sh->n_terms)
+            nvu = sh->n_terms;
+        if (nvu < 1)
+            nvu = 1;
+        nw = cfg->run.delivery_inline ? 0
+             : cfg->run.delivery_workers ? cfg->run.delivery_workers
+                                         : (nvu + 3) / 4;
+        r->virtual_users = nvu;
+        r->terminals = sh->n_terms;
+        r->connections = nvu;
+        r->delivery_workers = nw;
+        r->load = sh->pace.load;
+        r->offered_tps = offered_tps;
+        r->time_scale = sh->pace.time_scale;
+    }
 
     /* RTT probe: median of 100 trivial queries. */
     {
@@ -872,6 +1047,11 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     }
     sh->q.cap = cfg->run.delivery_queue;
     sh->q.ring = calloc((size_t)sh->q.cap, sizeof(*sh->q.ring));
+    sh->terms = calloc((size_t)sh->n_terms, sizeof(*sh->terms));
+    if (!sh->terms || sched_init(&sh->sched, sh->n_terms) < 0) {
+        rc = err_set(e, E_FAIL, "out of memory for %d terminals", sh->n_terms);
+        goto out;
+    }
     vus = calloc((size_t)nvu, sizeof(*vus));
     workers = nw ? calloc((size_t)nw, sizeof(*workers)) : NULL;
     m = calloc(1, sizeof(*m));
@@ -881,33 +1061,19 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         rc = err_set(e, E_FAIL, "out of memory for %d virtual users", nvu);
         goto out;
     }
-    /* Home warehouses: spread evenly; with fewer VUs than warehouses each VU
-     * cycles over its share. */
+    /* The terminals: data, dealt their identity, stream and deck. */
+    for (int i = 0; i < sh->n_terms; i++) {
+        if (term_init(&sh->terms[i], i, r->warehouses, r->seed, cfg->run.mix) < 0) {
+            rc = err_set(e, E_USAGE, "'run.mix' cannot be dealt as a deck");
+            goto out;
+        }
+    }
     for (int i = 0; i < nvu; i++) {
         struct vu *v = &vus[i];
-        int W = r->warehouses, n = 0;
         v->sh = sh;
         v->id = i;
         stats_init(&v->st);
         pthread_mutex_init(&v->conn_lock, NULL);
-        rng_init_stream(&v->rng, r->seed, 1, (uint64_t)i, 0);
-        if (deck_init(&v->deck, cfg->run.mix) < 0) {
-            rc = err_set(e, E_USAGE, "'run.mix' cannot be dealt as a deck");
-            goto out;
-        }
-        v->wh = calloc((size_t)(W / nvu + 1), sizeof(int));
-        if (!v->wh) {
-            rc = err_set(e, E_FAIL, "out of memory");
-            goto out;
-        }
-        for (int w = 1; w <= W; w++)
-            if ((w - 1) % nvu == i)
-                v->wh[n++] = w;
-        if (n == 0)
-            v->wh[n++] = i % W + 1;
-        v->n_wh = n;
-        /* The terminals of a warehouse take districts 1..10 in turn. */
-        v->sl_d = (i / W) % 10 + 1;
     }
     for (int i = 0; i < nw; i++) {
         workers[i].sh = sh;
@@ -968,7 +1134,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     /* No ramp-up and no warm-up: the window opens before any VU starts, so
      * not even the first transaction falls outside it. */
     if (cfg->run.rampup_us + cfg->run.warmup_us == 0) {
-        if ((rc = monitor_count(sh, &mc, &no_start, e)) < 0) {
+        if (!synthetic && (rc = monitor_count(sh, &mc, &no_start, e)) < 0) {
             __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
             pthread_cond_broadcast(&sh->cond);
@@ -979,6 +1145,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         t_meas = clock_us();
     }
     sh->t0_us = clock_us();
+    /* Every terminal into the timer queue; ramp-up: terminal i starts at rampup * i / n. */
+    for (int i = 0; i < sh->n_terms; i++) {
+        struct terminal *t = &sh->terms[i];
+        term_first(t, &sh->pace,
+                   sh->t0_us + (uint64_t)((double)cfg->run.rampup_us * i / sh->n_terms));
+        sched_put(&sh->sched, t);
+    }
     sh->go = 1;
     __atomic_store_n(&sh->phase, t_meas ? PH_MEASURE : PH_WARMUP, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&sh->cond);
@@ -1000,17 +1173,18 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 break;
             if (!measuring && now >= warm_end) {
                 /* The window opens with every VU idle: the counts then agree exactly. */
-                pause_all(sh, nvu);
+                pause_all(sh, nvu, OPEN_WAIT_US);
                 if (sig_stop_requested())
                     break;
                 {
                     int late = collect_base(sh, vus, nvu, base);
+                    r->unfinished_open = late;
                     if (late && o->progress)
                         fprintf(o->progress, "note: %d virtual users were still in a transaction "
                                              "30 s after the barrier; their counts at the window's "
                                              "opening are from their last snapshot\n", late);
                 }
-                if ((rc = monitor_count(sh, &mc, &no_start, e)) < 0)
+                if (!synthetic && (rc = monitor_count(sh, &mc, &no_start, e)) < 0)
                     break;
                 cpu0 = cpu_now_s();
                 t_meas = clock_us();
@@ -1028,10 +1202,14 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 phase_set(sh, PH_MEASURE);
                 now = clock_us();
             }
-            if (measuring && now >= meas_end)
+            if (measuring && now >= meas_end) {
+                on_time = 1;
                 break;
-            if (__atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) == nvu)
-                break; /* every VU ran its run.transactions */
+            }
+            if (__atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) == nvu) {
+                on_time = 1;
+                break; /* every terminal ran its run.transactions */
+            }
             if (now >= next_tick) {
                 int in_tx, down;
                 uint64_t longest_us;
@@ -1072,22 +1250,49 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         }
         if (o->progress && tty)
             fputc('\n', o->progress);
+        /* The window closes on time: every worker idle at a barrier bounded by
+         * CLOSE_WAIT_US; one still in a transaction then is counted unfinished,
+         * with its last published counts.  The database's count is taken while
+         * they wait, so the two agree up to the unfinished ones. */
+        if (on_time && t_meas && rc == 0 && !aborted && !sig_stop_requested() &&
+            (fin = calloc(1, sizeof(*fin))) != NULL) {
+            int rc2;
+            pause_all(sh, nvu, CLOSE_WAIT_US);
+            r->unfinished_close = collect_base(sh, vus, nvu, fin);
+            t_end = clock_us();
+            r->cpu_s = cpu_now_s() - cpu0;
+            rc2 = synthetic ? E_FAIL : monitor_count_bounded(sh, &mc, &no_end, e);
+            if (synthetic) {
+                /* db_count_note says why. */
+            } else if (rc2 == 0) {
+                r->db_counted = 1;
+                r->db_new_orders = no_end - no_start;
+            } else {
+                snprintf(r->db_count_note, sizeof(r->db_count_note), "%s", e->msg);
+                err_clear(e);
+            }
+        }
         phase_set(sh, PH_STOP);
+        sched_close(&sh->sched);
     join:
         if (join_bounded(vus, nvu, !sh->go) < 0)
             stuck = 1;
-        t_end = clock_us();
-        if (t_meas) {
-            struct vu_stats *fin = calloc(1, sizeof(*fin));
-            r->window_opened = 1;
+        if (!fin) {
+            t_end = clock_us();
             r->cpu_s = cpu_now_s() - cpu0;
+        }
+        if (t_meas) {
+            int from_barrier = fin != NULL;
+            r->window_opened = 1;
             r->measured_s = (double)(t_end - t_meas) / 1e6;
-            if (fin) {
+            if (!fin && (fin = calloc(1, sizeof(*fin))) != NULL) {
                 stats_init(fin);
                 /* A VU left behind: its last published counts. */
                 for (int i = 0; i < nvu; i++)
                     stats_merge(fin, vus[i].joined ? &vus[i].st
                                                  : &vus[i].snap[__atomic_load_n(&vus[i].ack, __ATOMIC_ACQUIRE) & 1]);
+            }
+            if (fin) {
                 stats_sub(&r->measured, fin, base);
                 /* The last second (with the in-flight transactions that finished
                  * after the stop) from the exact final counts. */
@@ -1096,13 +1301,17 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                     series_add(r, m, ++sec, 'm', 0, 0, (double)(t_end - last_tick) / 1e6);
                 }
                 free(fin);
+                fin = NULL;
             }
-            if (rc == 0 && !aborted) {
+            /* Stopped early (a signal): every VU joined, the count is exact. */
+            if (!from_barrier && rc == 0 && !aborted && !synthetic) {
                 int rc2 = monitor_count(sh, &mc, &no_end, e);
-                if (rc2 < 0)
+                if (rc2 < 0) {
                     rc = rc2;
-                else
+                } else {
+                    r->db_counted = 1;
                     r->db_new_orders = no_end - no_start;
+                }
             }
             r->vus_in_tx_mean = m->in_tx_samples ? m->in_tx_sum / m->in_tx_samples : 0;
         } else {
@@ -1139,6 +1348,16 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         r->delivery.dl_queue_full = r->measured.dl_queue_full;
         r->delivery.dl_queue_wait_us = r->measured.dl_queue_wait_us;
     }
+    /* Which (w, d) each terminal ran Stock-Level for, when few enough to list. */
+    if (!stuck && sh->terms && sh->n_terms <= 1000 &&
+        (r->stock_level_pairs = calloc((size_t)sh->n_terms, sizeof(*r->stock_level_pairs)))) {
+        for (int i = 0; i < sh->n_terms; i++) {
+            r->stock_level_pairs[i].w = sh->terms[i].w_id;
+            r->stock_level_pairs[i].d = sh->terms[i].d_id;
+            r->stock_level_pairs[i].n = sh->terms[i].n_stock_level;
+        }
+        r->n_stock_level_pairs = sh->n_terms;
+    }
     if (aborted)
         snprintf(r->status, sizeof(r->status), "aborted");
     else if (rc == 0 && sig_stop_requested())
@@ -1165,10 +1384,8 @@ out:
         return rc;
     }
     if (vus)
-        for (int i = 0; i < nvu; i++) {
+        for (int i = 0; i < nvu; i++)
             db_close(vus[i].c);
-            free(vus[i].wh);
-        }
     if (workers)
         for (int i = 0; i < nw; i++)
             db_close(workers[i].c);
@@ -1178,6 +1395,8 @@ out:
     free(base);
     free(conn_us);
     free(sh->q.ring);
+    sched_release(&sh->sched);
+    free(sh->terms);
     if (sh->dlog)
         fclose(sh->dlog);
     db_close(mc);
@@ -1195,6 +1414,9 @@ out:
 
 void run_result_release(struct run_result *r)
 {
+    free(r->stock_level_pairs);
+    r->stock_level_pairs = NULL;
+    r->n_stock_level_pairs = 0;
     free(r->series);
     free(r->connect_ms);
     r->connect_ms = NULL;

@@ -25,6 +25,8 @@ struct series_row {
     double tps[TX_NTYPES];      /* committed per second, per type */
     double no_p50_ms, no_p90_ms, no_p99_ms; /* New-Order latency in this second */
     double all_p99_ms;          /* all types */
+    double all_svc_p99_ms;      /* service time (send to completion), all types */
+    double lag_p99_ms;          /* schedule lag in this second */
     uint64_t errors;            /* errors in this second */
     int vus_in_tx;              /* VUs inside a transaction at the sample */
     int vus_down;               /* VUs and delivery workers without a connection */
@@ -47,6 +49,16 @@ struct run_result {
     int window_opened;           /* 1: the measured window opened; 0: nothing below was measured */
     double measured_s;           /* length of the measured window */
     int64_t db_new_orders;       /* increase of sum(d_next_o_id) over the window */
+    int db_counted;              /* 1: db_new_orders was measured */
+    char db_count_note[512];     /* why it was not */
+    /* Stock-Levels per terminal (w, d) over the whole run, when terminals <= 1000. */
+    struct sl_pair {
+        int w, d;
+        uint64_t n;
+    } *stock_level_pairs;        /* heap, n_stock_level_pairs entries */
+    int n_stock_level_pairs;
+    int unfinished_open;         /* workers still in a transaction at the window's opening */
+    int unfinished_close;        /* ... and at its close (after the bounded wait) */
     double rtt_median_us;        /* median of 100 trivial queries before the run */
     double connect_total_s;      /* time to connect every VU */
     double connect_min_ms, connect_median_ms, connect_max_ms;
@@ -55,7 +67,13 @@ struct run_result {
     double vus_in_tx_mean;       /* mean of the per-second samples while measuring */
     struct nurand_c c_load, c_run;
     int warehouses;              /* from the database */
-    int virtual_users;
+    int virtual_users;           /* connections, each served by one worker thread */
+    int terminals;               /* terminals (data) the workers served */
+    int connections;
+    int delivery_workers;
+    int load;                    /* enum term_load: closed, think, open */
+    double offered_tps;          /* think: what the terminals offer at most; open: run.rate */
+    double time_scale;           /* keying and think times were multiplied by this */
     int mode;                    /* enum run_mode used (never auto) */
     char server_name[64], server_version[64];
     uint64_t seed;               /* run RNG seed */

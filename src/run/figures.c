@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/terminal.h"
 #include "tpcc/deck.h"
 
 static double pct(uint64_t part, uint64_t whole)
@@ -183,14 +184,45 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
      * may or may not be in the database's count: the counts agree when the
      * difference is within those. */
     {
+        /* A worker still in a transaction at the window's opening (its counts are from
+         * before it) may make the client count one higher, one at its close one lower. */
         int64_t diff = r->db_new_orders - (int64_t)m->tx[TX_NEW_ORDER].committed;
-        f->counts_agree = diff >= 0 && diff <= (int64_t)m->tx[TX_NEW_ORDER].unknown;
+        f->counts_agree = r->db_counted && diff >= -(int64_t)r->unfinished_open &&
+                          diff <= (int64_t)(m->tx[TX_NEW_ORDER].unknown + r->unfinished_close);
+        if (!r->db_counted)
+            f->notpm_db = NAN;
     }
-    for (int i = 0; i < r->n_series; i++) {
-        const struct series_row *row = &r->series[i];
-        f->zero_tps_s += row->phase == 'm' && row_tps(row) == 0;
-        f->down_s += row_down(row);
+    /* Stalls: runs of measured seconds in which nothing committed. */
+    {
+        int run_len = 0, run_start = 0;
+        for (int i = 0; i <= r->n_series; i++) {
+            const struct series_row *row = i < r->n_series ? &r->series[i] : NULL;
+            int zero = row && row->phase == 'm' && row_tps(row) == 0;
+            if (row) {
+                f->zero_tps_s += zero;
+                f->down_s += row_down(row);
+            }
+            if (zero) {
+                if (!run_len++)
+                    run_start = row->second;
+                continue;
+            }
+            if (run_len > f->longest_stall_s)
+                f->longest_stall_s = run_len;
+            if (run_len >= STALL_MIN_S && f->n_stalls < STALLS_MAX) {
+                f->stalls[f->n_stalls][0] = run_start;
+                f->stalls[f->n_stalls][1] = run_start + run_len - 1;
+                f->n_stalls++;
+            }
+            run_len = 0;
+        }
     }
+    f->lag_p99_ms = ms(hist_percentile(&m->lag, 99));
+    /* Think time: what the terminals can offer at most, 12.86 NOTPM per 10 terminals
+     * (one warehouse's), scaled by run.time_scale. */
+    if (r->load == TERM_THINK && r->terminals > 0 && r->time_scale > 0)
+        f->efficiency_pct = 100.0 * f->notpm /
+                            (TERM_MAX_NOTPM_PER_WAREHOUSE * r->terminals / 10.0 / r->time_scale);
 
     /* The counts behind each share; the spec's targets: 1 % rollbacks and
      * remote lines, 10 lines an order, 15 % remote and 60 % by-name payments. */
@@ -220,12 +252,13 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
             memset(&d, 0, sizeof(d));
         for (int t = 0; t < TX_NTYPES; t++)
             executed += m->tx[t].committed + m->tx[t].rolled_back;
-        add_mix_share(f, "payment_share_pct", &d, TX_PAYMENT, m, executed, r->virtual_users);
+        /* One deck per terminal. */
+        add_mix_share(f, "payment_share_pct", &d, TX_PAYMENT, m, executed, r->terminals);
         add_mix_share(f, "order_status_share_pct", &d, TX_ORDER_STATUS, m, executed,
-                      r->virtual_users);
-        add_mix_share(f, "delivery_share_pct", &d, TX_DELIVERY, m, executed, r->virtual_users);
+                      r->terminals);
+        add_mix_share(f, "delivery_share_pct", &d, TX_DELIVERY, m, executed, r->terminals);
         add_mix_share(f, "stock_level_share_pct", &d, TX_STOCK_LEVEL, m, executed,
-                      r->virtual_users);
+                      r->terminals);
     }
     add_validity(f, "new_order_p90_s", ms(hist_percentile(&m->tx[TX_NEW_ORDER].lat, 90)) / 1000,
                  VB_RANGE, 0, 5, m->tx[TX_NEW_ORDER].lat.n_samples, 1);
@@ -250,6 +283,20 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
     add_p90_vs_mean(f, "order_status_p90_vs_mean_ms", &m->tx[TX_ORDER_STATUS].lat);
     add_p90_vs_mean(f, "delivery_p90_vs_mean_ms", dl_lat);
     add_p90_vs_mean(f, "stock_level_p90_vs_mean_ms", &m->tx[TX_STOCK_LEVEL].lat);
+    /* The driver's own limits must not pass for the database's: terminals
+     * dispatched late, waiting for a connection longer than their think time, a
+     * full deferred-delivery queue, or a stretch in which nothing committed. */
+    add_validity(f, "schedule_lag_p99_ms", f->lag_p99_ms, VB_MAX, 0, 10, m->lag.n_samples, 1);
+    add_validity(f, "waits_over_think_time", (double)m->waits_over_think, VB_MAX, 0, 0,
+                 m->lag.n_samples, r->load == TERM_THINK);
+    if (!cfg->run.delivery_inline)
+        add_validity(f, "deferred_queue_full", (double)m->dl_queue_full, VB_MAX, 0, 0,
+                     m->tx[TX_DELIVERY].committed, 1);
+    add_validity(f, "longest_stall_s", f->longest_stall_s, VB_MAX, 0, STALL_MIN_S - 1,
+                 (uint64_t)r->n_series, 1);
+    if (r->load == TERM_THINK)
+        add_validity(f, "efficiency_pct", f->efficiency_pct, VB_RANGE, 85, 115,
+                     m->tx[TX_NEW_ORDER].committed, 1);
 
     f->valid = 1;
     f->verdict = VO_VALID;
@@ -330,6 +377,44 @@ static json_t *outage_json(const struct config *cfg, const struct run_result *r,
                      "max_outage_s", (double)cfg->run.max_outage_us / 1e6);
 }
 
+static const char *load_name(int load)
+{
+    return load == TERM_THINK  ? "think time (TPC-C keying and think times)"
+           : load == TERM_OPEN ? "open loop (Poisson arrivals)"
+                               : "closed loop (no think time)";
+}
+
+/* The terminals and what served them: run.json "run.terminals". */
+static json_t *terminals_json(const struct config *cfg, const struct run_result *r,
+                              const struct figures *f)
+{
+    json_t *o = json_pack(
+        "{s:i, s:i, s:i, s:i, s:s, s:f, s:f, s:s, s:o, s:I, s:f}", "count", r->terminals,
+        "connections", r->connections, "workers", r->connections, "delivery_workers",
+        r->delivery_workers, "load", load_name(r->load), "offered_tps", r->offered_tps,
+        "time_scale", r->time_scale, "pipelining",
+        "none: one transaction at a time per connection", "schedule_lag",
+        lat_json(&r->measured.lag), "waits_over_think_time",
+        (json_int_t)r->measured.waits_over_think, "schedule_lag_p99_ms", f->lag_p99_ms);
+
+    if (r->load == TERM_THINK)
+        json_object_set_new(o, "efficiency_pct", json_real(f->efficiency_pct));
+    if (r->time_scale != 1.0)
+        json_object_set_new(o, "deviation",
+                            json_string("run.time_scale: keying and think times scaled"));
+    if (cfg->run.rate > 0)
+        json_object_set_new(o, "rate_per_s", json_real(cfg->run.rate));
+    if (r->stock_level_pairs) {
+        json_t *a = json_array();
+        for (int i = 0; i < r->n_stock_level_pairs; i++)
+            json_array_append_new(a, json_pack("[i, i, I]", r->stock_level_pairs[i].w,
+                                               r->stock_level_pairs[i].d,
+                                               (json_int_t)r->stock_level_pairs[i].n));
+        json_object_set_new(o, "stock_level_by_w_d", a);
+    }
+    return o;
+}
+
 json_t *figures_json(const struct config *cfg, const struct run_result *r,
                      const struct figures *f)
 {
@@ -358,6 +443,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
                                         ? &r->delivery.tx[TX_DELIVERY]
                                         : s;
         json_t *o = lat_json(&s->lat);
+        json_object_set_new(o, "service", lat_json(&s->svc));
         json_object_set_new(o, "count", json_integer((json_int_t)s->committed));
         json_object_set_new(o, "rolled_back", json_integer((json_int_t)s->rolled_back));
         json_object_set_new(o, "share_pct", json_real(pct(s->committed + s->rolled_back,
@@ -419,7 +505,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         "s:f, s:o, s:I}, s:{s:f, s:f, s:f, s:f, s:i, s:o}, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
         "s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:I, s:I, s:s, s:s}",
         "metric", "NOTPM (TPC-C derived, not audited)", "notpm", f->notpm, "notpm_db",
-        f->notpm_db, "new_orders_rolled_back_per_min", f->no_rolled_back_pm, "tps", f->tps,
+        r->db_counted ? f->notpm_db : 0.0, "new_orders_rolled_back_per_min", f->no_rolled_back_pm, "tps", f->tps,
         "notpm_counts_agree", f->counts_agree, "new_orders_client",
         (json_int_t)m->tx[TX_NEW_ORDER].committed, "new_orders_db", (json_int_t)r->db_new_orders,
         "measured_seconds", r->measured_s, "transactions", tx, "validity", val, "errors_by_sqlstate",
@@ -444,6 +530,26 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         cfg->run.isolation, "mode", run_mode_name(r->mode));
     json_object_set_new(run, "outage", outage_json(cfg, r, f));
     json_object_set_new(run, "deck", deck_o);
+    if (!r->db_counted) {
+        /* Never a figure that was not measured. */
+        json_object_set_new(run, "notpm_db", json_null());
+        json_object_set_new(run, "new_orders_db", json_null());
+        json_object_set_new(run, "db_count_note",
+                            json_string(r->db_count_note[0] ? r->db_count_note
+                                                            : "the database's count was not taken"));
+    }
+    json_object_set_new(run, "unfinished", json_pack("{s:i, s:i}", "at_open", r->unfinished_open,
+                                                     "at_close", r->unfinished_close));
+    json_object_set_new(run, "terminals", terminals_json(cfg, r, f));
+    {
+        json_t *st = json_array();
+        for (int i = 0; i < f->n_stalls; i++)
+            json_array_append_new(st, json_pack("{s:i, s:i, s:i}", "from_s", f->stalls[i][0],
+                                                "to_s", f->stalls[i][1], "seconds",
+                                                f->stalls[i][1] - f->stalls[i][0] + 1));
+        json_object_set_new(run, "stalls", st);
+        json_object_set_new(run, "longest_stall_s", json_integer(f->longest_stall_s));
+    }
     return run;
 }
 
@@ -457,8 +563,26 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
             r->measured_s, run_mode_name(r->mode),
             cfg->run.delivery_inline ? "inline delivery (deviation)" : "deferred delivery",
             cfg->run.isolation);
-    fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s)\n", f->notpm,
-            f->notpm_db, f->counts_agree ? ", agrees" : ", DIFFERS");
+    fprintf(out, "  %d terminals over %d connections, %s", r->terminals, r->connections,
+            load_name(r->load));
+    if (r->load == TERM_OPEN)
+        fprintf(out, ", %.1f/s offered", r->offered_tps);
+    else if (r->load == TERM_THINK)
+        fprintf(out, ", up to %.1f tx/s offered", r->offered_tps);
+    if (r->time_scale != 1.0)
+        fprintf(out, ", times x %g (a deviation)", r->time_scale);
+    fprintf(out, "\n");
+    if (!r->db_counted)
+        fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count not taken: %s)\n",
+                f->notpm, r->db_count_note[0] ? r->db_count_note : "not measured");
+    else if (r->unfinished_open + r->unfinished_close)
+        fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s: %d "
+                     "transactions unfinished at the window's edges may differ)\n",
+                f->notpm, f->notpm_db, f->counts_agree ? ", agrees" : ", DIFFERS",
+                r->unfinished_open + r->unfinished_close);
+    else
+        fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s)\n",
+                f->notpm, f->notpm_db, f->counts_agree ? ", agrees" : ", DIFFERS");
     if (m->lost_connections + r->delivery.lost_connections)
         fprintf(out, "  outage: %llu connections lost, %llu reconnected, %d s with no "
                      "throughput, %llu transactions of unknown outcome (not counted)\n",
@@ -497,6 +621,45 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
                 ms(hist_percentile(&r->delivery.tx[TX_DELIVERY].lat, 90)),
                 (unsigned long long)r->delivery.dl_skipped,
                 (unsigned long long)r->delivery.dl_queue_full);
+    /* Service time beside response time, when they differ (queueing shows as the gap). */
+    {
+        int differ = r->load != TERM_CLOSED;
+        for (int t = 0; t < TX_NTYPES && !differ; t++) {
+            double p99 = ms(hist_percentile(&m->tx[t].lat, 99));
+            double s99 = ms(hist_percentile(&m->tx[t].svc, 99));
+            differ = p99 > 1.1 * s99 + 1.0;
+        }
+        if (differ) {
+            fprintf(out, "  service time (send to completion; the table above is from the "
+                         "intended start):\n");
+            for (int t = 0; t < TX_NTYPES; t++)
+                fprintf(out, "  %-13s          p50 %8.2f  p90 %8.2f  p99 %8.2f  max %8.2f ms\n",
+                        tx_name((enum tx_type)t), ms(hist_percentile(&m->tx[t].svc, 50)),
+                        ms(hist_percentile(&m->tx[t].svc, 90)),
+                        ms(hist_percentile(&m->tx[t].svc, 99)),
+                        ms(m->tx[t].svc.n_samples ? m->tx[t].svc.max_us : 0));
+        }
+    }
+    fprintf(out, "  schedule lag: p50 %.2f  p99 %.2f  max %.2f ms", ms(hist_percentile(&m->lag, 50)),
+            f->lag_p99_ms, ms(m->lag.n_samples ? m->lag.max_us : 0));
+    if (r->load == TERM_THINK)
+        fprintf(out, "; %llu waits for a connection longer than the think time; efficiency "
+                     "%.1f%%",
+                (unsigned long long)m->waits_over_think, f->efficiency_pct);
+    fprintf(out, "\n");
+    if (f->lag_p99_ms > 10 || m->waits_over_think || (!cfg->run.delivery_inline && m->dl_queue_full))
+        fprintf(out, "  the driver fell behind: %s%s%s\n",
+                f->lag_p99_ms > 10 || m->waits_over_think
+                    ? "terminals waited for a free connection (raise run.connections) "
+                    : "",
+                !cfg->run.delivery_inline && m->dl_queue_full
+                    ? "the deferred delivery queue was full (raise run.delivery_workers "
+                      "or run.delivery_queue) "
+                    : "",
+                "; input validity fails");
+    for (int i = 0; i < f->n_stalls; i++)
+        fprintf(out, "  stall: nothing committed from second %d to %d (%d s)\n", f->stalls[i][0],
+                f->stalls[i][1], f->stalls[i][1] - f->stalls[i][0] + 1);
     fprintf(out, "  input validity (TPC-C 5.5.1.5, 5.2.3): %s\n",
             figures_verdict_text(f->verdict));
     for (int i = 0; i < f->n_validity; i++) {
@@ -504,7 +667,10 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
         char rule[48];
         bound_text(it, rule, sizeof(rule));
         if (!it->applies)
-            fprintf(out, "    %-32s n/a (one warehouse)\n", it->name);
+            fprintf(out, "    %-32s n/a (%s)\n", it->name,
+                    strstr(it->name, "remote") ? "one warehouse"
+                    : strstr(it->name, "think") ? "no think time"
+                                                 : "does not apply");
         else if (it->verdict == VV_TOO_FEW)
             fprintf(out, "    %-32s %8.3f  %-16s too few to judge (%llu, +-%.3g)\n", it->name,
                     it->value, rule, (unsigned long long)it->n, it->se);
@@ -528,7 +694,7 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
                           "second,phase,new_order_tps,payment_tps,order_status_tps,delivery_tps,"
                           "stock_level_tps,total_tps,new_order_p50_ms,new_order_p90_ms,"
                           "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down,"
-                          "connections_lost\n");
+                          "connections_lost,all_service_p99_ms,schedule_lag_p99_ms\n");
     for (int i = 0; i < r->n_series; i++) {
         const struct series_row *s = &r->series[i];
         double total = row_tps(s);
@@ -538,13 +704,14 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
         for (;;) {
             char *nb;
             w = snprintf(buf + n, cap - n,
-                         "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d,%llu\n",
+                         "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d,%llu,"
+                         "%.3f,%.3f\n",
                          s->second,
                          s->phase == 'm' ? "measure" : s->phase == 's' ? "stop" : "warmup",
                          s->tps[0], s->tps[1], s->tps[2], s->tps[3], s->tps[4], total,
                          s->no_p50_ms, s->no_p90_ms, s->no_p99_ms, s->all_p99_ms,
                          (unsigned long long)s->errors, s->vus_in_tx, s->vus_down,
-                         (unsigned long long)s->lost);
+                         (unsigned long long)s->lost, s->all_svc_p99_ms, s->lag_p99_ms);
             if (w < 0) {
                 free(buf);
                 return NULL;

@@ -44,7 +44,11 @@ struct validity_item {
     int verdict;       /* enum validity_verdict */
 };
 
-#define VALIDITY_MAX 32
+#define VALIDITY_MAX 40
+
+/* A stretch of this many measured seconds with no commit is a stall. */
+#define STALL_MIN_S 5
+#define STALLS_MAX 32
 
 /* The run's overall input validity. */
 enum validity_overall {
@@ -64,6 +68,11 @@ struct figures {
                               * New-Orders of unknown outcome) */
     int zero_tps_s;          /* measured seconds in which nothing committed */
     int down_s;              /* measured seconds with a VU or worker disconnected */
+    int longest_stall_s;     /* longest run of measured seconds with no commit */
+    int n_stalls;            /* runs of STALL_MIN_S seconds or more */
+    int stalls[STALLS_MAX][2]; /* their first and last second (series.csv's "second") */
+    double lag_p99_ms;       /* schedule lag, 99th percentile */
+    double efficiency_pct;   /* think time: NOTPM against what the terminals can offer */
     int n_validity;
     struct validity_item validity[VALIDITY_MAX];
     int valid;               /* every applicable item ok */

@@ -8,15 +8,18 @@
 void stats_init(struct vu_stats *s)
 {
     memset(s, 0, sizeof(*s));
-    for (int t = 0; t < TX_NTYPES; t++)
+    for (int t = 0; t < TX_NTYPES; t++) {
         hist_init(&s->tx[t].lat);
+        hist_init(&s->tx[t].svc);
+    }
+    hist_init(&s->lag);
 }
 
 #define FIELDS(X)                                                                                  \
     X(no_orders) X(no_lines) X(no_remote_lines) X(pay_total) X(pay_remote) X(pay_by_name)         \
     X(os_total) X(os_by_name) X(os_lines) X(no_total_cents) X(no_brand_b) X(dl_districts)         \
     X(dl_skipped) X(dl_queue_full) X(dl_queue_wait_us) X(reconnects) X(lost_connections)          \
-    X(down_us)
+    X(down_us) X(waits_over_think)
 #define TX_FIELDS(X)                                                                               \
     X(committed) X(rolled_back) X(retries) X(err_retry) X(err_conn) X(err_other) X(unknown)        \
     X(in_tx_us) X(roundtrips)
@@ -51,7 +54,9 @@ void stats_merge(struct vu_stats *dst, const struct vu_stats *src)
     for (int t = 0; t < TX_NTYPES; t++) {
         TX_FIELDS(TADD)
         hist_merge(&dst->tx[t].lat, &src->tx[t].lat);
+        hist_merge(&dst->tx[t].svc, &src->tx[t].svc);
     }
+    hist_merge(&dst->lag, &src->lag);
     for (int i = 0; i < STATS_NSTATES && src->sqlstates[i].state[0]; i++)
         add_state(dst, src->sqlstates[i].state, src->sqlstates[i].n);
 #undef ADD
@@ -60,7 +65,8 @@ void stats_merge(struct vu_stats *dst, const struct vu_stats *src)
 
 void stats_sub(struct vu_stats *dst, const struct vu_stats *a, const struct vu_stats *b)
 {
-    struct vu_stats r;
+    /* Static: the struct is large (a dozen histograms) and only the monitor subtracts. */
+    static _Thread_local struct vu_stats r;
 
 #define SUB(f) r.f = a->f - b->f;
 #define TSUB(f) r.tx[t].f = a->tx[t].f - b->tx[t].f;
@@ -69,7 +75,9 @@ void stats_sub(struct vu_stats *dst, const struct vu_stats *a, const struct vu_s
     for (int t = 0; t < TX_NTYPES; t++) {
         TX_FIELDS(TSUB)
         hist_sub(&r.tx[t].lat, &a->tx[t].lat, &b->tx[t].lat);
+        hist_sub(&r.tx[t].svc, &a->tx[t].svc, &b->tx[t].svc);
     }
+    hist_sub(&r.lag, &a->lag, &b->lag);
     /* SQLSTATE counts: a's minus b's for the same state. */
     for (int i = 0; i < STATS_NSTATES && a->sqlstates[i].state[0]; i++) {
         uint64_t n = a->sqlstates[i].n;

@@ -25,7 +25,9 @@ struct tx_stats {
     uint64_t unknown;     /* connection lost after COMMIT was sent: outcome unknown */
     uint64_t in_tx_us;    /* summed time from BEGIN to COMMIT/ROLLBACK */
     uint64_t roundtrips;  /* requests that waited for the server, all attempts */
-    struct hist lat;      /* response time, microseconds */
+    struct hist lat;      /* response time, microseconds: from the terminal's intended submit
+                           * time (end of keying, or the arrival) to completion */
+    struct hist svc;      /* service time: from sending the first request to completion */
 };
 
 struct vu_stats {
@@ -49,6 +51,8 @@ struct vu_stats {
     uint64_t reconnects;       /* successful reconnections */
     uint64_t lost_connections; /* connections found lost (each starts an outage) */
     uint64_t down_us;          /* time spent without a connection, reconnecting */
+    uint64_t waits_over_think; /* terminals dispatched later than their own think time */
+    struct hist lag;           /* schedule lag: how late terminals were dispatched (us) */
     struct {
         char state[6];
         uint64_t n;

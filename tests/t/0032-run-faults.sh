@@ -58,7 +58,7 @@ check(run.get('notpm', 0) > 0, name + ': NOTPM > 0 (the run went on)')
     # after it with transactions again.
     _s=$(rec "$1")/series.csv
     _hdr=$(head -n 1 "$_s")
-    like "$_hdr" "*,errors,vus_in_tx,vus_down,connections_lost" \
+    like "$_hdr" "*,errors,vus_in_tx,vus_down,connections_lost,*" \
         "$1: series.csv has errors, vus_down and connections_lost columns"
     _bad=$(awk -F, 'NR > 1 && $2 == "measure" && ($13 > 0 || $15 > 0 || $16 > 0) { print $1 }' "$_s" | head -n 1)
     isnt "$_bad" "" "$1: series.csv shows the outage (a second with errors or VUs down)" ||

@@ -65,7 +65,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.run.mix_set, 0);
     assert_int_equal(c.run.think_time, 0);
     assert_int_equal(c.run.max_retries, 10);
-    assert_int_equal(c.run.delivery_workers, 1);
+    assert_int_equal(c.run.delivery_workers, 0); /* sized from the connections */
     assert_int_equal(c.run.delivery_inline, 0);
     assert_int_equal(c.run.delivery_queue, 64);
     assert_string_equal(c.run.isolation, "read committed");
@@ -280,7 +280,7 @@ static const struct err_case err_cases[] = {
     { "run: { max_retries: 1001 }\n", 0,
       "t.yaml:1:21: 'run.max_retries' must be an integer from 0 to 1000 (got \"1001\")" },
     { "run: { delivery_workers: 65 }\n", 0,
-      "t.yaml:1:26: 'run.delivery_workers' must be an integer from 1 to 64 (got \"65\")" },
+      "t.yaml:1:26: 'run.delivery_workers' must be an integer from 0 to 64 (got \"65\")" },
     { "run: { delivery_queue: 0 }\n", 0,
       "t.yaml:1:24: 'run.delivery_queue' must be an integer from 1 to 100000 (got \"0\")" },
     { "run: { seed: 99999999999999999999 }\n", 0,
@@ -344,13 +344,13 @@ static const struct err_case err_cases[] = {
 
     /* Unknown keys, wrong shapes. */
     { "run:\n  durration: 5m\n", 0,
-      "t.yaml:2:3: unknown key 'run.durration' (allowed here: virtual_users, rampup, warmup, "
+      "t.yaml:2:3: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage)" },
     { "schema: { warehouses: 1 }\nrunn: {}\n", 0,
       "t.yaml:2:1: unknown key 'runn' (allowed here: database, schema, load, run, results)" },
     { "run: { mix.payment: 50 }\n", 0,
-      "t.yaml:1:8: unknown key 'run.mix.payment' (allowed here: virtual_users, rampup, warmup, "
+      "t.yaml:1:8: unknown key 'run.mix.payment' (allowed here: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage)" },
     { "schema: { \"a\\tb\": 1 }\n", 0,
@@ -364,7 +364,7 @@ static const struct err_case err_cases[] = {
     { "schema: 10\n", 0,
       "t.yaml:1:9: 'schema' must be a mapping with the keys warehouses, dialect (got \"10\")" },
     { "run: [1, 2]\n", 0,
-      "t.yaml:1:6: 'run' must be a mapping with the keys virtual_users, rampup, warmup, "
+      "t.yaml:1:6: 'run' must be a mapping with the keys virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage (got a sequence)" },
 
@@ -590,7 +590,7 @@ static void test_load_temp_file(void **state)
     cfg_defaults(&c);
     assert_int_equal(cfg_load(&c, path, &e), E_USAGE);
     snprintf(want, sizeof(want),
-             "%s:4:3: unknown key 'run.bogus' (allowed here: virtual_users, rampup, warmup, "
+             "%s:4:3: unknown key 'run.bogus' (allowed here: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
              "duration, mix, think_time, max_retries, delivery_workers, delivery, "
              "delivery_queue, isolation, seed, mode, transactions, max_outage)",
              path);
@@ -616,7 +616,7 @@ static const struct set_case set_cases[] = {
     { "run.think_time", "maybe", "--set",
       "--set: 'run.think_time' must be true or false (got \"maybe\")" },
     { "run.durration", "5m", "--set",
-      "--set: unknown key 'run.durration' (allowed here: virtual_users, rampup, warmup, "
+      "--set: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage)" },
     { "runn.duration", "5m", "--set",
@@ -626,7 +626,7 @@ static const struct set_case set_cases[] = {
       "--set: unknown key 'run.mix.x' (allowed here: new_order, payment, order_status, "
       "delivery, stock_level)" },
     { "run", "5", "--set",
-      "--set: 'run' is a section, not a key (keys in it: virtual_users, rampup, warmup, "
+      "--set: 'run' is a section, not a key (keys in it: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage)" },
     { "database.password", "x", "--set",

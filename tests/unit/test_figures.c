@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "run/figures.h"
+#include "run/terminal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +34,8 @@
 static const char test_header[] =
     "second,phase,new_order_tps,payment_tps,order_status_tps,delivery_tps,"
     "stock_level_tps,total_tps,new_order_p50_ms,new_order_p90_ms,"
-    "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down,connections_lost\n";
+    "new_order_p99_ms,all_p99_ms,errors,vus_in_tx,vus_down,connections_lost,all_service_p99_ms,"
+    "schedule_lag_p99_ms\n";
 
 /* Count the lines of text (each ends with '\n'). */
 static int test_lines(const char *text)
@@ -51,8 +53,8 @@ static void test_series_rows(void **state)
     struct run_result r;
     char *csv;
     size_t len = 0;
-    const char *want1 = "1,warmup,10.0,9.0,1.0,1.0,1.0,22.0,1.500,2.500,3.500,4.500,0,3,0,0\n";
-    const char *want2 = "2,measure,20.0,18.0,2.0,2.0,2.0,44.0,1.000,2.000,3.000,4.000,7,4,1,2\n";
+    const char *want1 = "1,warmup,10.0,9.0,1.0,1.0,1.0,22.0,1.500,2.500,3.500,4.500,0,3,0,0,0.000,0.000\n";
+    const char *want2 = "2,measure,20.0,18.0,2.0,2.0,2.0,44.0,1.000,2.000,3.000,4.000,7,4,1,2,3.250,0.500\n";
 
     (void)state;
     memset(&r, 0, sizeof(r));
@@ -63,7 +65,7 @@ static void test_series_rows(void **state)
     rows[1] = (struct series_row){ .second = 2, .phase = 'm', .tps = { 20, 18, 2, 2, 2 },
                                    .no_p50_ms = 1, .no_p90_ms = 2, .no_p99_ms = 3,
                                    .all_p99_ms = 4, .errors = 7, .vus_in_tx = 4, .vus_down = 1,
-                                   .lost = 2 };
+                                   .lost = 2, .all_svc_p99_ms = 3.25, .lag_p99_ms = 0.5 };
     r.series = rows;
     r.n_series = 2;
     csv = figures_series_csv(&r, &len);
@@ -105,11 +107,11 @@ static void test_series_long_row(void **state)
     assert_true(len > 3000);
     assert_int_equal(test_lines(csv), 4);
     /* The long row ends with its last two fields, and the row after it is whole. */
-    p = strstr(csv, ",18446744073709551615,123456789,0,0\n3,measure,0.0,");
+    p = strstr(csv, ",18446744073709551615,123456789,0,0,0.000,0.000\n3,measure,0.0,");
     if (!p)
         fail_msg("the long row or the one after it is cut: got %zu bytes ending '%s'", len,
                  len > 80 ? csv + len - 80 : csv);
-    assert_int_equal(strcmp(csv + len - 2, "0\n"), 0);
+    assert_int_equal(strcmp(csv + len - 2, "0\n"), 0); /* ...,0.000\n */
     free(csv);
 }
 
@@ -130,6 +132,7 @@ static void test_counts(struct run_result *r, uint64_t k)
     r->measured_s = 60;
     r->warehouses = 2;
     r->virtual_users = 4;
+    r->terminals = 4; /* one deck each */
     r->mode = RUN_MODE_CLIENT;
     m->no_orders = 1000 * k;
     m->tx[TX_NEW_ORDER].rolled_back = 10 * k;
@@ -407,6 +410,74 @@ static void test_validity_p90_vs_mean(void **state)
                  test_item(&f, "payment_p90_vs_mean_ms")->min);
 }
 
+/*
+ * The driver's own limits: a stretch of 5 measured seconds with no commit is
+ * a stall (a window in run.json, NOT valid), 4 are not; a schedule lag p99
+ * over 10 ms or a full deferred-delivery queue fails too, whatever the run's
+ * length; a think-time run is judged on its efficiency.
+ */
+static void test_validity_driver_limits(void **state)
+{
+    struct config cfg;
+    struct run_result r;
+    struct series_row rows[12];
+    struct figures f;
+
+    (void)state;
+    cfg_defaults(&cfg);
+    for (int stall = 4; stall <= 5; stall++) {
+        test_counts(&r, 10);
+        memset(rows, 0, sizeof(rows));
+        for (int i = 0; i < 12; i++) {
+            rows[i].second = i + 1;
+            rows[i].phase = i < 2 ? 'r' : 'm';
+            /* seconds 4 .. 3 + stall commit nothing */
+            if (!(i >= 3 && i < 3 + stall))
+                rows[i].tps[TX_PAYMENT] = 100;
+        }
+        r.series = rows;
+        r.n_series = 12;
+        figures_compute(&cfg, &r, &f);
+        assert_int_equal(f.longest_stall_s, stall);
+        if (stall == 4) {
+            test_expect(&f, VO_VALID);
+            assert_int_equal(f.n_stalls, 0);
+        } else {
+            test_expect(&f, VO_NOT_VALID);
+            test_expect_item(&f, "longest_stall_s", VV_OUT);
+            assert_int_equal(f.n_stalls, 1);
+            assert_int_equal(f.stalls[0][0], 4);
+            assert_int_equal(f.stalls[0][1], 8);
+        }
+    }
+    /* Lag: 1 % of dispatches 50 ms late puts p99 over 10 ms. */
+    test_counts(&r, 10);
+    for (int i = 0; i < 980; i++)
+        hist_record(&r.measured.lag, 100);
+    for (int i = 0; i < 20; i++)
+        hist_record(&r.measured.lag, 50000);
+    figures_compute(&cfg, &r, &f);
+    test_expect_item(&f, "schedule_lag_p99_ms", VV_OUT);
+    test_expect(&f, VO_NOT_VALID);
+    /* A full queue. */
+    test_counts(&r, 10);
+    r.measured.dl_queue_full = 1;
+    figures_compute(&cfg, &r, &f);
+    test_expect_item(&f, "deferred_queue_full", VV_OUT);
+    /* Efficiency of a think-time run: 10 terminals per warehouse, W = 2, 60 s. */
+    test_counts(&r, 10);
+    r.load = TERM_THINK;
+    r.terminals = 20;
+    r.time_scale = 1.0;
+    r.measured.tx[TX_NEW_ORDER].committed = 25; /* 25 NOTPM of at most 25.72 */
+    figures_compute(&cfg, &r, &f);
+    assert_true(fabs(f.efficiency_pct - 100.0 * 25 / 25.72) < 1e-6);
+    test_expect_item(&f, "efficiency_pct", VV_OK);
+    r.measured.tx[TX_NEW_ORDER].committed = 15; /* 58 % */
+    figures_compute(&cfg, &r, &f);
+    test_expect_item(&f, "efficiency_pct", VV_OUT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_validity_each_share),
         cmocka_unit_test(test_validity_mix),
         cmocka_unit_test(test_validity_p90_vs_mean),
+        cmocka_unit_test(test_validity_driver_limits),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,149 @@
+/*
+ * sched.c - the terminals' timer queue (see sched.h).
+ */
+#include "run/sched.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "core/clock.h"
+
+int sched_init(struct sched *s, int cap)
+{
+    s->heap = calloc((size_t)(cap > 0 ? cap : 1), sizeof(*s->heap));
+    if (!s->heap)
+        return -1;
+    s->n = 0;
+    s->cap = cap;
+    s->closed = 0;
+    s->n_waiting = 0;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    return 0;
+}
+
+void sched_release(struct sched *s)
+{
+    if (!s->heap)
+        return; /* never initialised */
+    free(s->heap);
+    s->heap = NULL;
+    pthread_mutex_destroy(&s->lock);
+    pthread_cond_destroy(&s->cond);
+}
+
+static void place(struct sched *s, int i, struct terminal *t)
+{
+    s->heap[i] = t;
+    t->heap_pos = i;
+}
+
+static void sift_up(struct sched *s, int i)
+{
+    struct terminal *t = s->heap[i];
+
+    while (i > 0) {
+        int p = (i - 1) / 2;
+        if (s->heap[p]->due_us <= t->due_us)
+            break;
+        place(s, i, s->heap[p]);
+        i = p;
+    }
+    place(s, i, t);
+}
+
+static void sift_down(struct sched *s, int i)
+{
+    struct terminal *t = s->heap[i];
+
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        uint64_t best = t->due_us;
+        if (l < s->n && s->heap[l]->due_us < best) {
+            m = l;
+            best = s->heap[l]->due_us;
+        }
+        if (r < s->n && s->heap[r]->due_us < best)
+            m = r;
+        if (m == i)
+            break;
+        place(s, i, s->heap[m]);
+        i = m;
+    }
+    place(s, i, t);
+}
+
+void sched_put(struct sched *s, struct terminal *t)
+{
+    pthread_mutex_lock(&s->lock);
+    if (s->n < s->cap) {
+        s->heap[s->n] = t;
+        sift_up(s, s->n++);
+        /* The new one may be due before what the waiters sleep for. */
+        if (s->n_waiting && t->heap_pos == 0)
+            pthread_cond_signal(&s->cond);
+    }
+    pthread_mutex_unlock(&s->lock);
+}
+
+struct terminal *sched_take(struct sched *s, const int *stop, uint64_t max_wait_us,
+                            uint64_t *now_us)
+{
+    uint64_t until = clock_us() + max_wait_us;
+    struct terminal *t = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        uint64_t now = clock_us(), wake;
+        struct timespec ts;
+        if (s->closed || (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)))
+            break;
+        if (s->n > 0 && s->heap[0]->due_us <= now) {
+            t = s->heap[0];
+            t->heap_pos = -1;
+            if (--s->n > 0) {
+                s->heap[0] = s->heap[s->n];
+                sift_down(s, 0);
+            }
+            /* Another may be due too: let the next waiter look. */
+            if (s->n > 0 && s->heap[0]->due_us <= now && s->n_waiting)
+                pthread_cond_signal(&s->cond);
+            *now_us = now;
+            break;
+        }
+        if (now >= until)
+            break;
+        wake = s->n > 0 && s->heap[0]->due_us < until ? s->heap[0]->due_us : until;
+        clock_deadline(&ts, wake - now);
+        s->n_waiting++;
+        pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+        s->n_waiting--;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return t;
+}
+
+void sched_wake(struct sched *s)
+{
+    pthread_mutex_lock(&s->lock);
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+void sched_close(struct sched *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->closed = 1;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int sched_count(struct sched *s)
+{
+    int n;
+
+    pthread_mutex_lock(&s->lock);
+    n = s->n;
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}

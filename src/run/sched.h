@@ -1,0 +1,55 @@
+/*
+ * sched.h - who runs next: the terminals in one timer queue (a binary
+ * min-heap by intended submit time), shared by the workers.
+ *
+ * A worker takes the terminal due first once its time has come (or at
+ * once, when it is late: how late is the schedule lag the worker measures),
+ * runs its transaction on the worker's connection, and puts it back with
+ * its next time.  A terminal in back-off after a retryable failure is put
+ * back with the time of its retry, so it never holds a connection while it
+ * waits.  One mutex guards the heap; taking and putting are O(log n) and
+ * happen once per transaction, never on the database's path.
+ */
+#ifndef TPCC_SCHED_H
+#define TPCC_SCHED_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "run/terminal.h"
+
+struct sched {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;   /* a terminal was put back, or the state changed */
+    struct terminal **heap; /* heap[0] is due first */
+    int n, cap;
+    int closed;             /* 1: sched_take() returns NULL at once */
+    int n_waiting;          /* workers inside sched_take() */
+};
+
+/* An empty queue for up to cap terminals.  0, or -1 when out of memory. */
+int sched_init(struct sched *s, int cap);
+void sched_release(struct sched *s);
+
+/* Put t back (or in, the first time), due at t->due_us. */
+void sched_put(struct sched *s, struct terminal *t);
+
+/*
+ * Take the terminal due first once it is due, waiting for it; returns NULL
+ * when *stop becomes non-zero (checked at least every max_wait_us), when the
+ * queue is closed, or when max_wait_us passed with nothing due (so the
+ * caller can look at its phase).  *now_us is the time it was taken.
+ */
+struct terminal *sched_take(struct sched *s, const int *stop, uint64_t max_wait_us,
+                            uint64_t *now_us);
+
+/* Wake every waiting worker (a phase change, a stop). */
+void sched_wake(struct sched *s);
+
+/* Close: every sched_take() returns NULL from now on. */
+void sched_close(struct sched *s);
+
+/* Terminals in the queue now (the others are taken by workers). */
+int sched_count(struct sched *s);
+
+#endif

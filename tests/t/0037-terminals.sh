@@ -1,0 +1,154 @@
+#!/bin/sh
+# 0037-terminals.sh - the terminal model on a real PostgreSQL (W=2):
+#
+#  1. 20 terminals over 4 connections: Stock-Level ran for exactly the 20
+#     (w, d) pairs, each terminal its own, and NOTPM equals the database's
+#     count (closed loop, as before);
+#  2. think time with run.time_scale 0.01 (recorded as a deviation): 20 spec
+#     terminals, efficiency near 100 % of what they can offer;
+#  3. open loop (run.rate) through the delay proxy, frozen (SIGSTOP) for 6 s
+#     inside the window: response-time p99 >= 2 s while service-time p99
+#     stays small, a stall window of at least 5 s, input validity fails;
+#  4. the same frozen across the window's end: the window still closes on
+#     time (measured_seconds within 1 s of the duration), the workers still
+#     in a transaction are counted unfinished, the database's count is not
+#     taken (never a figure that was not measured);
+#  5. an open loop offering far more than 1 connection carries: the driver
+#     fell behind (schedule lag), said in the summary and the validity.
+# Prints TAP.  About 90 s.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
+
+t_begin t0037
+t_pg 2
+run load "$bin" load -c "$cfg" --label load
+is "$rc" 0 "load W=2" || explain
+
+# 1. Fixed (w, d) per terminal.
+run fixed "$bin" run -c "$cfg" --terminals 20 --connections 4 --duration 8s --warmup 1s --label fixed
+is "$rc" 0 "20 terminals over 4 connections: exit 0" || explain
+jcheck "$(rec fixed)/run.json" "
+run = rec.get('run', {})
+t = run.get('terminals', {})
+check(t.get('count') == 20 and t.get('connections') == 4, 'the record says 20 terminals, 4 connections', t)
+pairs = t.get('stock_level_by_w_d', [])
+wd = sorted((p[0], p[1]) for p in pairs)
+want = sorted((w, d) for w in (1, 2) for d in range(1, 11))
+check(wd == want, 'the 20 terminals hold the 20 (w, d) pairs, one each', wd)
+check(all(p[2] > 0 for p in pairs), 'every terminal ran Stock-Level for its own pair', pairs)
+check(sum(p[2] for p in pairs) >= run['transactions']['stock_level']['count'],
+      'the per-terminal Stock-Level counts cover the measured ones', (sum(p[2] for p in pairs), run['transactions']['stock_level']['count']))
+check(run.get('notpm_counts_agree') is True and run.get('new_orders_client') == run.get('new_orders_db'),
+      'closed loop: NOTPM equals the database count', {k: run.get(k) for k in ('new_orders_client', 'new_orders_db')})
+check(run.get('unfinished') == {'at_open': 0, 'at_close': 0}, 'nothing unfinished at the edges', run.get('unfinished'))
+"
+
+# 2. Think time, 100 x shorter.
+run think "$bin" run -c "$cfg" --think-time true --time-scale 0.01 --duration 20s --warmup 3s --label think
+is "$rc" 0 "think time x 0.01: exit 0" || explain
+like "$out" "*20 terminals over * connections, think time*times x 0.01 (a deviation)*" \
+    "the summary names the terminals and the deviation" || explain
+jcheck "$(rec think)/run.json" "
+t = rec['run']['terminals']
+check(t.get('count') == 20, 'think time: 10 terminals per warehouse by default', t.get('count'))
+check('time_scale' in t.get('deviation', ''), 'the time scale is recorded as a deviation', t)
+e = t.get('efficiency_pct', 0)
+check(85 <= e <= 115, 'efficiency %.1f %% of the 12.86 NOTPM per warehouse (scaled) is within [85, 115]' % e, t)
+v = rec['run']['validity']
+check(v.get('efficiency_pct', {}).get('ok') is True, 'efficiency is an input-validity line, ok', v.get('efficiency_pct'))
+"
+
+# A delay proxy (no delay) in front of the server, to freeze the network with SIGSTOP.
+start_proxy() {
+    "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$PG_TEST_PORT" --delay 0ms \
+        >"$tmp/px.out" 2>"$tmp/px.err" </dev/null &
+    pxpid=$!
+    px_port=
+    _i=0
+    while [ $_i -lt 100 ] && [ -z "$px_port" ]; do
+        px_port=$(sed -n 's/.*listening on [^,]* port \([0-9][0-9]*\).*/\1/p' "$tmp/px.out" | head -n 1)
+        sleep 0.05
+        _i=$((_i + 1))
+    done
+    [ -n "$px_port" ] || bail_out "the proxy did not start: $(cat "$tmp/px.err")"
+    pcfg=$tmp/proxy.yaml
+    sed "s/port=$PG_TEST_PORT/port=$px_port/" "$cfg" >"$pcfg"
+}
+stop_proxy() {
+    kill -CONT "$pxpid" 2>/dev/null
+    kill -TERM "$pxpid" 2>/dev/null
+    wait "$pxpid" 2>/dev/null
+    pxpid=
+}
+
+# 3. Open loop, network frozen 6 s inside the window.
+start_proxy
+"$bin" run -c "$pcfg" --rate 150 --terminals 20 --connections 4 --duration 16s --warmup 2s \
+    --label frozen >"$tmp/frozen.out" 2>"$tmp/frozen.err" </dev/null &
+bgpid=$!
+sleep 6
+kill -STOP "$pxpid"
+sleep 6
+kill -CONT "$pxpid"
+wait "$bgpid"
+rc=$?
+bgpid=
+stop_proxy
+out=$(cat "$tmp/frozen.out")
+err=$(cat "$tmp/frozen.err")
+is "$rc" 0 "open loop through a network frozen for 6 s: the run completes" || explain
+like "$out" "*stall: nothing committed from second*" "the summary shows the stall" || explain
+jcheck "$(rec frozen)/run.json" "
+run = rec['run']
+tx = run['transactions']
+resp = max(tx[k]['p99_ms'] for k in ('new_order', 'payment'))
+svc = max(tx[k]['service']['p99_ms'] for k in ('new_order', 'payment'))
+check(resp >= 2000, 'response time p99 %.0f ms >= 2000 ms: the queue behind the freeze shows' % resp)
+check(svc < 1000, 'service time p99 %.0f ms stays small' % svc)
+st = run.get('stalls', [])
+check(len(st) >= 1 and st[0]['seconds'] >= 5, 'a stall window of at least 5 s is recorded', st)
+v = run['validity']
+check(v['longest_stall_s']['ok'] is False and v['valid'] is False, 'the stall makes the run NOT valid', v.get('longest_stall_s'))
+"
+
+# 4. Frozen across the window's end.
+start_proxy
+"$bin" run -c "$pcfg" --rate 100 --terminals 20 --connections 4 --duration 8s --warmup 1s \
+    --label edge >"$tmp/edge.out" 2>"$tmp/edge.err" </dev/null &
+bgpid=$!
+sleep 7
+kill -STOP "$pxpid"
+sleep 12
+kill -CONT "$pxpid"
+wait "$bgpid"
+rc=$?
+bgpid=
+stop_proxy
+out=$(cat "$tmp/edge.out")
+err=$(cat "$tmp/edge.err")
+jcheck "$(rec edge)/run.json" "
+run = rec.get('run', {})
+ms = run.get('measured_seconds', 0)
+check(abs(ms - 8) <= 1, 'the window closes on time: measured_seconds %.2f within 1 s of 8' % ms)
+check(run.get('unfinished', {}).get('at_close', 0) >= 1, 'workers stuck at the close are counted unfinished', run.get('unfinished'))
+check(run.get('notpm_db', 0) is None and 'did not answer' in run.get('db_count_note', ''),
+      'the database count was not taken, and the record says why', {k: run.get(k) for k in ('notpm_db', 'db_count_note')})
+"
+
+# 5. More offered than one connection carries.
+run behind "$bin" run -c "$cfg" --rate 5000 --terminals 50 --connections 1 --duration 5s --warmup 1s \
+    --label behind
+like "$out" "*the driver fell behind: terminals waited for a free connection (raise run.connections)*" \
+    "an open loop beyond one connection: the summary says the driver fell behind" || explain
+jcheck "$(rec behind)/run.json" "
+v = rec['run']['validity']
+check(v['schedule_lag_p99_ms']['value'] > 10 and v['schedule_lag_p99_ms']['ok'] is False and v['valid'] is False,
+      'schedule lag p99 over 10 ms fails input validity', v.get('schedule_lag_p99_ms'))
+"
+done_testing

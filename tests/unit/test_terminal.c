@@ -1,0 +1,223 @@
+/*
+ * test_terminal.c - unit tests for the terminal model (src/run/terminal.c)
+ * and the scheduler's timer queue (src/run/sched.c).
+ *
+ *  - identity: 10 x W terminals cover every (w, d) exactly once; fewer
+ *    spread over the warehouses first;
+ *  - keying times are the spec's; think times are negative exponential with
+ *    the spec's means (the sample mean within 4 standard errors over 200,000
+ *    draws, the truncation at 10 x the mean accounted for) and never above
+ *    10 x the mean;
+ *  - pacing: closed loop submits at the end, think time adds think + keying
+ *    (scaled), open loop keeps its own Poisson schedule (mean gap within 4
+ *    standard errors of terminals / rate) whatever the completions;
+ *  - the timer queue gives terminals back in due order, only once due, and
+ *    a stop ends a wait.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "run/sched.h"
+#include "run/terminal.h"
+#include "tpcc/deck.h"
+
+static void test_identity(void **state)
+{
+    const int W = 7;
+    int seen[7][10];
+    struct terminal t;
+
+    (void)state;
+    memset(seen, 0, sizeof(seen));
+    for (int id = 0; id < 10 * W; id++) {
+        assert_int_equal(term_init(&t, id, W, 42, deck_spec_weights), 0);
+        assert_true(t.w_id >= 1 && t.w_id <= W);
+        assert_true(t.d_id >= 1 && t.d_id <= 10);
+        seen[t.w_id - 1][t.d_id - 1]++;
+    }
+    for (int w = 0; w < W; w++)
+        for (int d = 0; d < 10; d++)
+            if (seen[w][d] != 1) {
+                print_error("(w %d, d %d) taken %d times, want 1\n", w + 1, d + 1, seen[w][d]);
+                fail();
+            }
+    /* Fewer than W: one per warehouse, district 1. */
+    for (int id = 0; id < W; id++) {
+        term_init(&t, id, W, 42, deck_spec_weights);
+        assert_int_equal(t.w_id, id + 1);
+        assert_int_equal(t.d_id, 1);
+    }
+    /* Different terminals, different streams. */
+    {
+        struct terminal a, b;
+        term_init(&a, 0, W, 42, deck_spec_weights);
+        term_init(&b, 1, W, 42, deck_spec_weights);
+        assert_true(memcmp(&a.rng, &b.rng, sizeof(a.rng)) != 0);
+    }
+}
+
+static void test_keying_think(void **state)
+{
+    static const double keying[TX_NTYPES] = { 18, 3, 2, 2, 2 };
+    static const double mean[TX_NTYPES] = { 12, 12, 10, 5, 5 };
+    struct rng r;
+
+    (void)state;
+    rng_init_stream(&r, 7, 3, 0, 0);
+    for (int ty = 0; ty < TX_NTYPES; ty++) {
+        const int n = 200000;
+        double sum = 0, max = 0;
+        /* min(X, 10 m) for X negative exponential of mean m: mean m (1 - e^-10),
+         * standard deviation below m. */
+        double m = mean[ty] * (1 - exp(-10.0));
+        assert_true(fabs(term_keying_s(ty) - keying[ty]) < 1e-12);
+        assert_true(fabs(term_think_mean_s(ty) - mean[ty]) < 1e-12);
+        for (int i = 0; i < n; i++) {
+            double t = term_think_s(ty, rng_unit(&r));
+            sum += t;
+            if (t > max)
+                max = t;
+        }
+        if (fabs(sum / n - m) > 4 * mean[ty] / sqrt(n)) {
+            print_error("type %d: mean think %.4f s, want %.4f +- %.4f\n", ty, sum / n, m,
+                        4 * mean[ty] / sqrt(n));
+            fail();
+        }
+        assert_true(max <= 10 * mean[ty] + 1e-9);
+    }
+    /* The cap itself: u close to 1 gives exactly 10 x the mean. */
+    assert_true(fabs(term_think_s(TX_NEW_ORDER, 1.0 - 1e-12) - 120.0) < 1e-9);
+    assert_true(term_think_s(TX_PAYMENT, 0.0) == 0.0);
+}
+
+static void test_pacing(void **state)
+{
+    struct terminal t;
+    struct term_pace closed = { TERM_CLOSED, 1.0, 0, 1 };
+    struct term_pace think = { TERM_THINK, 0.01, 0, 1 };
+    struct term_pace open = { TERM_OPEN, 1.0, 1000, 10 };
+
+    (void)state;
+    term_init(&t, 0, 1, 9, deck_spec_weights);
+    term_first(&t, &closed, 1000);
+    assert_int_equal(t.due_us, 1000);
+    assert_int_equal(t.intended_us, 1000);
+    term_next(&t, &closed, 5000);
+    assert_int_equal(t.due_us, 5000);
+
+    /* Think: keying of the first type (scaled), then think of the ended type + keying. */
+    term_init(&t, 0, 1, 9, deck_spec_weights);
+    term_first(&t, &think, 0);
+    assert_int_equal(t.due_us, (uint64_t)(term_keying_s(t.type) * 0.01 * 1e6));
+    {
+        uint64_t lo, hi;
+        int ended = t.type;
+        term_next(&t, &think, 1000000);
+        lo = 1000000 + (uint64_t)(term_keying_s(t.type) * 0.01 * 1e6);
+        hi = lo + (uint64_t)(10 * term_think_mean_s(ended) * 0.01 * 1e6) + 1;
+        if (t.due_us < lo || t.due_us > hi) {
+            print_error("due %llu not in [%llu, %llu]\n", (unsigned long long)t.due_us,
+                        (unsigned long long)lo, (unsigned long long)hi);
+            fail();
+        }
+        assert_int_equal(t.gap_us, t.due_us - 1000000);
+    }
+
+    /* Open: 1000/s over 10 terminals = 100/s each, a mean gap of 10 ms; the
+     * schedule does not move when completions come late. */
+    term_init(&t, 3, 1, 9, deck_spec_weights);
+    term_first(&t, &open, 0);
+    {
+        const int n = 50000;
+        uint64_t first = t.due_us, prev = t.due_us;
+        for (int i = 0; i < n; i++) {
+            term_next(&t, &open, prev + 1000000); /* every completion a second late */
+            assert_true(t.due_us >= prev);
+            prev = t.due_us;
+        }
+        {
+            double mean_gap = (double)(prev - first) / n;
+            if (fabs(mean_gap - 10000.0) > 4 * 10000.0 / sqrt(n)) {
+                print_error("mean arrival gap %.1f us, want 10000 +- %.1f\n", mean_gap,
+                            4 * 10000.0 / sqrt(n));
+                fail();
+            }
+        }
+    }
+}
+
+static void test_mean_cycle(void **state)
+{
+    struct deck d;
+
+    (void)state;
+    assert_int_equal(deck_init(&d, deck_spec_weights), 0);
+    /* (10 x 30 + 10 x 15 + 12 + 7 + 7) / 23 */
+    assert_true(fabs(term_mean_cycle_s(&d) - 476.0 / 23.0) < 1e-9);
+}
+
+static void test_sched_order(void **state)
+{
+    enum { N = 500 };
+    static struct terminal t[N];
+    struct sched s;
+    uint64_t now = clock_us(), got, prev = 0;
+    int stop = 0;
+
+    (void)state;
+    assert_int_equal(sched_init(&s, N), 0);
+    /* Due in a scrambled order, all in the past. */
+    for (int i = 0; i < N; i++) {
+        memset(&t[i], 0, sizeof(t[i]));
+        t[i].id = i;
+        t[i].due_us = now - 1000000 + (uint64_t)((i * 7919) % N) * 10;
+        sched_put(&s, &t[i]);
+    }
+    assert_int_equal(sched_count(&s), N);
+    for (int i = 0; i < N; i++) {
+        struct terminal *x = sched_take(&s, &stop, 1000, &got);
+        assert_non_null(x);
+        assert_true(x->due_us >= prev);
+        assert_int_equal(x->heap_pos, -1);
+        prev = x->due_us;
+    }
+    assert_int_equal(sched_count(&s), 0);
+    /* Not due yet: not given before its time. */
+    t[0].due_us = clock_us() + 30000;
+    sched_put(&s, &t[0]);
+    assert_null(sched_take(&s, &stop, 5000, &got));
+    {
+        struct terminal *x = sched_take(&s, &stop, 200000, &got);
+        assert_ptr_equal(x, &t[0]);
+        assert_true(got >= t[0].due_us);
+    }
+    /* A stop ends the wait. */
+    t[0].due_us = clock_us() + 10000000;
+    sched_put(&s, &t[0]);
+    stop = 1;
+    assert_null(sched_take(&s, &stop, 10000000, &got));
+    sched_close(&s);
+    stop = 0;
+    assert_null(sched_take(&s, &stop, 10000000, &got));
+    sched_release(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identity),   cmocka_unit_test(test_keying_think),
+        cmocka_unit_test(test_pacing),     cmocka_unit_test(test_mean_cycle),
+        cmocka_unit_test(test_sched_order),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
