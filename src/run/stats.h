@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "core/config.h"
-#include "run/hist.h"
+#include "core/hist.h"
 
 #define STATS_NSTATES 8 /* distinct SQLSTATEs kept per thread */
 

@@ -21,8 +21,8 @@
 #include <sys/types.h>
 
 #include "core/err.h"
-#include "run/hist.h"
-#include "tpcc/random.h"
+#include "core/hist.h"
+#include "core/rng.h"
 
 /* Limits of the numeric options. */
 #define IOB_MAX_BLOCK_BYTES  (UINT64_C(64) << 20) /* -b at most 64M */

@@ -25,7 +25,7 @@
 #include <sys/socket.h>
 
 #include "core/err.h"
-#include "run/hist.h"
+#include "core/hist.h"
 
 struct addrinfo;
 

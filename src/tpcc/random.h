@@ -1,10 +1,6 @@
 /*
- * random.h - the random numbers and strings of TPC-C clause 2 and 4.3.
- *
- * One struct rng per thread (no shared state, no locks): xoshiro256**,
- * seeded through splitmix64 so any 64-bit seed gives a good stream.  The
- * loader derives one stream per (table, warehouse, district) from the load
- * seed, so the same seed gives the same rows however the work is split.
+ * random.h - the random numbers and strings of TPC-C clause 2 and 4.3, on
+ * the streams of core/rng.h.
  */
 #ifndef TPCC_RANDOM_H
 #define TPCC_RANDOM_H
@@ -12,9 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct rng {
-    uint64_t s[4]; /* xoshiro256** state, never all zero */
-};
+#include "core/rng.h"
 
 /* The NURand constant C per field (TPC-C 2.1.6), shared by all terminals. */
 struct nurand_c {
@@ -22,15 +16,6 @@ struct nurand_c {
     int c_id;    /* A = 1023 */
     int ol_i_id; /* A = 8191 */
 };
-
-void rng_init(struct rng *r, uint64_t seed);
-/* Seed from a base seed and up to three stream identifiers. */
-void rng_init_stream(struct rng *r, uint64_t seed, uint64_t a, uint64_t b, uint64_t c);
-uint64_t rng_next(struct rng *r);
-/* Uniform integer in [lo, hi], both inclusive, unbiased. */
-int64_t rng_range(struct rng *r, int64_t lo, int64_t hi);
-/* Uniform double in [0, 1). */
-double rng_unit(struct rng *r);
 
 /* NURand(A, x, y) with constant c (TPC-C 2.1.6). */
 int64_t nurand(struct rng *r, int a, int64_t x, int64_t y, int c);

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "run/hist.h"
+#include "core/hist.h"
 
 #include <inttypes.h>
 #include <math.h>

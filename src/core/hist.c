@@ -13,7 +13,7 @@
  * hist_record() is the per-transaction path and must stay free of locks,
  * atomics, division and allocation.  Nothing here prints.
  */
-#include "run/hist.h"
+#include "core/hist.h"
 
 #include <math.h>
 #include <string.h>
