@@ -1,0 +1,317 @@
+/*
+ * monitor.c - what the monitor (the run's calling thread) does besides
+ * keeping time: merge the workers' published counts, the New-Order counts at
+ * the window's edges (bounded at the close), workers without a connection,
+ * the window-edge barrier, the per-second series and live line, and the
+ * bounded joins at the end.  See run_int.h.
+ */
+#include "run/run_int.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/signals.h"
+#include "tpcc/admin.h"
+#include "tpcc/deck.h"
+
+void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx)
+{
+    stats_init(out);
+    *in_tx = 0;
+    for (int i = 0; i < n; i++) {
+        struct vu *v = &vus[i];
+        unsigned ack = __atomic_load_n(&v->ack, __ATOMIC_ACQUIRE);
+        if (ack)
+            stats_merge(out, &v->snap[ack & 1]);
+        *in_tx += __atomic_load_n(&v->in_tx, __ATOMIC_RELAXED);
+    }
+}
+
+/* The counts at the window's opening, after pause_all(): a VU at the barrier
+ * or finished gives its own stats (exact); one that did not reach the
+ * barrier in time is still writing them and gives its last published
+ * snapshot instead.  Returns the number of those late VUs. */
+int collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out)
+{
+    int late = 0;
+
+    stats_init(out);
+    pthread_mutex_lock(&sh->lock);
+    for (int i = 0; i < n; i++) {
+        struct vu *v = &vus[i];
+        if (v->at_barrier || v->finished) {
+            stats_merge(out, &v->st);
+        } else {
+            unsigned ack = __atomic_load_n(&v->ack, __ATOMIC_ACQUIRE);
+            if (ack)
+                stats_merge(out, &v->snap[ack & 1]);
+            late++;
+        }
+    }
+    pthread_mutex_unlock(&sh->lock);
+    return late;
+}
+
+/* Ask every VU whose last request was served for a fresh snapshot. */
+void request_snapshots(struct vu *vus, int n)
+{
+    for (int i = 0; i < n; i++) {
+        struct vu *v = &vus[i];
+        unsigned req = v->req;
+        if (__atomic_load_n(&v->ack, __ATOMIC_ACQUIRE) == req)
+            __atomic_store_n(&v->req, req + 1, __ATOMIC_RELEASE);
+    }
+}
+
+double cpu_now_s(void)
+{
+    struct rusage ru;
+
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static int count_new_orders(struct db_conn *c, int64_t *out, struct err *e)
+{
+    int rc = db_exec(c, S_RUN_NEW_ORDERS, NULL, 0, e);
+
+    if (rc < 0)
+        return rc;
+    if (db_next(c) != 1)
+        return err_set(e, E_FAIL, "cannot read sum(d_next_o_id)");
+    *out = db_col_int(c, 0);
+    /* Never leave the monitor inside a transaction (a snapshot held open). */
+    return db_end_reads(c, e);
+}
+
+/* The count through the monitor's connection, reconnecting it after a lost
+ * connection (a server restart) for up to run.max_outage. */
+int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e)
+{
+    uint64_t deadline = clock_us() + (uint64_t)sh->cfg->run.max_outage_us, backoff_us = 50000;
+    int rc;
+
+    for (;;) {
+        if (*mc && (rc = count_new_orders(*mc, out, e)) != E_CONN)
+            return rc;
+        if (clock_us() >= deadline || sig_stop_requested())
+            return *mc ? E_CONN : err_prefix(e, "the monitor's connection is lost");
+        db_close(*mc);
+        *mc = NULL;
+        clock_sleep_us(backoff_us);
+        backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
+        if (db_connect(sh->o->ops, &sh->d, sh->o->args, mc, e) < 0)
+            *mc = NULL;
+    }
+}
+
+/* The count at the window's close, bounded in time: a server that does not
+ * answer (a frozen network) must not hold the run past its end. */
+struct count_job {
+    struct shared *sh;
+    struct db_conn **mc;
+    int64_t out;
+    int rc, done;
+    struct err e;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+};
+
+static void *count_job_main(void *arg)
+{
+    struct count_job *j = arg;
+    int64_t n = 0;
+    struct err e;
+    int rc;
+
+    err_clear(&e);
+    rc = count_new_orders(*j->mc, &n, &e);
+    pthread_mutex_lock(&j->lock);
+    j->out = n;
+    j->rc = rc;
+    j->e = e;
+    j->done = 1;
+    pthread_cond_signal(&j->cond);
+    pthread_mutex_unlock(&j->lock);
+    return NULL;
+}
+
+#define CLOSE_COUNT_WAIT_US 5000000
+/* 0 with *out, or <0 with e: E_FAIL "no answer within 5 s" when the server
+ * did not answer (the connection is then abandoned: *mc = NULL, the job
+ * keeps it and its memory until the process ends). */
+int monitor_count_bounded(struct shared *sh, struct db_conn **mc, int64_t *out,
+                                 struct err *e)
+{
+    struct count_job *j;
+    pthread_t th;
+    struct timespec ts;
+    int rc;
+
+    if (!*mc)
+        return monitor_count(sh, mc, out, e);
+    if (!(j = calloc(1, sizeof(*j))))
+        return err_set(e, E_FAIL, "out of memory");
+    j->sh = sh;
+    j->mc = mc;
+    pthread_mutex_init(&j->lock, NULL);
+    pthread_cond_init(&j->cond, NULL);
+    if (pthread_create(&th, NULL, count_job_main, j) != 0) {
+        free(j);
+        return monitor_count(sh, mc, out, e);
+    }
+    clock_deadline(&ts, CLOSE_COUNT_WAIT_US);
+    pthread_mutex_lock(&j->lock);
+    while (!j->done && pthread_cond_timedwait(&j->cond, &j->lock, &ts) == 0)
+        ;
+    if (!j->done) {
+        pthread_mutex_unlock(&j->lock);
+        pthread_detach(th);
+        *mc = NULL; /* the job owns it now: it may still be blocked in it */
+        return err_set(e, E_FAIL, "the database did not answer the New-Order count within %d s",
+                       CLOSE_COUNT_WAIT_US / 1000000);
+    }
+    pthread_mutex_unlock(&j->lock);
+    pthread_join(th, NULL);
+    rc = j->rc;
+    if (rc == 0)
+        *out = j->out;
+    else
+        *e = j->e;
+    pthread_mutex_destroy(&j->lock);
+    pthread_cond_destroy(&j->cond);
+    free(j);
+    /* A lost connection: the reconnecting count, as at the window's opening. */
+    return rc == E_CONN ? monitor_count(sh, mc, out, e) : rc;
+}
+
+/* VUs and workers without a connection now, and the longest such outage. */
+int count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
+                      uint64_t *longest_us)
+{
+    int down = 0;
+
+    *longest_us = 0;
+    for (int i = 0; i < n + nw; i++) {
+        struct vu *v = i < n ? &vus[i] : &workers[i - n];
+        uint64_t since = __atomic_load_n(&v->down_since_us, __ATOMIC_RELAXED);
+        if (since) {
+            down++;
+            if (now > since && now - since > *longest_us)
+                *longest_us = now - since;
+        }
+    }
+    return down;
+}
+
+
+/* Put every VU into the barrier and wait until all are idle, at most wait_us. */
+void pause_all(struct shared *sh, int nvu_running, uint64_t wait_us)
+{
+    uint64_t deadline = clock_us() + wait_us;
+
+    pthread_mutex_lock(&sh->lock);
+    sh->n_paused = 0;
+    __atomic_store_n(&sh->phase, PH_PAUSE, __ATOMIC_RELEASE);
+    while (sh->n_paused + __atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) < nvu_running &&
+           clock_us() < deadline && !sig_stop_requested()) {
+        struct timespec ts;
+        clock_deadline(&ts, 50000);
+        pthread_cond_timedwait(&sh->cond, &sh->lock, &ts);
+    }
+    pthread_mutex_unlock(&sh->lock);
+}
+
+
+void series_add(struct run_result *r, struct monitor *m, int second, char phase,
+                       int in_tx, int down, double interval_s)
+{
+    struct series_row *row;
+    struct hist all, svc;
+
+    if (r->n_series == m->n_cap) {
+        int cap = m->n_cap ? m->n_cap * 2 : 256;
+        struct series_row *ns = realloc(r->series, (size_t)cap * sizeof(*ns));
+        if (!ns)
+            return;
+        r->series = ns;
+        m->n_cap = cap;
+    }
+    stats_sub(&m->delta, &m->cur, &m->prev);
+    row = &r->series[r->n_series++];
+    memset(row, 0, sizeof(*row));
+    row->second = second;
+    row->phase = phase;
+    hist_init(&all);
+    hist_init(&svc);
+    for (int t = 0; t < TX_NTYPES; t++) {
+        row->tps[t] = (double)m->delta.tx[t].committed / interval_s;
+        hist_merge(&all, &m->delta.tx[t].lat);
+        hist_merge(&svc, &m->delta.tx[t].svc);
+    }
+    row->all_svc_p99_ms = (double)hist_percentile(&svc, 99) / 1000.0;
+    row->lag_p99_ms = (double)hist_percentile(&m->delta.lag, 99) / 1000.0;
+    row->no_p50_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 50) / 1000.0;
+    row->no_p90_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 90) / 1000.0;
+    row->no_p99_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 99) / 1000.0;
+    row->all_p99_ms = (double)hist_percentile(&all, 99) / 1000.0;
+    row->errors = stats_errors(&m->delta);
+    row->vus_in_tx = in_tx;
+    row->vus_down = down;
+    row->lost = m->delta.lost_connections;
+    m->prev = m->cur;
+}
+
+void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
+                      int total_s, int tty)
+{
+    double tps = 0;
+
+    for (int t = 0; t < TX_NTYPES; t++)
+        tps += row->tps[t];
+    fprintf(o->progress, "%s[%4ds/%ds %-7s] TPS %7.1f  NOTPM %8.0f  NO p90 %7.2f ms  errors %llu%s",
+            tty ? "\r" : "", elapsed_s, total_s,
+            row->phase == 'm' ? "measure" : row->phase == 's' ? "stop" : "warmup", tps,
+            row->tps[TX_NEW_ORDER] * 60, row->no_p90_ms, (unsigned long long)row->errors,
+            tty ? "   " : "\n");
+    fflush(o->progress);
+}
+
+/* Join the threads of vs, waiting at most wait_us; 1 when all are joined. */
+static int join_until(struct vu *vs, int n, uint64_t wait_us)
+{
+    struct timespec ts;
+    int all = 1;
+
+    clock_deadline(&ts, wait_us);
+    for (int i = 0; i < n; i++) {
+        if (!vs[i].started || vs[i].joined)
+            continue;
+        if (pthread_timedjoin_np(vs[i].thread, NULL, &ts) == 0)
+            vs[i].joined = 1;
+        else
+            all = 0;
+    }
+    return all;
+}
+
+/* Join at stop, bounded: in-flight work gets JOIN_GRACE_US to end, then the
+ * server is asked to cancel it and JOIN_CANCEL_US more.  0 when every thread
+ * ended; -1 when some are still blocked (in a connect, or a server that does
+ * not answer): they are left behind, and so is what they use. */
+int join_bounded(struct vu *vs, int n, int quick)
+{
+    /* Stopped while connecting: nothing in flight is worth waiting for. */
+    if (join_until(vs, n, quick ? JOIN_GRACE_US / 6 : JOIN_GRACE_US))
+        return 0;
+    for (int i = 0; i < n; i++)
+        if (vs[i].started && !vs[i].joined)
+            vu_cancel(&vs[i]);
+    return join_until(vs, n, quick ? JOIN_CANCEL_US / 4 : JOIN_CANCEL_US) ? 0 : -1;
+}

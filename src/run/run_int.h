@@ -1,0 +1,142 @@
+/*
+ * run_int.h - what the parts of a run share inside src/run/ (not for use
+ * outside it): the shared state, a worker (one thread, one connection), the
+ * deferred-delivery queue, and the functions driver.c (phases), worker.c
+ * (workers and delivery workers) and monitor.c (counts, series, window
+ * edges, joins) call in each other.
+ *
+ * Threads and what they share:
+ *  - each worker owns its connection and struct vu_stats; it publishes a
+ *    copy of its stats when the monitor asks (req/ack counters, one relaxed
+ *    load per transaction; two buffers so the monitor never reads the one
+ *    being written); terminals are taken from and put back into the
+ *    scheduler's timer queue (run/sched.h), one worker at a time each;
+ *  - deferred deliveries go through a bounded queue (a mutex: 4 % of the
+ *    transactions, never on the other four's path);
+ *  - phase changes go through one mutex + condition variable.
+ * The monitor (the calling thread) keeps time, takes the New-Order counts at
+ * the window edges while every worker is idle, and builds the series.  It
+ * reads a worker's own struct vu_stats only while that worker waits at the
+ * barrier (seen under the lock), after it finished, or after it was joined;
+ * otherwise only the published copies.
+ */
+#ifndef TPCC_RUN_INT_H
+#define TPCC_RUN_INT_H
+
+#include <pthread.h>
+#include <stdio.h>
+
+#include "db/dialect.h"
+#include "run/driver.h"
+#include "run/sched.h"
+#include "run/terminal.h"
+#include "tpcc/txn.h"
+
+enum { PH_CONNECT, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
+
+struct dl_item {
+    struct dl_input in;
+    uint64_t queued_us;      /* monotonic */
+    uint64_t queued_wall_us; /* for delivery.log */
+    int measured;            /* queued inside the measured window */
+};
+
+struct dlq {
+    pthread_mutex_t lock;
+    pthread_cond_t not_empty, not_full;
+    struct dl_item *ring;
+    int cap, head, n;
+    int closed; /* no more items will come */
+};
+
+struct shared {
+    const struct run_opts *o;
+    const struct config *cfg;
+    struct dialect d;
+    struct txn_ctx ctx;
+    int iso_stmt;
+    int mode;                /* enum run_mode, resolved (never auto) */
+    int phase;               /* PH_*, atomic */
+    int stopping;            /* atomic: 1 once the phase is PH_STOP (ends retries) */
+    pthread_mutex_t lock;    /* guards the counters below and phase changes */
+    pthread_cond_t cond;
+    int n_ready;             /* VUs connected (or failed) */
+    int n_failed;
+    int n_paused;
+    int n_finished;          /* atomic: VUs that ran their run.transactions */
+    int go;                  /* 1: connected VUs may start */
+    struct err conn_err;     /* first connect failure */
+    uint64_t t0_us;          /* start of ramp-up */
+    struct dlq q;
+    FILE *dlog;              /* delivery.log */
+    pthread_mutex_t dlog_lock;
+    struct terminal *terms;  /* the terminals (data, not threads) */
+    int n_terms;
+    struct sched sched;      /* the terminals not being served, by intended time */
+    struct term_pace pace;   /* how they offer load */
+    int n_retired;           /* atomic: terminals that ran their run.transactions */
+};
+
+struct vu {
+    struct shared *sh;
+    int id;
+    int worker;              /* 1: a deferred delivery worker */
+    pthread_t thread;
+    int started;             /* the thread was created */
+    int joined;              /* ... and has been joined */
+    pthread_mutex_t conn_lock; /* guards c against a cancel from the monitor */
+    struct db_conn *c;
+    uint64_t jitter;         /* state of the retry back-off's jitter */
+    uint64_t connect_us;
+    struct vu_stats st;      /* owned by the thread */
+    struct vu_stats snap[2]; /* published copies */
+    unsigned req, ack;       /* snapshot request/served, atomics */
+    int in_tx;               /* atomic: inside a transaction now */
+    uint64_t down_since_us;  /* atomic: when the connection was lost, 0 = connected */
+    int at_barrier;          /* under sh->lock: waiting in vu_pause_point(), st at rest */
+    int finished;            /* under sh->lock: ran its run.transactions, st final */
+};
+
+#define OPEN_WAIT_US 30000000 /* the window's opening may wait for the last transactions */
+#define CLOSE_WAIT_US 500000 /* its close may not: it closes on time (within 1 s) */
+
+struct monitor {
+    struct vu_stats prev, cur, delta;
+    int n_cap;
+    double in_tx_sum;
+    int in_tx_samples;
+};
+#define JOIN_GRACE_US 3000000
+#define JOIN_CANCEL_US 2000000
+
+/* worker.c */
+int phase_get(struct shared *sh);
+void phase_set(struct shared *sh, int ph);
+/* Serve a pending snapshot request. */
+void vu_publish(struct vu *v);
+int vu_connect(struct vu *v, struct err *e);
+/* Monitor: cancel what v is waiting for. */
+void vu_cancel(struct vu *v);
+/* A connection that could not get a thread counts as failed. */
+void thread_not_started(struct shared *sh, int rc);
+/* The thread of a worker serving terminals, and of a deferred-delivery worker. */
+void *vu_main(void *arg);
+void *worker_main(void *arg);
+
+/* monitor.c */
+void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx);
+int collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out);
+void request_snapshots(struct vu *vus, int n);
+double cpu_now_s(void);
+int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e);
+int monitor_count_bounded(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e);
+int count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
+               uint64_t *longest_us);
+void pause_all(struct shared *sh, int nvu_running, uint64_t wait_us);
+void series_add(struct run_result *r, struct monitor *m, int second, char phase, int in_tx,
+                int down, double interval_s);
+void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
+               int total_s, int tty);
+int join_bounded(struct vu *vs, int n, int quick);
+
+#endif

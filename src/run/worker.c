@@ -1,0 +1,503 @@
+/*
+ * worker.c - the workers: one thread and one connection each, serving
+ * whichever terminal is due (vu_main), and the deferred-delivery workers
+ * (worker_main); connecting, reconnecting after a lost connection, the
+ * window-edge barrier, the deferred-delivery queue and delivery.log.  See
+ * run_int.h for what is shared.
+ */
+#include "run/run_int.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "core/signals.h"
+#include "tpcc/admin.h"
+#include "tpcc/deck.h"
+
+int phase_get(struct shared *sh)
+{
+    return __atomic_load_n(&sh->phase, __ATOMIC_ACQUIRE);
+}
+
+void phase_set(struct shared *sh, int ph)
+{
+    if (ph == PH_STOP)
+        __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
+    pthread_mutex_lock(&sh->lock);
+    __atomic_store_n(&sh->phase, ph, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&sh->cond);
+    pthread_mutex_unlock(&sh->lock);
+    pthread_mutex_lock(&sh->q.lock);
+    pthread_cond_broadcast(&sh->q.not_full);
+    pthread_cond_broadcast(&sh->q.not_empty);
+    pthread_mutex_unlock(&sh->q.lock);
+}
+
+/* Serve a pending snapshot request: copy stats into the buffer the monitor is not reading. */
+void vu_publish(struct vu *v)
+{
+    /* Acquire: the monitor finished reading this buffer before asking again. */
+    unsigned req = __atomic_load_n(&v->req, __ATOMIC_ACQUIRE);
+
+    if (req == v->ack)
+        return;
+    memcpy(&v->snap[req & 1], &v->st, sizeof(v->st));
+    __atomic_store_n(&v->ack, req, __ATOMIC_RELEASE);
+}
+
+/* Set v's connection (the monitor may be cancelling through the old one). */
+static void vu_set_conn(struct vu *v, struct db_conn *c)
+{
+    struct db_conn *old;
+
+    pthread_mutex_lock(&v->conn_lock);
+    old = v->c;
+    v->c = c;
+    pthread_mutex_unlock(&v->conn_lock);
+    db_close(old);
+}
+
+int vu_connect(struct vu *v, struct err *e)
+{
+    struct shared *sh = v->sh;
+    struct db_conn *c = NULL;
+    int rc;
+
+    if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &c, e)) < 0)
+        return rc;
+    if ((rc = db_exec(c, sh->iso_stmt, NULL, 0, e)) < 0 || (rc = txn_prepare(c, sh->mode, e)) < 0) {
+        db_close(c);
+        return rc;
+    }
+    vu_set_conn(v, c);
+    return 0;
+}
+
+/* Monitor: cancel what v is waiting for (a stop that must not wait on it). */
+void vu_cancel(struct vu *v)
+{
+    pthread_mutex_lock(&v->conn_lock);
+    db_cancel(v->c);
+    pthread_mutex_unlock(&v->conn_lock);
+}
+
+static void vu_pause_point(struct vu *v);
+
+/* After a lost connection: reconnect with jittered, bounded back-off (50 ms
+ * doubling to 1 s) until it works or the run stops.  A VU waiting here is
+ * idle, so it takes part in the window-edge barrier; the monitor aborts the
+ * run when one waits longer than run.max_outage. */
+static void vu_reconnect(struct vu *v)
+{
+    struct shared *sh = v->sh;
+    uint64_t t0 = clock_us(), backoff_us = 50000, jitter = t0 ^ (uint64_t)(uintptr_t)v;
+    struct err e;
+
+    if (v->c)
+        v->st.lost_connections++;
+    vu_set_conn(v, NULL);
+    __atomic_store_n(&v->down_since_us, t0, __ATOMIC_RELAXED);
+    for (;;) {
+        /* Sleep backoff/2 .. backoff, in slices that see a stop or a barrier. */
+        uint64_t end = clock_us() + backoff_us / 2 + clock_jitter_us(&jitter, backoff_us / 2);
+        for (;;) {
+            int ph = phase_get(sh);
+            uint64_t now = clock_us();
+            if (ph == PH_STOP || now >= end)
+                break;
+            vu_publish(v);
+            if (ph == PH_PAUSE && !v->worker) {
+                vu_pause_point(v);
+                continue;
+            }
+            clock_sleep_us(end - now > 20000 ? 20000 : end - now);
+        }
+        if (phase_get(sh) == PH_STOP)
+            break;
+        if (vu_connect(v, &e) == 0) {
+            v->st.reconnects++;
+            break;
+        }
+        backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
+        vu_publish(v);
+    }
+    v->st.down_us += clock_us() - t0;
+    __atomic_store_n(&v->down_since_us, 0, __ATOMIC_RELAXED);
+}
+
+/* Run one transaction with retries of retryable failures (same input). */
+static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *out,
+                   int max_retries, int *retries, struct err *e)
+{
+    int rc;
+
+    *retries = 0;
+    if (!v->c)
+        return err_set(e, E_CONN, "not connected");
+    __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
+    {
+        uint64_t rt0 = v->c->n_roundtrips;
+        rc = txn_exec_retry(v->c, v->sh->mode, in, out, max_retries, &v->sh->stopping, retries,
+                            e);
+        /* Count on the same connection even after a failure (v->c stays). */
+        v->st.tx[in->type].roundtrips += v->c->n_roundtrips - rt0;
+    }
+    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+    return rc;
+}
+
+static void vu_record(struct vu *v, const struct txn_input *in, const struct txn_output *out,
+                      int rc, int retries, uint64_t lat_us, const struct err *e)
+{
+    struct vu_stats *s = &v->st;
+    struct tx_stats *t = &s->tx[in->type];
+
+    t->retries += (uint64_t)retries;
+    if (rc == 0) {
+        hist_record(&t->lat, lat_us);
+        t->in_tx_us += out->in_tx_us;
+        if (out->rolled_back)
+            t->rolled_back++;
+        else
+            t->committed++;
+        switch (in->type) {
+        case TX_NEW_ORDER:
+            s->no_orders++;
+            s->no_lines += (uint64_t)in->u.no.ol_cnt;
+            for (int i = 0; i < in->u.no.ol_cnt; i++)
+                s->no_remote_lines += in->u.no.items[i].supply_w_id != in->u.no.w_id;
+            if (!out->rolled_back) {
+                s->no_total_cents += (uint64_t)out->no_total_cents;
+                for (int i = 0; out->no_brand[i]; i++)
+                    s->no_brand_b += out->no_brand[i] == 'B';
+            }
+            break;
+        case TX_PAYMENT:
+            s->pay_total++;
+            s->pay_remote += in->u.pay.c_w_id != in->u.pay.w_id;
+            s->pay_by_name += (uint64_t)in->u.pay.by_name;
+            break;
+        case TX_ORDER_STATUS:
+            s->os_total++;
+            s->os_by_name += (uint64_t)in->u.os.by_name;
+            s->os_lines += (uint64_t)out->os.ol_cnt;
+            break;
+        case TX_DELIVERY:
+            s->dl_districts += 10;
+            s->dl_skipped += (uint64_t)out->n_skipped;
+            break;
+        default:
+            break;
+        }
+        return;
+    }
+    if (rc == E_RETRY)
+        t->err_retry++;
+    else if (rc == E_CONN)
+        t->err_conn++;
+    else
+        t->err_other++;
+    if (rc == E_CONN && out->commit_sent)
+        t->unknown++;
+    stats_sqlstate(s, e->sqlstate);
+}
+
+static void dlog_write(struct shared *sh, const struct dl_item *it, const struct txn_output *out,
+                       uint64_t done_wall_us)
+{
+    char line[512], qt[32], dt[32];
+    int n;
+
+    if (!sh->dlog)
+        return;
+    clock_format(qt, sizeof(qt), "%Y-%m-%dT%H:%M:%S", (int64_t)(it->queued_wall_us / 1000000));
+    clock_format(dt, sizeof(dt), "%Y-%m-%dT%H:%M:%S", (int64_t)(done_wall_us / 1000000));
+    n = snprintf(line, sizeof(line), "queued=%s.%06llu w_id=%d carrier=%d delivered=", qt,
+                 (unsigned long long)(it->queued_wall_us % 1000000), it->in.w_id,
+                 it->in.carrier_id);
+    for (int d = 0; d < 10 && n < (int)sizeof(line) - 40; d++)
+        n += snprintf(line + n, sizeof(line) - (size_t)n, "%s%d:%d", d ? "," : "", d + 1,
+                      out->delivered[d]);
+    snprintf(line + n, sizeof(line) - (size_t)n, " skipped=%d completed=%s.%06llu\n",
+             out->n_skipped, dt, (unsigned long long)(done_wall_us % 1000000));
+    pthread_mutex_lock(&sh->dlog_lock);
+    fputs(line, sh->dlog);
+    pthread_mutex_unlock(&sh->dlog_lock);
+}
+
+/* Queue a deferred delivery; waits (counted) while the queue is full. */
+static int dlq_push(struct vu *v, const struct dl_item *it)
+{
+    struct dlq *q = &v->sh->q;
+    uint64_t t0 = 0;
+
+    pthread_mutex_lock(&q->lock);
+    while (q->n == q->cap && phase_get(v->sh) != PH_STOP) {
+        if (!t0) {
+            t0 = clock_us();
+            v->st.dl_queue_full++;
+        }
+        pthread_cond_wait(&q->not_full, &q->lock);
+    }
+    if (q->n == q->cap) {
+        pthread_mutex_unlock(&q->lock);
+        return -1;
+    }
+    q->ring[(q->head + q->n) % q->cap] = *it;
+    q->n++;
+    pthread_cond_signal(&q->not_empty);
+    pthread_mutex_unlock(&q->lock);
+    if (t0)
+        v->st.dl_queue_wait_us += clock_us() - t0;
+    return 0;
+}
+
+static int dlq_pop(struct shared *sh, struct dl_item *it)
+{
+    struct dlq *q = &sh->q;
+
+    pthread_mutex_lock(&q->lock);
+    while (q->n == 0 && !q->closed)
+        pthread_cond_wait(&q->not_empty, &q->lock);
+    if (q->n == 0) {
+        pthread_mutex_unlock(&q->lock);
+        return -1;
+    }
+    *it = q->ring[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->n--;
+    pthread_cond_signal(&q->not_full);
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+}
+
+/* Wait for the start signal after connecting; 0 = go, -1 = abandon. */
+static int vu_wait_go(struct vu *v, int connected)
+{
+    struct shared *sh = v->sh;
+    int go;
+
+    pthread_mutex_lock(&sh->lock);
+    sh->n_ready++;
+    if (!connected)
+        sh->n_failed++;
+    pthread_cond_broadcast(&sh->cond);
+    while (!sh->go && phase_get(sh) != PH_STOP)
+        pthread_cond_wait(&sh->cond, &sh->lock);
+    go = sh->go && connected;
+    pthread_mutex_unlock(&sh->lock);
+    return go ? 0 : -1;
+}
+
+/* A thread that could not be created counts as a failed connection, so the
+ * connect phase still ends (it waits for every thread to say it is ready). */
+void thread_not_started(struct shared *sh, int rc)
+{
+    char eb[128];
+
+    pthread_mutex_lock(&sh->lock);
+    sh->n_ready++;
+    sh->n_failed++;
+    if (sh->conn_err.code == E_OK)
+        err_set(&sh->conn_err, E_FAIL, "cannot start a thread: %s", err_errno(rc, eb, sizeof(eb)));
+    pthread_mutex_unlock(&sh->lock);
+}
+
+void *worker_main(void *arg)
+{
+    struct vu *v = arg;
+    struct shared *sh = v->sh;
+    struct dl_item it;
+    struct txn_input in;
+    struct txn_output out;
+    struct err e;
+
+    err_clear(&e);
+    if (vu_wait_go(v, vu_connect(v, &e) == 0) < 0)
+        return NULL;
+    while (dlq_pop(sh, &it) == 0) {
+        int rc, retries;
+        memset(&out, 0, sizeof(out));
+        in.type = TX_DELIVERY;
+        in.u.dl = it.in;
+        {
+            /* The workers' own round trips, of the measured deliveries only (their
+             * stats are not a difference of snapshots as the VUs' are). */
+            uint64_t rt = v->st.tx[TX_DELIVERY].roundtrips;
+            rc = vu_exec(v, &in, &out, sh->cfg->run.max_retries, &retries, &e);
+            if (!it.measured)
+                v->st.tx[TX_DELIVERY].roundtrips = rt;
+        }
+        if (it.measured)
+            vu_record(v, &in, &out, rc, retries, clock_us() - it.queued_us, &e);
+        if (rc == 0)
+            dlog_write(sh, &it, &out, clock_wall_us());
+        if (rc == E_CONN)
+            vu_reconnect(v);
+    }
+    return NULL;
+}
+
+/* The window-edge barrier: wait here, idle, while the monitor reads the
+ * counts (v->st: the monitor sees at_barrier under the lock, and the VU
+ * leaves only once the phase has changed). */
+static void vu_pause_point(struct vu *v)
+{
+    struct shared *sh = v->sh;
+
+    pthread_mutex_lock(&sh->lock);
+    sh->n_paused++;
+    v->at_barrier = 1;
+    pthread_cond_broadcast(&sh->cond);
+    while (phase_get(sh) == PH_PAUSE)
+        pthread_cond_wait(&sh->cond, &sh->lock);
+    v->at_barrier = 0;
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* The back-off before retry k (1-based) of a retryable failure: random in
+ * 0 .. 2^(k-1) x 250 us, capped at 16 ms, so colliding terminals part. */
+static uint64_t retry_backoff_us(struct vu *v, int k)
+{
+    uint64_t cap_us = 250u << (k - 1 < 6 ? k - 1 : 6);
+
+    return clock_jitter_us(&v->jitter, cap_us);
+}
+
+/* A terminal's transaction ended at end_us: deal its next one and put it
+ * back, or retire it after its run.transactions. */
+static void term_done(struct vu *v, struct terminal *t, uint64_t end_us)
+{
+    struct shared *sh = v->sh;
+
+    t->n_done++;
+    if (sh->cfg->run.transactions && t->n_done >= sh->cfg->run.transactions) {
+        __atomic_add_fetch(&sh->n_retired, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    term_next(t, &sh->pace, end_us);
+    sched_put(&sh->sched, t);
+}
+
+/*
+ * A worker: one connection, serving whichever terminal is due.  Each pass
+ * takes the terminal due first from the scheduler (the lag: how late), runs
+ * its transaction once, records response time (from the terminal's
+ * intended submit time) and service time (from the send), and puts the
+ * terminal back with its next time.  A retryable failure puts the terminal
+ * back with the time of its retry (same input) and the worker serves
+ * others meanwhile; a lost connection loses that transaction, the terminal
+ * moves on, and only this worker reconnects.
+ */
+void *vu_main(void *arg)
+{
+    struct vu *v = arg;
+    struct shared *sh = v->sh;
+    const struct config *cfg = sh->cfg;
+    struct txn_output out;
+    struct err e;
+    uint64_t t0 = clock_us();
+    int connected;
+
+    err_clear(&e);
+    v->jitter = t0 ^ ((uint64_t)(uintptr_t)v << 16) ^ (uint64_t)v->id;
+    connected = vu_connect(v, &e) == 0;
+    v->connect_us = clock_us() - t0;
+    if (!connected) {
+        pthread_mutex_lock(&sh->lock);
+        if (sh->conn_err.code == E_OK)
+            sh->conn_err = e;
+        pthread_mutex_unlock(&sh->lock);
+    }
+    if (vu_wait_go(v, connected) < 0)
+        return NULL;
+    for (;;) {
+        int ph = phase_get(sh), rc, measured;
+        uint64_t start, end, now;
+        struct terminal *t;
+
+        vu_publish(v);
+        if (ph == PH_STOP)
+            break;
+        if (ph == PH_PAUSE) {
+            vu_pause_point(v);
+            continue;
+        }
+        t = sched_take(&sh->sched, &sh->stopping, 20000, &now);
+        if (!t) {
+            if (__atomic_load_n(&sh->n_retired, __ATOMIC_ACQUIRE) == sh->n_terms) {
+                /* Every terminal ran its run.transactions: this worker is done. */
+                vu_publish(v);
+                pthread_mutex_lock(&sh->lock);
+                v->finished = 1;
+                __atomic_add_fetch(&sh->n_finished, 1, __ATOMIC_RELEASE);
+                pthread_cond_broadcast(&sh->cond);
+                pthread_mutex_unlock(&sh->lock);
+                break;
+            }
+            continue;
+        }
+        if (phase_get(sh) == PH_PAUSE) {
+            /* Taken just as the barrier went up: give it back untouched. */
+            sched_put(&sh->sched, t);
+            continue;
+        }
+        measured = phase_get(sh) == PH_MEASURE;
+        if (t->retries == 0) {
+            uint64_t lag = now > t->due_us ? now - t->due_us : 0;
+            hist_record(&v->st.lag, lag);
+            /* Waited for a connection longer than the think + keying it was given. */
+            if (sh->pace.load == TERM_THINK && t->gap_us && lag > t->gap_us)
+                v->st.waits_over_think++;
+        }
+        if (!t->has_input) {
+            txn_gen(&t->rng, &sh->ctx, t->type, t->w_id, t->d_id, &t->in);
+            t->has_input = 1;
+        }
+        memset(&out, 0, sizeof(out));
+        start = clock_us();
+        if (t->in.type == TX_DELIVERY && !cfg->run.delivery_inline) {
+            /* Deferred: the response time ends when the request is queued. */
+            struct dl_item it = { .in = t->in.u.dl, .queued_us = start,
+                                  .queued_wall_us = clock_wall_us(), .measured = measured };
+            rc = dlq_push(v, &it) == 0 ? 0 : err_set(&e, E_FAIL, "delivery queue closed");
+            end = clock_us();
+            if (rc == 0) {
+                /* Deliveries are counted when queued; districts by the workers. */
+                hist_record(&v->st.tx[TX_DELIVERY].lat, end - t->intended_us);
+                hist_record(&v->st.tx[TX_DELIVERY].svc, end - start);
+                v->st.tx[TX_DELIVERY].committed++;
+            }
+        } else {
+            int retries = 0;
+            /* One attempt: a retry goes back through the scheduler. */
+            rc = vu_exec(v, &t->in, &out, 0, &retries, &e);
+            end = clock_us();
+            if (rc == E_RETRY && t->retries < cfg->run.max_retries &&
+                !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED)) {
+                /* Back off in the scheduler, not on this connection. */
+                t->retries++;
+                v->st.tx[t->in.type].retries++;
+                t->due_us = end + retry_backoff_us(v, t->retries);
+                sched_put(&sh->sched, t);
+                continue;
+            }
+            vu_record(v, &t->in, &out, rc, t->retries, end - t->intended_us, &e);
+            if (rc == 0)
+                hist_record(&v->st.tx[t->in.type].svc, end - start);
+            if (rc == 0 && t->in.type == TX_STOCK_LEVEL)
+                t->n_stock_level++;
+        }
+        term_done(v, t, end);
+        if (rc == E_CONN)
+            vu_reconnect(v);
+    }
+    return NULL;
+}
+
+/* Merge the published snapshots of every VU into out; count VUs inside a transaction. */
