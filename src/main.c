@@ -32,6 +32,7 @@ static const struct subcommand subcommands[] = {
     { "netbench", cmd_netbench, "network bench: round trips and throughput (tbnetbench)" },
     { "proxy", cmd_proxy, "TCP proxy adding a one-way delay in each direction" },
     { "sweep", cmd_sweep, "the same workload at several RTTs through the delay proxy" },
+    { "study", cmd_study, "a tuning study: steps of settings, repeats, significance" },
     { NULL, NULL, NULL },
 };
 

@@ -203,3 +203,48 @@ WHERE (source <> 'default'
                    'track_io_timing', 'io_method', 'io_workers'))
   AND name NOT IN ('data_directory', 'config_file', 'hba_file', 'ident_file', 'application_name')
 ORDER BY name;
+
+-- name: study_setting
+-- A server setting a study sets (src/study/pgset.c): does it exist, how it may be
+-- changed (context: postmaster means a restart), and what it takes.
+SELECT name, setting, coalesce(unit, ''), vartype, context, coalesce(min_val, ''),
+       coalesce(max_val, ''), coalesce(array_to_string(enumvals, ','), '')
+FROM pg_settings WHERE name = $1;
+
+-- name: study_try
+-- Check a value by setting it for this transaction only (the caller rolls back):
+-- for the settings a session may change (context user or superuser).
+SELECT set_config($1, $2, true);
+
+-- name: study_alter_set
+-- The text of ALTER SYSTEM SET, which takes no parameters: the name quoted as an
+-- identifier and the value as a literal, by the server.
+SELECT format('ALTER SYSTEM SET %I = %L', $1::text, $2::text);
+
+-- name: study_alter_reset
+SELECT format('ALTER SYSTEM RESET %I', $1::text);
+
+-- name: study_reload
+SELECT pg_reload_conf(), extract(epoch FROM pg_conf_load_time())::text;
+
+-- name: study_conf_time
+-- When this backend last read the configuration, and what a reload left waiting
+-- for a restart.
+SELECT extract(epoch FROM pg_conf_load_time())::text,
+       coalesce((SELECT string_agg(name, ',' ORDER BY name) FROM pg_settings
+                 WHERE pending_restart), '');
+
+-- name: study_db
+-- This database's name, the server's version number, and whether the template exists.
+SELECT current_database(), current_setting('server_version_num')::int,
+       (SELECT count(*) FROM pg_database WHERE datname = $1);
+
+-- name: study_drop_db
+SELECT format('DROP DATABASE IF EXISTS %I WITH (FORCE)', $1::text);
+
+-- name: study_create_db
+-- CREATE DATABASE ... TEMPLATE ...; STRATEGY FILE_COPY from PostgreSQL 15 on
+-- (a checkpoint and a copy of the files, not the WAL-logged copy block by block).
+SELECT CASE WHEN current_setting('server_version_num')::int >= 150000
+            THEN format('CREATE DATABASE %I TEMPLATE %I STRATEGY FILE_COPY', $1::text, $2::text)
+            ELSE format('CREATE DATABASE %I TEMPLATE %I', $1::text, $2::text) END;

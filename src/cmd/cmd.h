@@ -96,6 +96,7 @@ int cmd_iobench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_study(int argc, char **argv);
 
 /* One run (or bench step) with its own record; the record's folder goes to
  * dir_out when given.  Returns the exit code. */

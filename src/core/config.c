@@ -635,25 +635,15 @@ static int password_error(const char *where, const char *name, struct err *e)
 
 /* ---- the node tree ---- */
 
-enum node_kind { N_SCALAR, N_MAP, N_SEQ };
-
-struct node {
-    enum node_kind kind;
-    int plain;                 /* scalar written without quotes */
-    int line, col;             /* 1-based position of the node's first character */
-    char *text;                /* scalar: the value, NUL-terminated (may hold NULs too) */
-    size_t len;                /* scalar: length of text in bytes */
-    struct node *first, *last; /* mapping: key, value, key, value...; sequence: items */
-    struct node *next;         /* next sibling */
-};
+/* The tree is struct cfg_node (config.h): the study file is read with it too. */
 
 /* State of one load: the text, the tree being built, where errors go. */
 struct loader {
     const char *name;                  /* file name for messages */
     const char *text;                  /* the whole input */
     size_t len;                        /* its length in bytes */
-    struct node *root;                 /* the document's top node, NULL until seen */
-    struct node *stack[CFG_MAX_DEPTH]; /* open mappings and sequences */
+    struct cfg_node *root;                 /* the document's top node, NULL until seen */
+    struct cfg_node *stack[CFG_MAX_DEPTH]; /* open mappings and sequences */
     int depth;                         /* entries used in stack */
     int nnodes;                        /* nodes built so far */
     int ndocs;                         /* documents seen */
@@ -661,10 +651,10 @@ struct loader {
     struct err *e;
 };
 
-static void node_free(struct node *n)
+static void node_free(struct cfg_node *n)
 {
     while (n) {
-        struct node *next = n->next;
+        struct cfg_node *next = n->next;
         node_free(n->first);
         free(n->text);
         free(n);
@@ -673,7 +663,7 @@ static void node_free(struct node *n)
 }
 
 /* "t.yaml:3:5" for messages about node n. */
-static const char *where_node(const struct loader *ld, const struct node *n, char *buf, size_t size)
+static const char *where_node(const struct loader *ld, const struct cfg_node *n, char *buf, size_t size)
 {
     snprintf(buf, size, "%s:%d:%d", ld->name, n->line, n->col);
     return buf;
@@ -723,8 +713,8 @@ static int tag_error(struct loader *ld, const yaml_event_t *ev, int line, int co
 static int on_event(struct loader *ld, const yaml_event_t *ev)
 {
     int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
-    enum node_kind kind;
-    struct node *n;
+    enum cfg_node_kind kind;
+    struct cfg_node *n;
 
     switch (ev->type) {
     case YAML_DOCUMENT_START_EVENT:
@@ -754,13 +744,13 @@ static int on_event(struct loader *ld, const yaml_event_t *ev)
         ld->depth--;
         return 0;
     case YAML_SCALAR_EVENT:
-        kind = N_SCALAR;
+        kind = CFG_SCALAR;
         break;
     case YAML_MAPPING_START_EVENT:
-        kind = N_MAP;
+        kind = CFG_MAP;
         break;
     case YAML_SEQUENCE_START_EVENT:
-        kind = N_SEQ;
+        kind = CFG_SEQ;
         break;
     default:
         return 0;
@@ -771,7 +761,7 @@ static int on_event(struct loader *ld, const yaml_event_t *ev)
                        "%s:%d:%d: the config holds more than %d keys and values; is this the "
                        "right file?",
                        ld->name, line, col, CFG_MAX_NODES);
-    if (kind != N_SCALAR && ld->depth == CFG_MAX_DEPTH)
+    if (kind != CFG_SCALAR && ld->depth == CFG_MAX_DEPTH)
         return err_set(ld->e, E_USAGE, "%s:%d:%d: the config nests deeper than %d levels", ld->name,
                        line, col, CFG_MAX_DEPTH);
 
@@ -781,7 +771,7 @@ static int on_event(struct loader *ld, const yaml_event_t *ev)
     n->kind = kind;
     n->line = line;
     n->col = col;
-    if (kind == N_SCALAR) {
+    if (kind == CFG_SCALAR) {
         n->len = ev->data.scalar.length;
         n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
         n->text = malloc(n->len + 1);
@@ -797,14 +787,14 @@ static int on_event(struct loader *ld, const yaml_event_t *ev)
     if (ld->depth == 0) {
         ld->root = n;
     } else {
-        struct node *parent = ld->stack[ld->depth - 1];
+        struct cfg_node *parent = ld->stack[ld->depth - 1];
         if (parent->last)
             parent->last->next = n;
         else
             parent->first = n;
         parent->last = n;
     }
-    if (kind != N_SCALAR)
+    if (kind != CFG_SCALAR)
         ld->stack[ld->depth++] = n;
     return 0;
 }
@@ -1016,41 +1006,41 @@ static int build_tree(struct loader *ld)
 
 /* ---- mapping the tree onto the config ---- */
 
-static int is_empty(const struct node *n)
+static int is_empty(const struct cfg_node *n)
 {
-    return n->kind == N_SCALAR && n->plain && n->len == 0;
+    return n->kind == CFG_SCALAR && n->plain && n->len == 0;
 }
 
 /* "a mapping", "a sequence" or the quoted scalar, for "(got ...)". */
-static const char *node_got(const struct node *n, char *buf, size_t size)
+static const char *node_got(const struct cfg_node *n, char *buf, size_t size)
 {
-    if (n->kind == N_MAP)
+    if (n->kind == CFG_MAP)
         return "a mapping";
-    if (n->kind == N_SEQ)
+    if (n->kind == CFG_SEQ)
         return "a sequence";
     return quote(n->text, n->len, buf, size);
 }
 
-static int walk_map(struct loader *ld, const struct node *map, const char *section);
+static int walk_map(struct loader *ld, const struct cfg_node *map, const char *section);
 
 /* Value of the section or K_MIX key path: must be a mapping (or nothing at all). */
 static int walk_section(struct loader *ld, const struct key *k, const char *path,
-                        const struct node *val)
+                        const struct cfg_node *val)
 {
     char where[CFG_STR + 32], what[320], got[QUOTE_MAX * 4 + 8];
     int rc, sum;
 
-    if (val->kind != N_MAP && !is_empty(val))
+    if (val->kind != CFG_MAP && !is_empty(val))
         return err_set(ld->e, E_USAGE, "%s: '%s' must be %s (got %s)",
                        where_node(ld, val, where, sizeof(where)), path,
                        describe(k, path, what, sizeof(what)), node_got(val, got, sizeof(got)));
     if (!k || k->type != K_MIX)
-        return val->kind == N_MAP ? walk_map(ld, val, path) : 0;
+        return val->kind == CFG_MAP ? walk_map(ld, val, path) : 0;
 
     /* A mix in the file replaces the whole mix: a type it leaves out gets 0. */
     memset(field(ld->c, k), 0, sizeof(ld->c->run.mix));
     ld->c->run.mix_set = 1;
-    if (val->kind == N_MAP && (rc = walk_map(ld, val, path)) != 0)
+    if (val->kind == CFG_MAP && (rc = walk_map(ld, val, path)) != 0)
         return rc;
     sum = mix_sum(field(ld->c, k));
     if (sum != 100)
@@ -1081,18 +1071,18 @@ static int unknown_key(const char *where, const char *path, const char *section,
 }
 
 /* Apply every key: value of map, whose dotted name is section ("" = top). */
-static int walk_map(struct loader *ld, const struct node *map, const char *section)
+static int walk_map(struct loader *ld, const struct cfg_node *map, const char *section)
 {
     char where[CFG_STR + 32], path[320], what[320], got[QUOTE_MAX * 4 + 8];
 
-    for (const struct node *key = map->first; key; key = key->next->next) {
-        const struct node *val = key->next, *prev;
+    for (const struct cfg_node *key = map->first; key; key = key->next->next) {
+        const struct cfg_node *val = key->next, *prev;
         const struct key *k;
         char q[QUOTE_MAX * 4 + 8];
         int rc;
 
         where_node(ld, key, where, sizeof(where));
-        if (key->kind != N_SCALAR)
+        if (key->kind != CFG_SCALAR)
             return err_set(ld->e, E_USAGE,
                            "%s: keys must be plain names such as 'duration' (got %s)", where,
                            node_got(key, got, sizeof(got)));
@@ -1110,7 +1100,7 @@ static int walk_map(struct loader *ld, const struct node *map, const char *secti
             return unknown_key(where, path, section, ld->e);
 
         for (prev = map->first; prev != key; prev = prev->next->next) {
-            if (prev->kind == N_SCALAR && prev->len == key->len &&
+            if (prev->kind == CFG_SCALAR && prev->len == key->len &&
                 memcmp(prev->text, key->text, key->len) == 0)
                 return err_set(ld->e, E_USAGE, "%s: duplicate key '%s' (first at line %d:%d)",
                                where, path, prev->line, prev->col);
@@ -1119,7 +1109,7 @@ static int walk_map(struct loader *ld, const struct node *map, const char *secti
         where_node(ld, val, where, sizeof(where));
         if (!k || k->type == K_MIX)
             rc = walk_section(ld, k, path, val);
-        else if (val->kind != N_SCALAR)
+        else if (val->kind != CFG_SCALAR)
             rc = err_set(ld->e, E_USAGE, "%s: '%s' must be %s (got %s)", where, path,
                          describe(k, NULL, what, sizeof(what)), node_got(val, got, sizeof(got)));
         else
@@ -1152,7 +1142,7 @@ int cfg_load_string(struct config *c, const char *name, const char *text, size_t
     if (rc == 0 && (!ld.root || is_empty(ld.root)))
         rc = err_set(e, E_USAGE, "%s: the config file is empty (expected a mapping with %s)", name,
                      section_keys("", list, sizeof(list)));
-    if (rc == 0 && ld.root->kind != N_MAP)
+    if (rc == 0 && ld.root->kind != CFG_MAP)
         rc = err_set(e, E_USAGE, "%s: the config file must be a mapping with %s (got %s)",
                      where_node(&ld, ld.root, where, sizeof(where)),
                      section_keys("", list, sizeof(list)), node_got(ld.root, got, sizeof(got)));
@@ -1167,35 +1157,88 @@ int cfg_load_string(struct config *c, const char *name, const char *text, size_t
     return 0;
 }
 
-int cfg_load(struct config *c, const char *path, struct err *e)
+/* Read the file at path (what: "config" or "study") into *buf (heap, one byte past the
+ * size limit at most, so that a caller can refuse the size) and *len. */
+static int read_file(const char *path, const char *what, char **buf, size_t *len, struct err *e)
 {
-    char msg[128], *buf;
-    size_t len = 0;
+    char msg[128];
     FILE *f;
-    int rc;
 
     f = fopen(path, "rb");
     if (!f)
-        return err_set(e, E_USAGE, "%s: cannot open config file: %s", path,
+        return err_set(e, E_USAGE, "%s: cannot open %s file: %s", path, what,
                        err_errno(errno, msg, sizeof(msg)));
-    buf = malloc(CFG_MAX_FILE_SIZE + 1);
-    if (!buf) {
+    *buf = malloc(CFG_MAX_FILE_SIZE + 1);
+    if (!*buf) {
         fclose(f);
         return oom(e);
     }
-    len = fread(buf, 1, CFG_MAX_FILE_SIZE + 1, f);
+    *len = fread(*buf, 1, CFG_MAX_FILE_SIZE + 1, f);
     if (ferror(f)) {
         int saved = errno;
-        free(buf);
+        free(*buf);
+        *buf = NULL;
         fclose(f);
-        return err_set(e, E_USAGE, "%s: cannot read config file: %s", path,
+        return err_set(e, E_USAGE, "%s: cannot read %s file: %s", path, what,
                        err_errno(saved, msg, sizeof(msg)));
     }
     fclose(f);
+    return 0;
+}
+
+int cfg_load(struct config *c, const char *path, struct err *e)
+{
+    char *buf;
+    size_t len = 0;
+    int rc;
+
+    if ((rc = read_file(path, "config", &buf, &len, e)) < 0)
+        return rc;
     /* One byte past the limit is enough for cfg_load_string() to refuse the size. */
     rc = cfg_load_string(c, path, buf, len, e);
     free(buf);
     return rc;
+}
+
+int cfg_tree_load(const char *path, struct cfg_node **root, struct err *e)
+{
+    struct loader ld;
+    char *buf;
+    size_t len = 0;
+    int rc;
+
+    *root = NULL;
+    if ((rc = read_file(path, "study", &buf, &len, e)) < 0)
+        return rc;
+    memset(&ld, 0, sizeof(ld));
+    ld.name = path;
+    ld.text = buf;
+    ld.len = len;
+    ld.e = e;
+    if (len > CFG_MAX_FILE_SIZE)
+        rc = err_set(e, E_USAGE, "%s: the file is larger than %d bytes; is this the right file?",
+                     path, CFG_MAX_FILE_SIZE);
+    else
+        rc = build_tree(&ld);
+    free(buf);
+    if (rc != 0) {
+        node_free(ld.root);
+        return rc;
+    }
+    *root = ld.root;
+    return 0;
+}
+
+void cfg_tree_free(struct cfg_node *n)
+{
+    node_free(n);
+}
+
+int cfg_key_known(const char *key)
+{
+    const struct key *k = key_find(key, strlen(key));
+
+    return k != NULL && k->type != K_MIX;
 }
 
 /* ---- command-line overrides and cross-checks ---- */

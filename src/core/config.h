@@ -10,6 +10,7 @@
 #ifndef TPCC_CONFIG_H
 #define TPCC_CONFIG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -105,6 +106,31 @@ struct config {
         char change[CFG_STR]; /* change note */
     } results;
 };
+
+/*
+ * The YAML tree the loader builds (and the study file is read with): every
+ * node remembers its 1-based line and column.  Aliases, tags, several
+ * documents, files over CFG_MAX_FILE_SIZE and deep or huge trees are
+ * refused with "name:line:col: ..." (E_USAGE), as for the config.
+ */
+enum cfg_node_kind { CFG_SCALAR, CFG_MAP, CFG_SEQ };
+
+struct cfg_node {
+    enum cfg_node_kind kind;
+    int plain;                     /* scalar written without quotes */
+    int line, col;                 /* 1-based position of the node's first character */
+    char *text;                    /* scalar: the value, NUL-terminated (may hold NULs too) */
+    size_t len;                    /* scalar: length of text in bytes */
+    struct cfg_node *first, *last; /* mapping: key, value, key, value...; sequence: items */
+    struct cfg_node *next;         /* next sibling */
+};
+
+/* Read the YAML file at path into *root (NULL for an empty file); free with cfg_tree_free. */
+int cfg_tree_load(const char *path, struct cfg_node **root, struct err *e);
+void cfg_tree_free(struct cfg_node *n);
+
+/* 1 when key ("run.duration") is a key of the config (not a section), else 0. */
+int cfg_key_known(const char *key);
 
 /* Fill c with the built-in defaults (managed PostgreSQL, 1 warehouse, ...). */
 void cfg_defaults(struct config *c);
