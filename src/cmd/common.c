@@ -259,6 +259,8 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     s->args.conninfo = s->conninfo;
     s->args.dsn = cfg->database.dsn;
     s->args.app_name = "tpccbench";
+    s->args.statements = cfg->run.statements == RUN_STMT_UNNAMED ? DB_STMT_UNNAMED
+                                                                  : DB_STMT_PREPARED;
     return session_dialect(s, e);
 }
 
