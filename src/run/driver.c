@@ -64,6 +64,10 @@ struct shared {
     int n_finished;          /* atomic: VUs that ran their run.transactions */
     int go;                  /* 1: connected VUs may start */
     struct err conn_err;     /* first connect failure */
+    int fatal;               /* atomic: 1 once a VU met a usage error (fatal_err) */
+    struct err fatal_err;    /* under lock: the first one, e.g. a pooler and prepared statements */
+    unsigned mon_reconnects; /* monitor thread only: its connection was replaced this often */
+    char backend_sql[512];   /* admin statement backend_id (a copy: VUs read it) */
     uint64_t t0_us;          /* start of ramp-up */
     struct dlq q;
     FILE *dlog;              /* delivery.log */
@@ -84,6 +88,7 @@ struct vu {
     int n_wh, wh_next;
     int sl_d;                /* fixed Stock-Level district */
     uint64_t connect_us;
+    int64_t backend;         /* server process at the first connect, -1 = unknown */
     struct vu_stats st;      /* owned by the thread */
     struct vu_stats snap[2]; /* published copies */
     unsigned req, ack;       /* snapshot request/served, atomics */
@@ -135,6 +140,21 @@ static void vu_set_conn(struct vu *v, struct db_conn *c)
     v->c = c;
     pthread_mutex_unlock(&v->conn_lock);
     db_close(old);
+}
+
+/* Which server process serves c now (admin statement backend_id), or -1
+ * when the dialect cannot tell or the query failed. */
+static int64_t backend_of(struct db_conn *c, const char *sql)
+{
+    struct err e;
+    int64_t id = -1;
+
+    if (!c || !sql[0])
+        return -1;
+    if (db_query(c, sql, NULL, 0, &e) == 0 && db_next(c) == 1 && !db_col_isnull(c, 0))
+        id = db_col_int(c, 0);
+    db_end_reads(c, &e);
+    return id;
 }
 
 static int vu_connect(struct vu *v, struct err *e)
@@ -203,6 +223,22 @@ static void vu_reconnect(struct vu *v)
     }
     v->st.down_us += clock_us() - t0;
     __atomic_store_n(&v->down_since_us, 0, __ATOMIC_RELAXED);
+}
+
+/* A usage error in the middle of the run (E_USAGE: the connection cannot
+ * work as configured, e.g. prepared statements through a pooler in
+ * transaction mode): no transaction would succeed, so the run stops and
+ * the command exits 2 with this message.  The VU ends after calling this. */
+static void vu_fatal(struct vu *v, const struct err *e)
+{
+    struct shared *sh = v->sh;
+
+    pthread_mutex_lock(&sh->lock);
+    if (!sh->fatal)
+        sh->fatal_err = *e;
+    __atomic_store_n(&sh->fatal, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&sh->cond);
+    pthread_mutex_unlock(&sh->lock);
 }
 
 /* Run one transaction with retries of retryable failures (same input). */
@@ -385,9 +421,12 @@ static void *worker_main(void *arg)
     struct txn_input in;
     struct txn_output out;
     struct err e;
+    int connected;
 
     err_clear(&e);
-    if (vu_wait_go(v, vu_connect(v, &e) == 0) < 0)
+    connected = vu_connect(v, &e) == 0;
+    v->backend = connected ? backend_of(v->c, sh->backend_sql) : -1;
+    if (vu_wait_go(v, connected) < 0)
         return NULL;
     while (dlq_pop(sh, &it) == 0) {
         int rc, retries;
@@ -395,6 +434,10 @@ static void *worker_main(void *arg)
         in.type = TX_DELIVERY;
         in.u.dl = it.in;
         rc = vu_exec(v, &in, &out, &retries, &e);
+        if (rc == E_USAGE) {
+            vu_fatal(v, &e);
+            break;
+        }
         if (it.measured)
             vu_record(v, &in, &out, rc, retries, clock_us() - it.queued_us, &e);
         if (rc == 0)
@@ -459,6 +502,8 @@ static void *vu_main(void *arg)
     err_clear(&e);
     connected = vu_connect(v, &e) == 0;
     v->connect_us = clock_us() - t0;
+    /* One query at connect, not on the transaction path: see backends_shared(). */
+    v->backend = connected ? backend_of(v->c, sh->backend_sql) : -1;
     if (!connected) {
         pthread_mutex_lock(&sh->lock);
         if (sh->conn_err.code == E_OK)
@@ -505,6 +550,10 @@ static void *vu_main(void *arg)
         } else {
             rc = vu_exec(v, &in, &out, &retries, &e);
             lat = clock_us() - start;
+            if (rc == E_USAGE) {
+                vu_fatal(v, &e);
+                break;
+            }
             vu_record(v, &in, &out, rc, retries, lat, &e);
         }
         if (rc == E_CONN)
@@ -614,6 +663,7 @@ static int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, s
             return *mc ? E_CONN : err_prefix(e, "the monitor's connection is lost");
         db_close(*mc);
         *mc = NULL;
+        sh->mon_reconnects++;
         clock_sleep_us(backoff_us);
         backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
         if (db_connect(sh->o->ops, &sh->d, sh->o->args, mc, e) < 0)
@@ -647,6 +697,39 @@ static int cmp_u64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/*
+ * Right after the connect phase, while every connection is open: how many
+ * distinct server processes the VUs', the workers' and the monitor's
+ * connections reported at connect.  Directly (or through a pooler in
+ * session mode) each open connection has a process of its own; fewer
+ * processes than connections means something in between shares them, as
+ * a pooler in transaction mode does with a pool smaller than our
+ * connections.  Sets r->backend_connections (connections that answered)
+ * and r->backend_distinct.
+ */
+static void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t mon,
+                            struct run_result *r)
+{
+    uint64_t *ids = calloc((size_t)(n + nw + 1), sizeof(*ids));
+    int k = 0;
+
+    if (!ids)
+        return;
+    for (int i = 0; i < n + nw; i++) {
+        int64_t b = i < n ? vus[i].backend : workers[i - n].backend;
+        if (b >= 0)
+            ids[k++] = (uint64_t)b;
+    }
+    if (mon >= 0)
+        ids[k++] = (uint64_t)mon;
+    qsort(ids, (size_t)k, sizeof(*ids), cmp_u64);
+    r->backend_connections = k;
+    r->backend_distinct = 0;
+    for (int i = 0; i < k; i++)
+        r->backend_distinct += i == 0 || ids[i] != ids[i - 1];
+    free(ids);
+}
+
 /* Put every VU into the barrier and wait until all are idle (bounded). */
 static void pause_all(struct shared *sh, int nvu_running)
 {
@@ -656,7 +739,8 @@ static void pause_all(struct shared *sh, int nvu_running)
     sh->n_paused = 0;
     __atomic_store_n(&sh->phase, PH_PAUSE, __ATOMIC_RELEASE);
     while (sh->n_paused + __atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) < nvu_running &&
-           clock_us() < deadline && !sig_stop_requested()) {
+           clock_us() < deadline && !sig_stop_requested() &&
+           !__atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
         struct timespec ts;
         clock_deadline(&ts, 50000);
         pthread_cond_timedwait(&sh->cond, &sh->lock, &ts);
@@ -669,7 +753,35 @@ struct monitor {
     int n_cap;
     double in_tx_sum;
     int in_tx_samples;
+    int64_t backend;          /* server process of the last sample, -1 = none yet */
+    unsigned backend_epoch;   /* sh->mon_reconnects when it was taken */
 };
+
+/*
+ * Once a second: which server process serves the monitor's connection
+ * (admin statement backend_id, an unnamed query).  Directly, or through a
+ * pooler in session mode, it never changes on one connection; a pooler in
+ * transaction mode hands the connection's transactions to whichever server
+ * connection is free, so it changes.  A new connection (after a lost one)
+ * starts a new baseline, so a server restart is not mistaken for a pooler.
+ * One round trip a second on the monitor's connection, none on a VU's.
+ */
+static void backend_sample(struct shared *sh, struct db_conn *mc, struct monitor *m,
+                           struct run_result *r)
+{
+    int64_t id = backend_of(mc, sh->backend_sql);
+
+    if (id < 0) {
+        m->backend = -1; /* lost, or a dialect that cannot tell */
+        return;
+    }
+    if (m->backend >= 0 && m->backend_epoch == sh->mon_reconnects) {
+        r->backend_samples++;
+        r->backend_changes += id != m->backend;
+    }
+    m->backend = id;
+    m->backend_epoch = sh->mon_reconnects;
+}
 
 static void series_add(struct run_result *r, struct monitor *m, int second, char phase,
                        int in_tx, int down, double interval_s)
@@ -801,6 +913,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     if ((rc = txn_dialect_load(&sh->d, o->dialect, e)) < 0 ||
         (rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
         goto out;
+    if (strlen(ad.sql[A_BACKEND_ID]) < sizeof(sh->backend_sql))
+        snprintf(sh->backend_sql, sizeof(sh->backend_sql), "%s", ad.sql[A_BACKEND_ID]);
     /* The monitor's own connection: load facts, RTT probe, New-Order counts. */
     if ((rc = db_connect(o->ops, &sh->d, o->args, &mc, e)) < 0)
         goto out;
@@ -860,6 +974,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     vus = calloc((size_t)nvu, sizeof(*vus));
     workers = nw ? calloc((size_t)nw, sizeof(*workers)) : NULL;
     m = calloc(1, sizeof(*m));
+    if (m)
+        m->backend = -1;
     base = calloc(1, sizeof(*base));
     conn_us = calloc((size_t)nvu, sizeof(*conn_us));
     if (!sh->q.ring || !vus || (nw && !workers) || !m || !base || !conn_us) {
@@ -935,6 +1051,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         }
         goto join;
     }
+    backends_shared(vus, nvu, workers, nw, backend_of(mc, sh->backend_sql), r);
     r->connect_ms = calloc((size_t)nvu, sizeof(double));
     for (int i = 0; i < nvu; i++) {
         conn_us[i] = vus[i].connect_us;
@@ -1013,6 +1130,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 break;
             if (__atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) == nvu)
                 break; /* every VU ran its run.transactions */
+            if (__atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
+                pthread_mutex_lock(&sh->lock);
+                *e = sh->fatal_err;
+                pthread_mutex_unlock(&sh->lock);
+                rc = e->code;
+                break;
+            }
             if (now >= next_tick) {
                 int in_tx, down;
                 uint64_t longest_us;
@@ -1039,6 +1163,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 if (o->progress && r->n_series &&
                     (tty || sec % 10 == 0))
                     live_line(o, &r->series[r->n_series - 1], sec, total_s, tty);
+                backend_sample(sh, mc, m, r);
                 last_tick = next_tick;
                 next_tick += 1000000;
                 continue;
@@ -1057,6 +1182,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     join:
         if (join_bounded(vus, nvu, !sh->go) < 0)
             stuck = 1;
+        /* A usage error met after the monitor's last look. */
+        if (rc == 0 && __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
+            pthread_mutex_lock(&sh->lock);
+            *e = sh->fatal_err;
+            pthread_mutex_unlock(&sh->lock);
+            rc = e->code;
+        }
         t_end = clock_us();
         if (t_meas) {
             struct vu_stats *fin = calloc(1, sizeof(*fin));

@@ -157,6 +157,24 @@ static json_t *outage_json(const struct config *cfg, const struct run_result *r,
                      "max_outage_s", (double)cfg->run.max_outage_us / 1e6);
 }
 
+/* Whether a pooler showed itself: open connections sharing server
+ * processes, or the monitor's connection changing process (driver.c). */
+static int pooler_seen(const struct run_result *r)
+{
+    return r->backend_distinct < r->backend_connections || r->backend_changes > 0;
+}
+
+/* A pooler between us and the server: what the user said (database.pooler)
+ * and what the run saw. */
+static json_t *pooler_json(const struct config *cfg, const struct run_result *r)
+{
+    return json_pack("{s:o, s:b, s:i, s:i, s:i, s:i}", "declared",
+                     cfg->database.pooler[0] ? json_string(cfg->database.pooler) : json_null(),
+                     "seen", pooler_seen(r), "connections", r->backend_connections,
+                     "server_processes", r->backend_distinct, "monitor_samples",
+                     r->backend_samples, "monitor_changes", r->backend_changes);
+}
+
 json_t *figures_json(const struct config *cfg, const struct run_result *r,
                      const struct figures *f)
 {
@@ -235,6 +253,8 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         (json_int_t)r->seed, "reconnects", (json_int_t)m->reconnects, "isolation",
         cfg->run.isolation, "mode", run_mode_name(r->mode));
     json_object_set_new(run, "outage", outage_json(cfg, r, f));
+    json_object_set_new(run, "statements", json_string(run_statements_name(cfg->run.statements)));
+    json_object_set_new(run, "pooler", pooler_json(cfg, r));
     return run;
 }
 
@@ -243,11 +263,20 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
 {
     const struct vu_stats *m = &r->measured;
 
-    fprintf(out, "\nrun: %s, %d warehouse%s, %d VUs, %.1f s measured, mode %s, %s, isolation %s\n",
+    fprintf(out,
+            "\nrun: %s, %d warehouse%s, %d VUs, %.1f s measured, mode %s, statements %s, %s, "
+            "isolation %s\n",
             r->status, r->warehouses, r->warehouses == 1 ? "" : "s", r->virtual_users,
-            r->measured_s, run_mode_name(r->mode),
+            r->measured_s, run_mode_name(r->mode), run_statements_name(cfg->run.statements),
             cfg->run.delivery_inline ? "inline delivery (deviation)" : "deferred delivery",
             cfg->run.isolation);
+    if (pooler_seen(r) || cfg->database.pooler[0])
+        fprintf(out, "  pooler: %s%s%s (%d connections on %d server processes at the start; the "
+                     "monitor's connection changed server process in %d of %d samples)\n",
+                pooler_seen(r) ? "seen" : "not seen",
+                cfg->database.pooler[0] ? ", database.pooler says " : "", cfg->database.pooler,
+                r->backend_connections, r->backend_distinct, r->backend_changes,
+                r->backend_samples);
     fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s)\n", f->notpm,
             f->notpm_db, f->counts_agree ? ", agrees" : ", DIFFERS");
     if (m->lost_connections + r->delivery.lost_connections)

@@ -18,6 +18,7 @@ enum admin_stmt {
     A_STEP_INSERT, /* a committed load step (load --resume) */
     A_STEPS_GET,
     A_META_GET,
+    A_BACKEND_ID, /* which server process serves the connection (pooler detection) */
     A_NSTMTS
 };
 
