@@ -165,7 +165,10 @@ static int vu_connect(struct vu *v, struct err *e)
 
     if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &c, e)) < 0)
         return rc;
-    if ((rc = db_exec(c, sh->iso_stmt, NULL, 0, e)) < 0 || (rc = txn_prepare(c, sh->mode, e)) < 0) {
+    /* Without autocommit (ODBC) the SET opened a transaction: end it, so an
+     * idle VU holds no server connection of a pooler in transaction mode. */
+    if ((rc = db_exec(c, sh->iso_stmt, NULL, 0, e)) < 0 || (rc = txn_prepare(c, sh->mode, e)) < 0 ||
+        (rc = db_end_reads(c, e)) < 0) {
         db_close(c);
         return rc;
     }
