@@ -78,6 +78,26 @@ static json_t *mix_warnings(const struct config *cfg)
     return w;
 }
 
+/* The isolation level is a session setting (SET SESSION CHARACTERISTICS
+ * when a VU connects); a pooler in transaction mode does not carry it from
+ * one transaction to the next, so a level other than the server's usual
+ * default is not assured there.  Warn, and say so in the record. */
+static void pooler_warning(const struct config *cfg, const struct run_result *r, json_t *w)
+{
+    int declared = cfg->database.pooler[0] && strcmp(cfg->database.pooler, "none") != 0;
+    char msg[CFG_STR + 256];
+
+    if (strcmp(cfg->run.isolation, "read committed") == 0 || !(declared || figures_pooler_seen(r)))
+        return;
+    snprintf(msg, sizeof(msg),
+             "isolation %s is set per session when a VU connects; a pooler in transaction mode "
+             "does not keep it: set default_transaction_isolation on the server, or use the "
+             "pooler's session mode",
+             cfg->run.isolation);
+    fprintf(stderr, "warning: %s\n", msg);
+    json_array_append_new(w, json_string(msg));
+}
+
 /* Run the workload through session s; fills rec's "run" and writes series.csv. */
 static int run_with_session(struct session *s, json_t *rec, const char *dir, int *valid,
                             struct err *e)
@@ -94,6 +114,7 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
         return err_set(e, E_FAIL, "out of memory");
     json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
     rc = run_run(&o, r, e);
+    pooler_warning(s->cfg, r, json_object_get(rec, "warnings"));
     figures_compute(s->cfg, r, &f);
     json_object_set_new(rec, "run", figures_json(s->cfg, r, &f));
     json_object_set_new(rec, "dbms", json_pack("{s:s, s:s}", "name", r->server_name,

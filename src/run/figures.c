@@ -157,9 +157,7 @@ static json_t *outage_json(const struct config *cfg, const struct run_result *r,
                      "max_outage_s", (double)cfg->run.max_outage_us / 1e6);
 }
 
-/* Whether a pooler showed itself: open connections sharing server
- * processes, or the monitor's connection changing process (driver.c). */
-static int pooler_seen(const struct run_result *r)
+int figures_pooler_seen(const struct run_result *r)
 {
     return r->backend_distinct < r->backend_connections || r->backend_changes > 0;
 }
@@ -170,7 +168,7 @@ static json_t *pooler_json(const struct config *cfg, const struct run_result *r)
 {
     return json_pack("{s:o, s:b, s:i, s:i, s:i, s:i}", "declared",
                      cfg->database.pooler[0] ? json_string(cfg->database.pooler) : json_null(),
-                     "seen", pooler_seen(r), "connections", r->backend_connections,
+                     "seen", figures_pooler_seen(r), "connections", r->backend_connections,
                      "server_processes", r->backend_distinct, "monitor_samples",
                      r->backend_samples, "monitor_changes", r->backend_changes);
 }
@@ -270,10 +268,10 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
             r->measured_s, run_mode_name(r->mode), run_statements_name(cfg->run.statements),
             cfg->run.delivery_inline ? "inline delivery (deviation)" : "deferred delivery",
             cfg->run.isolation);
-    if (pooler_seen(r) || cfg->database.pooler[0])
+    if (figures_pooler_seen(r) || cfg->database.pooler[0])
         fprintf(out, "  pooler: %s%s%s (%d connections on %d server processes at the start; the "
                      "monitor's connection changed server process in %d of %d samples)\n",
-                pooler_seen(r) ? "seen" : "not seen",
+                figures_pooler_seen(r) ? "seen" : "not seen",
                 cfg->database.pooler[0] ? ", database.pooler says " : "", cfg->database.pooler,
                 r->backend_connections, r->backend_distinct, r->backend_changes,
                 r->backend_samples);

@@ -9,12 +9,14 @@
 # in client, pipeline and procedure mode, its New-Order count equals the
 # database's, conditions 1-4 hold, and the record says unnamed and that a
 # pooler was seen (6 connections on at most 2 server processes).  Session
-# mode with prepared statements works and no pooler is seen.  prepared and
-# unnamed are the same benchmark: one VU, a fixed seed and a fixed number of
-# transactions leave identical table checksums (date columns left out), the
-# unnamed one run through the transaction pooler.  ("simple" is refused by
-# the config; 0005-cli-errors.sh has that.)  Prints TAP; PgBouncer, the
-# server and the temp files go on exit, pass or fail.  About 90 s.
+# mode with prepared statements works and no pooler is seen (at isolation
+# repeatable read, with the warning that a transaction pooler would not keep
+# that session setting).  prepared and unnamed are the same benchmark: one
+# VU, a fixed seed and a fixed number of transactions leave identical table
+# checksums (date columns left out), the unnamed one run through the
+# transaction pooler.  ("simple" is refused by the config; 0005-cli-errors.sh
+# has that.)  Prints TAP; PgBouncer, the server and the temp files go on
+# exit, pass or fail.  About 90 s.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -131,8 +133,11 @@ if ! pgb_start session 10 2>"$tmp/pgb.err"; then
 fi
 pass "PgBouncer in session mode on 127.0.0.1:$PGB_TEST_PORT"
 pooled pgbouncer
-run sess "$bin" run -c "$tmp/pgb.yaml" --mode client --vus 4 --warmup 1s --duration 5s --label sess
+run sess "$bin" run -c "$tmp/pgb.yaml" --mode client --vus 4 --warmup 1s --duration 5s \
+    --isolation "repeatable read" --label sess
 is "$rc" 0 "session pooler, prepared: the run completes" || explain
+like "$err" "*warning: isolation repeatable read is set per session*pooler in transaction mode does not keep it*" \
+    "a declared pooler and an isolation other than read committed: a warning" || explain
 like "$out" "*pooler: not seen, database.pooler says pgbouncer (6 connections on 6 server processes*" \
     "session pooler: the summary says what the user declared and that none was seen" || explain
 jcheck "$(rec sess)/run.json" '
@@ -142,6 +147,7 @@ check(run["statements"] == "prepared", "session: the record says prepared", run[
 check(run["notpm_counts_agree"] and run["new_orders_client"] == run["new_orders_db"] and run["new_orders_client"] > 0, "session: client NOTPM equals the database count", run["new_orders_client"], run["new_orders_db"])
 check(p["declared"] == "pgbouncer" and rec["config"]["database"]["pooler"] == "pgbouncer", "session: the record keeps database.pooler", p)
 check(p["seen"] is False and p["connections"] == 6 and p["server_processes"] == 6, "session: no pooler seen, one server process per connection", p)
+check(any("isolation repeatable read is set per session" in w for w in rec["warnings"]), "session: the record keeps the isolation warning", rec["warnings"])
 '
 pgb_stop
 
