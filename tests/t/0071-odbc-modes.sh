@@ -2,7 +2,8 @@
 # 0071-odbc-modes.sh - client and procedure mode are the same benchmark on
 # MariaDB through ODBC too: one VU, a fixed run seed, inline delivery and 300
 # transactions leave identical table checksums (date columns left out) in both
-# modes, and each run's New-Order count equals the database's.  Prints TAP;
+# modes and in client mode with run.statements unnamed, and each run's
+# New-Order count equals the database's.  Prints TAP;
 # the server and the temp directory are removed on exit, pass or fail.
 set -u
 
@@ -53,10 +54,14 @@ json() {
 # group_concat must hold a whole table's hashes.
 maria_sql "SET GLOBAL group_concat_max_len = 1073741824" >/dev/null 2>&1
 n_tx=300
-for mode in client procedure; do
+# "unnamed": client mode with run.statements unnamed (SQLExecDirect, nothing prepared).
+for mode in client procedure unnamed; do
+    how="--mode $mode"
+    [ "$mode" = unnamed ] && how="--mode client --statements unnamed"
     "$bin" load -c "$tmp/m.yaml" --warehouses 1 --drop --label "load-$mode" >"$tmp/load.out" 2>&1
     ok $? "$mode: load W=1 through Connector/ODBC" || diag "$(tail -5 "$tmp/load.out")"
-    "$bin" run -c "$tmp/m.yaml" --mode "$mode" --vus 1 --seed 42 --transactions "$n_tx" \
+    # shellcheck disable=SC2086
+    "$bin" run -c "$tmp/m.yaml" $how --vus 1 --seed 42 --transactions "$n_tx" \
         --warmup 0s --duration 120s --delivery inline --label "run-$mode" >"$tmp/run.out" 2>&1
     ok $? "$mode: $n_tx transactions with one VU" || diag "$(tail -5 "$tmp/run.out")"
     rec=$(ls -d "$tmp"/results/*-run-"$mode")/run.json
@@ -69,4 +74,8 @@ for mode in client procedure; do
 done
 differ=$(diff "$tmp/sum.client" "$tmp/sum.procedure")
 is "$differ" "" "procedure mode leaves MariaDB exactly as client mode does" || diag "$differ"
+differ=$(diff "$tmp/sum.client" "$tmp/sum.unnamed")
+is "$differ" "" "unnamed statements leave MariaDB exactly as prepared ones do" || diag "$differ"
+is "$(json "$(ls -d "$tmp"/results/*-run-unnamed)/run.json" "r['run']['statements']")" "unnamed" \
+    "unnamed: the record says so"
 done_testing
