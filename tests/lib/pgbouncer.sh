@@ -104,7 +104,9 @@ EOF
             sleep 0.1
             _i=$((_i + 1))
         done
-        [ -s "$PGB_TEST_DIR/pgbouncer.pid" ] && kill "$(cat "$PGB_TEST_DIR/pgbouncer.pid")" 2>/dev/null
+        if [ -s "$PGB_TEST_DIR/pgbouncer.pid" ]; then
+            kill "$(cat "$PGB_TEST_DIR/pgbouncer.pid")" 2>/dev/null || true
+        fi
         _try=$((_try + 1))
         if ! grep -q 'Address already in use' "$PGB_TEST_DIR/pgbouncer.log" \
             "$PGB_TEST_DIR/stdout.log" 2>/dev/null || [ $_try -ge 20 ]; then
@@ -121,14 +123,15 @@ EOF
 
 pgb_stop() {
     [ -n "$pgb__dir" ] || return 0
+    # Each step may find the process gone already: no failure (set -e callers).
     if [ -n "$pgb__pid" ]; then
-        kill "$pgb__pid" 2>/dev/null
+        kill "$pgb__pid" 2>/dev/null || true
         _i=0
         while kill -0 "$pgb__pid" 2>/dev/null && [ $_i -lt 50 ]; do
             sleep 0.1
             _i=$((_i + 1))
         done
-        kill -9 "$pgb__pid" 2>/dev/null
+        kill -9 "$pgb__pid" 2>/dev/null || true
     fi
     rm -rf "$pgb__dir"
     pgb__dir=
