@@ -206,6 +206,11 @@ SELECT step, warehouses, seed, n_rows, load_epoch FROM tpcc_load_step;
 -- name: meta_get
 SELECT warehouses, seed, c_last, c_id, ol_i_id FROM tpcc_meta FETCH FIRST 1 ROW ONLY;
 
+-- name: backend_id
+-- The server session serving this connection: standard SQL cannot ask, so no
+-- row, and a pooler is never detected (database.pooler can say so).
+SELECT CAST(NULL AS INTEGER) FROM information_schema.tables WHERE 1 = 0;
+
 -- name: fp_server
 -- The environment fingerprint (src/results/fingerprint.c): server address,
 -- process id, full version string, data directory.  Standard SQL has no way

@@ -178,6 +178,11 @@ SELECT step, warehouses, seed, n_rows, load_epoch FROM tpcc_load_step;
 -- name: meta_get
 SELECT warehouses, seed, c_last, c_id, ol_i_id FROM tpcc_meta LIMIT 1;
 
+-- name: backend_id
+-- The server thread serving this connection now (see postgresql/admin.sql):
+-- a proxy that multiplexes connections shows itself when it changes.
+SELECT CONNECTION_ID();
+
 -- name: fp_server
 -- The environment fingerprint (src/results/fingerprint.c): the address of the
 -- server on this connection (NULL over a Unix socket), a server process id,

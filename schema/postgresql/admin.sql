@@ -176,6 +176,12 @@ SELECT step, warehouses, seed, n_rows, load_epoch FROM tpcc_load_step;
 -- name: meta_get
 SELECT warehouses, seed, c_last, c_id, ol_i_id FROM tpcc_meta LIMIT 1;
 
+-- name: backend_id
+-- The server process (backend) serving this connection now.  The monitor
+-- samples it each second: a pooler in transaction mode shows itself by
+-- handing one client connection different backends over time.
+SELECT pg_backend_pid();
+
 -- name: fp_server
 -- The environment fingerprint (src/results/fingerprint.c): the server's address
 -- on this connection (NULL over a Unix socket), this backend's pid, the full

@@ -280,21 +280,24 @@ JOIN stock s ON s.s_w_id = d.d_w_id AND s.s_i_id = ol.ol_i_id
 WHERE d.d_w_id = $1 AND d.d_id = $2 AND s.s_quantity < $3;
 
 -- name: proc_new_order
--- Returns total_cents and brand_generic (one 'B' or 'G' per line).
-SELECT * FROM tpcc_new_order($1, $2, $3, $4, $5, $6::int[], $7::int[], $8::int[]);
+-- Returns total_cents and brand_generic (one 'B' or 'G' per line).  The casts
+-- name each argument's type: a driver that binds integers as bigint
+-- (psqlODBC's SQLExecDirect, run.statements unnamed) finds the functions too.
+SELECT * FROM tpcc_new_order($1::int, $2::int, $3::int, $4::int, $5::int, $6::int[], $7::int[],
+                             $8::int[]);
 
 -- name: proc_payment
-SELECT tpcc_payment($1, $2, $3, $4, $5, $6, $7);
+SELECT tpcc_payment($1::int, $2::int, $3::int, $4::int, $5::int, $6::text, $7::numeric);
 
 -- name: proc_order_status
 -- One row per order line, the columns of os_all_by_id.
-SELECT * FROM tpcc_order_status($1, $2, $3, $4);
+SELECT * FROM tpcc_order_status($1::int, $2::int, $3::int, $4::text);
 
 -- name: proc_delivery
-SELECT tpcc_delivery($1, $2);
+SELECT tpcc_delivery($1::int, $2::int);
 
 -- name: proc_stock_level
-SELECT tpcc_stock_level($1, $2, $3);
+SELECT tpcc_stock_level($1::int, $2::int, $3::int);
 
 -- name: run_new_orders
 -- The database's own count of committed New-Orders: sum(d_next_o_id).

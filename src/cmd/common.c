@@ -284,6 +284,8 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     s->args.dsn = cfg->database.dsn;
     s->args.app_name = "tpccbench";
     s->args.null_service_us = cfg->database.null_service_us;
+    s->args.statements = cfg->run.statements == RUN_STMT_UNNAMED ? DB_STMT_UNNAMED
+                                                                  : DB_STMT_PREPARED;
     return session_dialect(s, e);
 }
 

@@ -32,6 +32,7 @@ static const struct cmd_opt run_opts[] = {
     { "mix", 0, 1, "run.mix", "NO,P,OS,D,SL percent, sum 100 (default: the 23-card deck)" },
     { "seed", 0, 1, "run.seed", "run RNG seed (default: from the clock)" },
     { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
+    { "statements", 0, 1, "run.statements", "prepared | unnamed (unnamed: through a pooler)" },
     { "transactions", 0, 1, "run.transactions", "per terminal: stop after N transactions" },
     { "max-outage", 0, 1, "run.max_outage", "abort when the database is gone this long (60s)" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
@@ -54,6 +55,7 @@ static const struct cmd_opt bench_opts[] = {
     { "jobs", 'j', 1, "load.jobs", "parallel loader connections (default 2)" },
     { "seed", 0, 1, "load.seed", "data seed (default 1)" },
     { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
+    { "statements", 0, 1, "run.statements", "prepared | unnamed (unnamed: through a pooler)" },
     { "max-outage", 0, 1, "run.max_outage", "abort when the database is gone this long (60s)" },
     { "no-load", 0, 0, NULL, "use the data already loaded (no load step)" },
     { "iobench", 0, 1, NULL, "first measure the data directory's disk: \"-i ALL -s 256M\"" },
@@ -91,6 +93,26 @@ static json_t *mix_warnings(const struct config *cfg)
     return w;
 }
 
+/* The isolation level is a session setting (SET SESSION CHARACTERISTICS
+ * when a VU connects); a pooler in transaction mode does not carry it from
+ * one transaction to the next, so a level other than the server's usual
+ * default is not assured there.  Warn, and say so in the record. */
+static void pooler_warning(const struct config *cfg, const struct run_result *r, json_t *w)
+{
+    int declared = cfg->database.pooler[0] && strcmp(cfg->database.pooler, "none") != 0;
+    char msg[CFG_STR + 256];
+
+    if (strcmp(cfg->run.isolation, "read committed") == 0 || !(declared || figures_pooler_seen(r)))
+        return;
+    snprintf(msg, sizeof(msg),
+             "isolation %s is set per session when a VU connects; a pooler in transaction mode "
+             "does not keep it: set default_transaction_isolation on the server, or use the "
+             "pooler's session mode",
+             cfg->run.isolation);
+    fprintf(stderr, "warning: %s\n", msg);
+    json_array_append_new(w, json_string(msg));
+}
+
 /* Run the workload through session s; fills rec's "run" and writes series.csv. */
 static int run_with_session(struct session *s, json_t *rec, const char *dir, int *valid,
                             struct err *e)
@@ -107,6 +129,7 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
         return err_set(e, E_FAIL, "out of memory");
     json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
     rc = run_run(&o, r, e);
+    pooler_warning(s->cfg, r, json_object_get(rec, "warnings"));
     figures_compute(s->cfg, r, &f);
     /* A run that failed before its measured window opened measured nothing: no figures. */
     if (r->window_opened)

@@ -60,11 +60,13 @@ enum key_type {
     K_REAL        /* double in [min, max] millionths ("0.01"; a rate may end in "/s") */
 };
 
-/* One accepted spelling of an enumerated value. */
+/* One accepted spelling of an enumerated value.  A K_CHOICE_INT word with
+ * a negative value is known but refused: store then says why and what to
+ * write instead (the message names the key and quotes the word). */
 struct choice {
     const char *word;  /* what the user writes (compared case-insensitively) */
-    const char *store; /* K_CHOICE_STR: what is stored */
-    int value;         /* K_CHOICE_INT: what is stored */
+    const char *store; /* K_CHOICE_STR: what is stored; K_CHOICE_INT refused: why */
+    int value;         /* K_CHOICE_INT: what is stored (< 0: refused) */
     int alias;         /* 1: accepted but not listed in messages */
 };
 
@@ -96,6 +98,35 @@ static const struct choice mode_choices[] = {
     { "client",          NULL,              RUN_MODE_CLIENT,    0 },
     { "pipeline",        NULL,              RUN_MODE_PIPELINE,  0 },
     { "procedure",       NULL,              RUN_MODE_PROCEDURE, 0 },
+    { NULL,              NULL,              0, 0 },
+};
+
+/* "simple" is pgbench's -M simple: the simple query protocol carries no
+ * parameters, so every value would have to be spliced into the SQL text,
+ * which tpccbench never does (ARCHITECTURE.md, Secrets). */
+static const struct choice statements_choices[] = {
+    { "prepared",        NULL,              RUN_STMT_PREPARED,  0 },
+    { "unnamed",         NULL,              RUN_STMT_UNNAMED,   0 },
+    { "simple",          "is not offered: the simple query protocol takes no bound parameters, "
+                         "so every value would be spliced into the SQL text, which tpccbench "
+                         "never does; use unnamed (bound parameters, nothing kept on the server "
+                         "between transactions: works through a pooler in transaction mode)",
+                                            -1,                 1 },
+    { NULL,              NULL,              0, 0 },
+};
+
+/* Recorded, not acted on: a pooler the user says is in between. */
+static const struct choice pooler_choices[] = {
+    { "none",            "none",            0, 0 },
+    { "pgbouncer",       "pgbouncer",       0, 0 },
+    { "pgpool",          "pgpool",          0, 0 },
+    { "pgcat",           "pgcat",           0, 0 },
+    { "supavisor",       "supavisor",       0, 0 },
+    { "rds_proxy",       "rds_proxy",       0, 0 },
+    { "odyssey",         "odyssey",         0, 0 },
+    { "other",           "other",           0, 0 },
+    { "pgpool-ii",       "pgpool",          0, 1 },
+    { "rds-proxy",       "rds_proxy",       0, 1 },
     { NULL,              NULL,              0, 0 },
 };
 
@@ -131,6 +162,7 @@ static const struct key key_table[] = {
     KEY("database.keep_server",  K_BOOL,       database.keep_server,  0, 1,     NULL),
     KEY("database.port",         K_INT,        database.port,         0, 65535, NULL),
     KEY("database.null_service_time", K_DUR,   database.null_service_us, 0, 60 * US_PER_S, NULL),
+    KEY("database.pooler",       K_CHOICE_STR, database.pooler,       0, 0,     pooler_choices),
     KEY("schema.warehouses",     K_INT,        schema.warehouses,     1, 100000, NULL),
     KEY("schema.dialect",        K_STR,        schema.dialect,        0, S,     NULL),
     KEY("load.jobs",             K_INT,        load.jobs,             1, 256,   NULL),
@@ -162,6 +194,7 @@ static const struct key key_table[] = {
     KEY("run.mode",              K_CHOICE_INT, run.mode,              1, 3,     mode_choices),
     KEY("run.transactions",      K_I64,        run.transactions,      0, INT64_MAX, NULL),
     KEY("run.max_outage",        K_DUR,        run.max_outage_us,     US_PER_S, US_PER_DAY, NULL),
+    KEY("run.statements",        K_CHOICE_INT, run.statements,        0, 1,     statements_choices),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -566,6 +599,8 @@ static int set_value(struct config *c, const struct key *k, const char *text, si
         if (!ch->word)
             return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
                            describe(k, NULL, what, sizeof(what)), got);
+        if (k->type == K_CHOICE_INT && ch->value < 0)
+            return err_set(e, E_USAGE, "%s: '%s' %s %s", where, k->name, ch->word, ch->store);
         if (k->type == K_CHOICE_STR)
             snprintf(field(c, k), CFG_STR, "%s", ch->store);
         else
@@ -1402,6 +1437,11 @@ const char *run_mode_name(int mode)
     default:
         return "auto";
     }
+}
+
+const char *run_statements_name(int statements)
+{
+    return statements == RUN_STMT_UNNAMED ? "unnamed" : "prepared";
 }
 
 /* ---- small parsers ---- */

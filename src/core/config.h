@@ -36,6 +36,17 @@ enum run_mode {
 /* Name of a run mode ("client", ...). */
 const char *run_mode_name(int mode);
 
+/* How each statement reaches the server (run.statements). */
+enum run_statements {
+    RUN_STMT_PREPARED = 0, /* named statements prepared once per connection (the default) */
+    RUN_STMT_UNNAMED = 1,  /* the unnamed statement, parsed again each time: nothing is kept on
+                            * the server between transactions (works through a pooler in
+                            * transaction mode); values are still bound parameters */
+};
+
+/* Name of a statements setting ("prepared", "unnamed"). */
+const char *run_statements_name(int statements);
+
 /* Length of every string field in struct config, including the NUL. */
 #define CFG_STR 256
 
@@ -53,6 +64,8 @@ struct config {
         int keep_server;            /* managed: leave the server running at exit */
         int port;                   /* managed: TCP port, 0 = Unix socket only */
         int64_t null_service_us;    /* driver null: time each call takes (a sleep) */
+        char pooler[CFG_STR];       /* connection pooler in between, as the user says:
+                                     * "" = not said, "none", "pgbouncer", ... (recorded) */
     } database;
 
     struct {
@@ -90,6 +103,7 @@ struct config {
         int mode;               /* enum run_mode; 0 = the driver's best */
         int64_t transactions;   /* per VU: stop after this many (0 = by duration) */
         int64_t max_outage_us;  /* a VU unable to reconnect this long aborts the run */
+        int statements;         /* enum run_statements */
     } run;
 
     /* Where the keys that choose the server were set ("file:line:col" or "--conninfo"),

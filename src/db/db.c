@@ -6,6 +6,9 @@
  * hook (a pause before a given statement), so the drivers stay small and the
  * core never calls a driver directly.  A failed connect's message is cleaned
  * of passwords here, for every driver (core/secret.h).
+ * With run.statements unnamed, statements are sent with their text each
+ * time instead of prepared (exec_once); the errors a pooler in transaction
+ * mode causes to prepared statements are turned into a usage error here.
  */
 #include "db/db.h"
 
@@ -70,6 +73,14 @@ int db_connect(const struct db_ops *ops, const struct dialect *d,
         return err_set(e, E_FAIL, "out of memory");
     c->ops = ops;
     c->dialect = d;
+    c->statements = a ? a->statements : DB_STMT_PREPARED;
+    if (c->statements == DB_STMT_UNNAMED && !ops->exec_once) {
+        free(c);
+        return err_set(e, E_USAGE,
+                       "the %s driver cannot send unnamed statements: use run.statements: "
+                       "prepared",
+                       ops->name);
+    }
     if (ops->priv_size && !(c->priv = calloc(1, ops->priv_size))) {
         free(c);
         return err_set(e, E_FAIL, "out of memory");
@@ -125,6 +136,36 @@ static const struct dialect_sub *sub_of(struct db_conn *c, int id, int k, const 
     return sb;
 }
 
+/*
+ * A named statement this connection prepared is missing on the server
+ * (26000), or one it is preparing for the first time is there already
+ * (42P05): the server connection is not the one it was.  A pooler in
+ * transaction mode does that; retrying or reconnecting would not help, so
+ * it is the user's to fix (exit 2), and the message says how.
+ */
+static int pooler_hint(struct db_conn *c, int rc, struct err *e)
+{
+    char msg[sizeof(e->msg)], state[sizeof(e->sqlstate)];
+
+    if (rc >= 0 || c->statements != DB_STMT_PREPARED ||
+        (strcmp(e->sqlstate, "42P05") != 0 && strcmp(e->sqlstate, "26000") != 0))
+        return rc;
+    snprintf(state, sizeof(state), "%s", e->sqlstate);
+    /* ODBC's messages name the SQLSTATE already; libpq's do not. */
+    if (strstr(e->msg, "SQLSTATE"))
+        snprintf(msg, sizeof(msg), "%.200s", e->msg);
+    else
+        snprintf(msg, sizeof(msg), "%.200s (SQLSTATE %s)", e->msg, state);
+    err_set(e, E_USAGE,
+            "%s: a connection pooler in transaction mode (PgBouncer, Pgpool-II, RDS Proxy, ...) "
+            "is the likely cause, giving this connection's transactions server connections that "
+            "lack its prepared statements: set run.statements: unnamed (--statements unnamed), "
+            "or use the pooler's session mode",
+            msg);
+    snprintf(e->sqlstate, sizeof(e->sqlstate), "%s", state);
+    return e->code;
+}
+
 static int prepare_slot(struct db_conn *c, int id, int k, struct err *e)
 {
     int slot = id * DB_MAX_SUB + k, n, rc;
@@ -137,16 +178,37 @@ static int prepare_slot(struct db_conn *c, int id, int k, struct err *e)
     c->n_roundtrips++;
     if ((rc = c->ops->prepare(c, slot, text, n, e)) < 0)
         return rc;
-    c->prepared[slot] = 1;
+    /* Unnamed: the text was only checked; nothing stays prepared. */
+    c->prepared[slot] = c->statements == DB_STMT_PREPARED;
     return 0;
 }
 
-int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
+/* Statement k of step id: prepared on first use, or (unnamed) sent with its text. */
+static int exec_sub(struct db_conn *c, int id, int k, const struct db_param *p, int np,
+                    struct err *e)
 {
     struct db_param sp[DB_MAX_PARAMS];
     const unsigned char *map;
     const char *text;
-    int rc, n;
+    int rc, n, slot = id * DB_MAX_SUB + k;
+
+    if (c->statements == DB_STMT_PREPARED && (rc = prepare_slot(c, id, k, e)) < 0)
+        return rc;
+    sub_of(c, id, k, &text, &map, &n);
+    for (int j = 0; j < n; j++) {
+        if (map[j] > np)
+            return err_set(e, E_FAIL, "statement %d uses parameter $%d of %d", id, map[j], np);
+        sp[j] = p[map[j] - 1];
+    }
+    c->n_roundtrips++;
+    if (c->statements == DB_STMT_UNNAMED)
+        return c->ops->exec_once(c, slot, text, sp, n, e);
+    return c->ops->exec(c, slot, sp, n, e);
+}
+
+int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
+{
+    int rc;
 
     c->last_op = DB_OP_EXEC;
     if (fault_hit(c, DB_OP_EXEC, e))
@@ -155,20 +217,9 @@ int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct 
         c->hook_fn(c, id, c->hook_arg);
     /* A step: every statement in order, with the step's parameters mapped to
      * each statement's placeholders; the last statement's rows remain. */
-    for (int k = 0; k < c->dialect->nsub[id]; k++) {
-        if ((rc = prepare_slot(c, id, k, e)) < 0)
-            return rc;
-        sub_of(c, id, k, &text, &map, &n);
-        for (int j = 0; j < n; j++) {
-            if (map[j] > np)
-                return err_set(e, E_FAIL, "statement %d uses parameter $%d of %d", id, map[j],
-                               np);
-            sp[j] = p[map[j] - 1];
-        }
-        c->n_roundtrips++;
-        if ((rc = c->ops->exec(c, id * DB_MAX_SUB + k, sp, n, e)) < 0)
-            return rc;
-    }
+    for (int k = 0; k < c->dialect->nsub[id]; k++)
+        if ((rc = exec_sub(c, id, k, p, np, e)) < 0)
+            return pooler_hint(c, rc, e);
     return 0;
 }
 
@@ -178,7 +229,7 @@ int db_prepare(struct db_conn *c, int id, struct err *e)
 
     for (int k = 0; k < c->dialect->nsub[id]; k++)
         if ((rc = prepare_slot(c, id, k, e)) < 0)
-            return rc;
+            return pooler_hint(c, rc, e);
     return 0;
 }
 
@@ -198,8 +249,9 @@ int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, st
 
     c->last_op = id == DB_PIPE_COMMIT ? DB_OP_COMMIT : DB_OP_EXEC;
     if (id < 0)
-        return c->ops->pipe_exec(c, id, p, np, e);
-    if (c->dialect->nsub[id] != 1 || !c->prepared[id * DB_MAX_SUB])
+        return c->ops->pipe_exec(c, id, NULL, p, np, e);
+    if (c->dialect->nsub[id] != 1 ||
+        (c->statements == DB_STMT_PREPARED && !c->prepared[id * DB_MAX_SUB]))
         return err_set(e, E_FAIL, "statement %d is not one prepared statement (db_prepare)", id);
     sub_of(c, id, 0, &text, &map, &n);
     for (int j = 0; j < n; j++) {
@@ -207,7 +259,8 @@ int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, st
             return err_set(e, E_FAIL, "statement %d uses parameter $%d of %d", id, map[j], np);
         sp[j] = p[map[j] - 1];
     }
-    return c->ops->pipe_exec(c, id * DB_MAX_SUB, sp, n, e);
+    return c->ops->pipe_exec(c, id * DB_MAX_SUB, c->statements == DB_STMT_UNNAMED ? text : NULL,
+                             sp, n, e);
 }
 
 int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
@@ -217,7 +270,7 @@ int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
         return e->code;
     }
     c->n_roundtrips++;
-    return c->ops->pipe_sync(c, n_ok, e);
+    return pooler_hint(c, c->ops->pipe_sync(c, n_ok, e), e);
 }
 
 int db_pipe_result(struct db_conn *c, int k)

@@ -43,6 +43,20 @@ struct db_param {
 #define DBP_TEXTN(p, n) ((struct db_param){ .type = DB_TEXT, .s = (p), .len = (n) })
 #define DBP_NULL() ((struct db_param){ .type = DB_NULL })
 
+/*
+ * How dialect statements reach the server (run.statements).  Prepared:
+ * each is prepared once per connection as a named statement and executed
+ * by name.  Unnamed: each execution sends the text with its bound
+ * parameters as the unnamed statement (libpq's PQexecParams /
+ * PQsendQueryParams; ODBC's SQLExecDirect), so nothing a later transaction
+ * needs is kept on the server: a pooler in transaction mode may hand every
+ * transaction a different server connection.
+ */
+enum db_statements {
+    DB_STMT_PREPARED = 0,
+    DB_STMT_UNNAMED = 1,
+};
+
 /* What the core passes to connect. */
 struct db_connect_args {
     const char *conninfo; /* postgres: libpq conninfo; may be "" */
@@ -50,6 +64,7 @@ struct db_connect_args {
     const char *password; /* from the environment; NULL = driver's own (PGPASSWORD, .pgpass) */
     const char *app_name; /* application_name, e.g. "tpccbench vu 3" */
     int64_t null_service_us; /* driver null: each exec and query takes this long (a sleep) */
+    int statements;       /* enum db_statements */
 };
 
 /* Driver capabilities (struct db_ops.flags). */
@@ -80,6 +95,7 @@ struct db_conn {
     unsigned char prepared[DB_MAX_SLOTS]; /* 1: slot (id * DB_MAX_SUB + k) prepared here */
     char server_name[64];          /* DBMS name, e.g. "PostgreSQL" */
     char server_version[64];       /* e.g. "15.18" */
+    int statements;                /* enum db_statements, from the connect arguments */
 
     unsigned last_op; /* DB_OP_* of the last wrapper call: was a lost connection at commit? */
 
@@ -121,10 +137,19 @@ struct db_ops {
 
     /* Run SQL text without parameters (DDL, SET, several statements). */
     int (*exec_sql)(struct db_conn *c, const char *sql, struct err *e);
-    /* Prepare slot (0..DB_MAX_SLOTS-1) with nparams parameters. */
+    /* Prepare slot (0..DB_MAX_SLOTS-1) with nparams parameters.  With
+     * c->statements unnamed, only check that sql parses as the unnamed
+     * statement (nothing is kept; db_prepare() uses it to fail early). */
     int (*prepare)(struct db_conn *c, int slot, const char *sql, int nparams, struct err *e);
     /* Execute a prepared slot; its rows are then read with next/col_*. */
     int (*exec)(struct db_conn *c, int slot, const struct db_param *p, int np, struct err *e);
+    /* Execute slot's text sql (in the driver's placeholder style) once as
+     * the unnamed statement, parameters bound, nothing prepared or kept;
+     * rows as after exec.  Used instead of prepare + exec when
+     * c->statements is unnamed.  NULL: the driver cannot (unnamed refused
+     * at connect). */
+    int (*exec_once)(struct db_conn *c, int slot, const char *sql, const struct db_param *p,
+                     int np, struct err *e);
     /* Execute SQL text with parameters once, unprepared (checks, admin). */
     int (*query)(struct db_conn *c, const char *sql, const struct db_param *p, int np,
                  struct err *e);
@@ -148,10 +173,12 @@ struct db_ops {
      * (later ones were skipped by the server).  pipe_result(k) makes
      * result k current for next/col_*.  After a failure inside BEGIN the
      * transaction must be rolled back with rollback().  NULL when the
-     * driver cannot (no DB_F_PIPELINE). */
+     * driver cannot (no DB_F_PIPELINE).  pipe_exec's sql is NULL for the
+     * prepared slot id, or the slot's text to send as the unnamed statement
+     * (c->statements unnamed). */
     int (*pipe_begin)(struct db_conn *c, struct err *e);
-    int (*pipe_exec)(struct db_conn *c, int id, const struct db_param *p, int np,
-                     struct err *e);
+    int (*pipe_exec)(struct db_conn *c, int id, const char *sql, const struct db_param *p,
+                     int np, struct err *e);
     int (*pipe_sync)(struct db_conn *c, int *n_ok, struct err *e);
     int (*pipe_result)(struct db_conn *c, int k);
 
@@ -193,7 +220,14 @@ void db_close(struct db_conn *c);
 void db_cancel(struct db_conn *c);
 
 int db_exec_sql(struct db_conn *c, const char *sql, struct err *e);
-/* Execute dialect statement id (prepared on first use on this connection). */
+/* Execute dialect statement id (prepared on first use on this connection;
+ * with c->statements unnamed, sent with its text each time).
+ *
+ * Here and in db_prepare() and db_pipe_sync(), a failure with SQLSTATE
+ * 42P05 or 26000 (prepared statement "..." already exists / does not exist)
+ * on a connection using prepared statements becomes E_USAGE with a message
+ * naming the likely cause, a pooler in transaction mode, and the cure,
+ * run.statements: unnamed: it is not a lost connection to retry. */
 int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e);
 int db_query(struct db_conn *c, const char *sql, const struct db_param *p, int np,
              struct err *e);
@@ -213,7 +247,8 @@ int db_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e);
 int db_bulk_end(struct db_conn *c, int abort, struct err *e);
 
 /* Prepare dialect statement id now unless it is already (pipelines need
- * their statements prepared before they start). */
+ * their statements prepared before they start).  With c->statements
+ * unnamed: check that its text parses, keeping nothing. */
 int db_prepare(struct db_conn *c, int id, struct err *e);
 int db_pipe_begin(struct db_conn *c, struct err *e);
 int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e);

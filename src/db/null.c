@@ -64,6 +64,13 @@ static int null_exec(struct db_conn *c, int id, const struct db_param *p, int np
     return 0;
 }
 
+static int null_exec_once(struct db_conn *c, int id, const char *sql, const struct db_param *p,
+                          int np, struct err *e)
+{
+    (void)sql;
+    return null_exec(c, id, p, np, e);
+}
+
 static int null_query(struct db_conn *c, const char *sql, const struct db_param *p, int np,
                       struct err *e)
 {
@@ -148,6 +155,7 @@ const struct db_ops db_null_ops = {
     .exec_sql = null_exec_sql,
     .prepare = null_prepare,
     .exec = null_exec,
+    .exec_once = null_exec_once,
     .query = null_query,
     .next = null_next,
     .col_isnull = null_col_isnull,

@@ -358,6 +358,13 @@ static int od_prepare(struct db_conn *c, int slot, const char *sql, int np, stru
 
     (void)np;
     close_cursor(o);
+    /* Unnamed: only check the text, on the scratch statement. */
+    if (c->statements == DB_STMT_UNNAMED) {
+        SQLFreeStmt(o->tmp, SQL_RESET_PARAMS);
+        if (!ok(SQLPrepare(o->tmp, (SQLCHAR *)sql, SQL_NTS)))
+            return od_fail(SQL_HANDLE_STMT, o->tmp, "preparing", e);
+        return 0;
+    }
     if (!o->st[slot] && !ok(SQLAllocHandle(SQL_HANDLE_STMT, o->dbc, &o->st[slot])))
         return od_fail(SQL_HANDLE_DBC, o->dbc, "allocating a statement", e);
     if (!ok(SQLPrepare(o->st[slot], (SQLCHAR *)sql, SQL_NTS)))
@@ -376,6 +383,22 @@ static int od_exec(struct db_conn *c, int slot, const struct db_param *p, int np
     if ((rc = bind_params(o, h, p, np, e)) < 0)
         return rc;
     return run_stmt(c, h, SQLExecute(h), e);
+}
+
+/* Unnamed: SQLExecDirect with the parameters bound, on the scratch
+ * statement; no statement handle keeps the text prepared. */
+static int od_exec_once(struct db_conn *c, int slot, const char *sql, const struct db_param *p,
+                        int np, struct err *e)
+{
+    struct od_conn *o = O(c);
+    int rc;
+
+    (void)slot;
+    close_cursor(o);
+    SQLFreeStmt(o->tmp, SQL_RESET_PARAMS);
+    if ((rc = bind_params(o, o->tmp, p, np, e)) < 0)
+        return rc;
+    return run_stmt(c, o->tmp, SQLExecDirect(o->tmp, (SQLCHAR *)sql, SQL_NTS), e);
 }
 
 static int od_query(struct db_conn *c, const char *sql, const struct db_param *p, int np,
@@ -400,6 +423,16 @@ static int od_query(struct db_conn *c, const char *sql, const struct db_param *p
         sp[j] = p[map[j] - 1];
     }
     SQLFreeStmt(o->tmp, SQL_RESET_PARAMS);
+    if (c->statements == DB_STMT_UNNAMED) {
+        SQLRETURN r;
+        if (nq > 0 && (rc = bind_params(o, o->tmp, sp, nq, e)) < 0) {
+            free(q);
+            return rc;
+        }
+        r = SQLExecDirect(o->tmp, (SQLCHAR *)q, SQL_NTS);
+        free(q);
+        return run_stmt(c, o->tmp, r, e);
+    }
     if (!ok(SQLPrepare(o->tmp, (SQLCHAR *)q, SQL_NTS))) {
         free(q);
         return od_fail(SQL_HANDLE_STMT, o->tmp, "preparing", e);
@@ -683,6 +716,7 @@ const struct db_ops db_odbc_ops = {
     .exec_sql = od_exec_sql,
     .prepare = od_prepare,
     .exec = od_exec,
+    .exec_once = od_exec_once,
     .query = od_query,
     .next = od_next,
     .col_isnull = od_col_isnull,

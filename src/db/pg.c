@@ -3,10 +3,14 @@
  *
  * Parameters are sent as text with PQexecPrepared/PQexecParams (never spliced
  * into SQL; the one statement built here, COPY, takes table and column names
- * quoted by PQescapeIdentifier); the last result stays in the connection
- * until the next call, so the core reads rows with next/col_*.  Errors are
- * classed by SQLSTATE: 40001/40P01 retryable, class 08 and admin shutdown
- * (57P0x) connection lost.
+ * quoted by PQescapeIdentifier).  Prepared statements are named "s<slot>";
+ * with run.statements unnamed every statement goes out with its text as the
+ * unnamed statement (PQexecParams, PQsendQueryParams in a pipeline), which a
+ * pooler in transaction mode can pass to any server connection.  BEGIN,
+ * COMMIT and ROLLBACK are simple queries either way.  The last result stays
+ * in the connection until the next call, so the core reads rows with
+ * next/col_*.  Errors are classed by SQLSTATE: 40001/40P01 retryable, class
+ * 08 and admin shutdown (57P0x) connection lost.
  */
 #include <libpq-fe.h>
 #include <poll.h>
@@ -259,7 +263,10 @@ static int pg_prepare(struct db_conn *c, int id, const char *sql, int np, struct
 
     (void)np;
     clear_result(p);
-    return take(c, PQprepare(p->conn, p->stmt_name[id], sql, 0, NULL), e);
+    /* Unnamed: parse as the unnamed statement, which the next one replaces. */
+    return take(c, PQprepare(p->conn, c->statements == DB_STMT_UNNAMED ? "" : p->stmt_name[id],
+                             sql, 0, NULL),
+                e);
 }
 
 /* Turn parameters into libpq's text values; numbers go into scratch. */
@@ -316,6 +323,22 @@ static int pg_exec(struct db_conn *c, int id, const struct db_param *prm, int np
         return rc;
     clear_result(p);
     return take(c, PQexecPrepared(p->conn, p->stmt_name[id], np, vals, lens, NULL, 0), e);
+}
+
+/* The unnamed statement: Parse, Bind, Execute of sql in one round trip. */
+static int pg_exec_once(struct db_conn *c, int slot, const char *sql, const struct db_param *prm,
+                        int np, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    const char *vals[PG_MAX_PARAMS];
+    int lens[PG_MAX_PARAMS];
+    int rc;
+
+    (void)slot;
+    if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
+        return rc;
+    clear_result(p);
+    return take(c, PQexecParams(p->conn, sql, np, NULL, vals, lens, NULL, 0), e);
 }
 
 static int pg_query(struct db_conn *c, const char *sql, const struct db_param *prm, int np,
@@ -509,8 +532,8 @@ static int pg_pipe_begin(struct db_conn *c, struct err *e)
     return 0;
 }
 
-static int pg_pipe_exec(struct db_conn *c, int id, const struct db_param *prm, int np,
-                        struct err *e)
+static int pg_pipe_exec(struct db_conn *c, int id, const char *sql, const struct db_param *prm,
+                        int np, struct err *e)
 {
     struct pg_conn *p = P(c);
     const char *vals[PG_MAX_PARAMS];
@@ -525,8 +548,11 @@ static int pg_pipe_exec(struct db_conn *c, int id, const struct db_param *prm, i
     } else {
         if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
             return rc;
-        /* libpq copies the values into its buffer: scratch may be reused. */
-        ok = PQsendQueryPrepared(p->conn, p->stmt_name[id], np, vals, lens, NULL, 0);
+        /* libpq copies the text and values into its buffer: scratch may be reused. */
+        if (sql)
+            ok = PQsendQueryParams(p->conn, sql, np, NULL, vals, lens, NULL, 0);
+        else
+            ok = PQsendQueryPrepared(p->conn, p->stmt_name[id], np, vals, lens, NULL, 0);
     }
     if (ok != 1)
         return fail(c, NULL, e);
@@ -604,6 +630,7 @@ const struct db_ops db_pg_ops = {
     .exec_sql = pg_exec_sql,
     .prepare = pg_prepare,
     .exec = pg_exec,
+    .exec_once = pg_exec_once,
     .query = pg_query,
     .next = pg_next,
     .col_isnull = pg_col_isnull,

@@ -160,13 +160,13 @@ static void record_conn_string(const struct config *c, const char *in, char *out
 json_t *record_config(const struct config *c)
 {
     char conninfo[CFG_STR * 2], dsn[CFG_STR * 2];
-    json_t *mix = json_object();
+    json_t *mix = json_object(), *cfg;
 
     record_conn_string(c, c->database.conninfo, conninfo, sizeof(conninfo));
     record_conn_string(c, c->database.dsn, dsn, sizeof(dsn));
     for (int t = 0; t < TX_NTYPES; t++)
         json_object_set_new(mix, tx_name((enum tx_type)t), json_integer(c->run.mix[t]));
-    return json_pack(
+    cfg = json_pack(
         "{s:s, s:{s:s, s:b, s:s, s:s, s:s, s:s}, s:{s:i}, s:{s:i, s:I}, "
         "s:{s:i, s:f, s:f, s:f, s:o, s:b, s:i, s:i, s:s, s:s}, s:{s:s}}",
         "file", c->path,
@@ -182,6 +182,14 @@ json_t *record_config(const struct config *c)
         "delivery", c->run.delivery_inline ? "inline" : "deferred", "isolation",
         c->run.isolation,
         "results", "dir", c->results.dir);
+    if (!cfg)
+        return NULL;
+    /* A pooler only when the user named one: "" means not said. */
+    json_object_set_new(json_object_get(cfg, "database"), "pooler",
+                        c->database.pooler[0] ? json_string(c->database.pooler) : json_null());
+    json_object_set_new(json_object_get(cfg, "run"), "statements",
+                        json_string(run_statements_name(c->run.statements)));
+    return cfg;
 }
 
 /* First line of a file that starts with key (e.g. "model name"), value after ':'. */

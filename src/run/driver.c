@@ -167,6 +167,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     if ((rc = txn_dialect_load(&sh->d, o->dialect, e)) < 0 ||
         (rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
         goto out;
+    if (strlen(ad.sql[A_BACKEND_ID]) < sizeof(sh->backend_sql))
+        snprintf(sh->backend_sql, sizeof(sh->backend_sql), "%s", ad.sql[A_BACKEND_ID]);
     /* The monitor's own connection: load facts, RTT probe, New-Order counts. */
     if ((rc = db_connect(o->ops, &sh->d, o->args, &mc, e)) < 0)
         goto out;
@@ -207,6 +209,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     vus = calloc((size_t)nvu, sizeof(*vus));
     workers = nw ? calloc((size_t)nw, sizeof(*workers)) : NULL;
     m = calloc(1, sizeof(*m));
+    if (m)
+        m->backend = -1;
     base = calloc(1, sizeof(*base));
     conn_us = calloc((size_t)nvu, sizeof(*conn_us));
     if (!sh->q.ring || !vus || (nw && !workers) || !m || !base || !conn_us) {
@@ -272,6 +276,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         }
         goto join;
     }
+    backends_shared(vus, nvu, workers, nw, synthetic ? -1 : backend_of(mc, sh->backend_sql), r);
     r->connect_ms = calloc((size_t)nvu, sizeof(double));
     for (int i = 0; i < nvu; i++) {
         conn_us[i] = vus[i].connect_us;
@@ -362,6 +367,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 on_time = 1;
                 break; /* every terminal ran its run.transactions */
             }
+            if (__atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
+                pthread_mutex_lock(&sh->lock);
+                *e = sh->fatal_err;
+                pthread_mutex_unlock(&sh->lock);
+                rc = e->code;
+                break;
+            }
             if (now >= next_tick) {
                 int in_tx, down;
                 uint64_t longest_us;
@@ -388,6 +400,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 if (o->progress && r->n_series &&
                     (tty || sec % 10 == 0))
                     live_line(o, &r->series[r->n_series - 1], sec, total_s, tty);
+                if (!synthetic)
+                    backend_sample(sh, mc, m, r);
                 last_tick = next_tick;
                 next_tick += 1000000;
                 continue;
@@ -429,6 +443,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     join:
         if (join_bounded(vus, nvu, !sh->go) < 0)
             stuck = 1;
+        /* A usage error met after the monitor's last look. */
+        if (rc == 0 && __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
+            pthread_mutex_lock(&sh->lock);
+            *e = sh->fatal_err;
+            pthread_mutex_unlock(&sh->lock);
+            rc = e->code;
+        }
         if (!fin) {
             t_end = clock_us();
             r->cpu_s = cpu_now_s() - cpu0;

@@ -78,6 +78,13 @@ struct run_result {
     char server_name[64], server_version[64];
     uint64_t seed;               /* run RNG seed */
     uint64_t deliveries_pending; /* deferred deliveries not run at the end */
+    int backend_connections;     /* connections that said which server process serves them,
+                                  * right after the connect phase */
+    int backend_distinct;        /* ... and how many different processes they named: fewer
+                                  * than connections means a pooler shares them */
+    int backend_samples;         /* monitor: pairs of successive backend_id samples on one
+                                  * connection */
+    int backend_changes;         /* ... in which the server process differed: a pooler */
     int n_series;
     struct series_row *series;   /* heap, n_series rows; free with run_result_release */
 };

@@ -415,6 +415,22 @@ static json_t *terminals_json(const struct config *cfg, const struct run_result 
     return o;
 }
 
+int figures_pooler_seen(const struct run_result *r)
+{
+    return r->backend_distinct < r->backend_connections || r->backend_changes > 0;
+}
+
+/* A pooler between us and the server: what the user said (database.pooler)
+ * and what the run saw. */
+static json_t *pooler_json(const struct config *cfg, const struct run_result *r)
+{
+    return json_pack("{s:o, s:b, s:i, s:i, s:i, s:i}", "declared",
+                     cfg->database.pooler[0] ? json_string(cfg->database.pooler) : json_null(),
+                     "seen", figures_pooler_seen(r), "connections", r->backend_connections,
+                     "server_processes", r->backend_distinct, "monitor_samples",
+                     r->backend_samples, "monitor_changes", r->backend_changes);
+}
+
 json_t *figures_json(const struct config *cfg, const struct run_result *r,
                      const struct figures *f)
 {
@@ -550,6 +566,8 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         json_object_set_new(run, "stalls", st);
         json_object_set_new(run, "longest_stall_s", json_integer(f->longest_stall_s));
     }
+    json_object_set_new(run, "statements", json_string(run_statements_name(cfg->run.statements)));
+    json_object_set_new(run, "pooler", pooler_json(cfg, r));
     return run;
 }
 
@@ -558,9 +576,11 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
 {
     const struct vu_stats *m = &r->measured;
 
-    fprintf(out, "\nrun: %s, %d warehouse%s, %d VUs, %.1f s measured, mode %s, %s, isolation %s\n",
+    fprintf(out,
+            "\nrun: %s, %d warehouse%s, %d VUs, %.1f s measured, mode %s, statements %s, %s, "
+            "isolation %s\n",
             r->status, r->warehouses, r->warehouses == 1 ? "" : "s", r->virtual_users,
-            r->measured_s, run_mode_name(r->mode),
+            r->measured_s, run_mode_name(r->mode), run_statements_name(cfg->run.statements),
             cfg->run.delivery_inline ? "inline delivery (deviation)" : "deferred delivery",
             cfg->run.isolation);
     fprintf(out, "  %d terminals over %d connections, %s", r->terminals, r->connections,
@@ -572,6 +592,13 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
     if (r->time_scale != 1.0)
         fprintf(out, ", times x %g (a deviation)", r->time_scale);
     fprintf(out, "\n");
+    if (figures_pooler_seen(r) || cfg->database.pooler[0])
+        fprintf(out, "  pooler: %s%s%s (%d connections on %d server processes at the start; the "
+                     "monitor's connection changed server process in %d of %d samples)\n",
+                figures_pooler_seen(r) ? "seen" : "not seen",
+                cfg->database.pooler[0] ? ", database.pooler says " : "", cfg->database.pooler,
+                r->backend_connections, r->backend_distinct, r->backend_changes,
+                r->backend_samples);
     if (!r->db_counted)
         fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count not taken: %s)\n",
                 f->notpm, r->db_count_note[0] ? r->db_count_note : "not measured");

@@ -87,6 +87,9 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
                      const struct figures *f);
 void figures_print(FILE *out, const struct config *cfg, const struct run_result *r,
                    const struct figures *f);
+/* Whether a pooler showed itself: open connections sharing server
+ * processes, or the monitor's connection changing process (driver.c). */
+int figures_pooler_seen(const struct run_result *r);
 /* series.csv text (heap; free()). */
 char *figures_series_csv(const struct run_result *r, size_t *len);
 

@@ -104,6 +104,7 @@ int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct e
             return *mc ? E_CONN : err_prefix(e, "the monitor's connection is lost");
         db_close(*mc);
         *mc = NULL;
+        sh->mon_reconnects++;
         clock_sleep_us(backoff_us);
         backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
         if (db_connect(sh->o->ops, &sh->d, sh->o->args, mc, e) < 0)
@@ -220,7 +221,8 @@ void pause_all(struct shared *sh, int nvu_running, uint64_t wait_us)
     sh->n_paused = 0;
     __atomic_store_n(&sh->phase, PH_PAUSE, __ATOMIC_RELEASE);
     while (sh->n_paused + __atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) < nvu_running &&
-           clock_us() < deadline && !sig_stop_requested()) {
+           clock_us() < deadline && !sig_stop_requested() &&
+           !__atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
         struct timespec ts;
         clock_deadline(&ts, 50000);
         pthread_cond_timedwait(&sh->cond, &sh->lock, &ts);
@@ -314,4 +316,70 @@ int join_bounded(struct vu *vs, int n, int quick)
         if (vs[i].started && !vs[i].joined)
             vu_cancel(&vs[i]);
     return join_until(vs, n, quick ? JOIN_CANCEL_US / 4 : JOIN_CANCEL_US) ? 0 : -1;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * Right after the connect phase, while every connection is open: how many
+ * distinct server processes the workers', the delivery workers' and the
+ * monitor's connections reported at connect.  Directly (or through a pooler
+ * in session mode) each open connection has a process of its own; fewer
+ * processes than connections means something in between shares them, as a
+ * pooler in transaction mode does with a pool smaller than our connections.
+ * Sets r->backend_connections (connections that answered) and
+ * r->backend_distinct.
+ */
+void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t mon,
+                     struct run_result *r)
+{
+    uint64_t *ids = calloc((size_t)(n + nw + 1), sizeof(*ids));
+    int k = 0;
+
+    if (!ids)
+        return;
+    for (int i = 0; i < n + nw; i++) {
+        int64_t b = i < n ? vus[i].backend : workers[i - n].backend;
+        if (b >= 0)
+            ids[k++] = (uint64_t)b;
+    }
+    if (mon >= 0)
+        ids[k++] = (uint64_t)mon;
+    qsort(ids, (size_t)k, sizeof(*ids), cmp_id);
+    r->backend_connections = k;
+    r->backend_distinct = 0;
+    for (int i = 0; i < k; i++)
+        r->backend_distinct += i == 0 || ids[i] != ids[i - 1];
+    free(ids);
+}
+
+/*
+ * Once a second: which server process serves the monitor's connection
+ * (admin statement backend_id, an unnamed query).  Directly, or through a
+ * pooler in session mode, it never changes on one connection; a pooler in
+ * transaction mode hands the connection's transactions to whichever server
+ * connection is free, so it changes.  A new connection (after a lost one)
+ * starts a new baseline, so a server restart is not mistaken for a pooler.
+ * One round trip a second on the monitor's connection, none on a worker's.
+ */
+void backend_sample(struct shared *sh, struct db_conn *mc, struct monitor *m,
+                    struct run_result *r)
+{
+    int64_t id = backend_of(mc, sh->backend_sql);
+
+    if (id < 0) {
+        m->backend = -1; /* lost, or a dialect that cannot tell */
+        return;
+    }
+    if (m->backend >= 0 && m->backend_epoch == sh->mon_reconnects) {
+        r->backend_samples++;
+        r->backend_changes += id != m->backend;
+    }
+    m->backend = id;
+    m->backend_epoch = sh->mon_reconnects;
 }

@@ -66,6 +66,10 @@ struct shared {
     int n_finished;          /* atomic: VUs that ran their run.transactions */
     int go;                  /* 1: connected VUs may start */
     struct err conn_err;     /* first connect failure */
+    int fatal;               /* atomic: 1 once a worker met a usage error (fatal_err) */
+    struct err fatal_err;    /* under lock: the first one, e.g. a pooler and prepared statements */
+    unsigned mon_reconnects; /* monitor thread only: its connection was replaced this often */
+    char backend_sql[512];   /* admin statement backend_id (a copy: workers read it) */
     uint64_t t0_us;          /* start of ramp-up */
     struct dlq q;
     FILE *dlog;              /* delivery.log */
@@ -88,6 +92,7 @@ struct vu {
     struct db_conn *c;
     uint64_t jitter;         /* state of the retry back-off's jitter */
     uint64_t connect_us;
+    int64_t backend;         /* server process at the first connect, -1 = unknown */
     struct vu_stats st;      /* owned by the thread */
     struct vu_stats snap[2]; /* published copies */
     unsigned req, ack;       /* snapshot request/served, atomics */
@@ -105,11 +110,16 @@ struct monitor {
     int n_cap;
     double in_tx_sum;
     int in_tx_samples;
+    int64_t backend;          /* server process of the last sample, -1 = none yet */
+    unsigned backend_epoch;   /* sh->mon_reconnects when it was taken */
 };
 #define JOIN_GRACE_US 3000000
 #define JOIN_CANCEL_US 2000000
 
 /* worker.c */
+/* Which server process serves c now (admin statement backend_id), or -1
+ * when the dialect cannot tell or the query failed. */
+int64_t backend_of(struct db_conn *c, const char *sql);
 int phase_get(struct shared *sh);
 void phase_set(struct shared *sh, int ph);
 /* Serve a pending snapshot request. */
@@ -138,5 +148,9 @@ void series_add(struct run_result *r, struct monitor *m, int second, char phase,
 void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
                int total_s, int tty);
 int join_bounded(struct vu *vs, int n, int quick);
+void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t mon,
+                     struct run_result *r);
+void backend_sample(struct shared *sh, struct db_conn *mc, struct monitor *m,
+                    struct run_result *r);
 
 #endif

@@ -62,6 +62,19 @@ static void vu_set_conn(struct vu *v, struct db_conn *c)
     db_close(old);
 }
 
+int64_t backend_of(struct db_conn *c, const char *sql)
+{
+    struct err e;
+    int64_t id = -1;
+
+    if (!c || !sql[0])
+        return -1;
+    if (db_query(c, sql, NULL, 0, &e) == 0 && db_next(c) == 1 && !db_col_isnull(c, 0))
+        id = db_col_int(c, 0);
+    db_end_reads(c, &e);
+    return id;
+}
+
 int vu_connect(struct vu *v, struct err *e)
 {
     struct shared *sh = v->sh;
@@ -70,7 +83,10 @@ int vu_connect(struct vu *v, struct err *e)
 
     if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &c, e)) < 0)
         return rc;
-    if ((rc = db_exec(c, sh->iso_stmt, NULL, 0, e)) < 0 || (rc = txn_prepare(c, sh->mode, e)) < 0) {
+    /* Without autocommit (ODBC) the SET opened a transaction: end it, so an
+     * idle worker holds no server connection of a pooler in transaction mode. */
+    if ((rc = db_exec(c, sh->iso_stmt, NULL, 0, e)) < 0 || (rc = txn_prepare(c, sh->mode, e)) < 0 ||
+        (rc = db_end_reads(c, e)) < 0) {
         db_close(c);
         return rc;
     }
@@ -128,6 +144,22 @@ static void vu_reconnect(struct vu *v)
     }
     v->st.down_us += clock_us() - t0;
     __atomic_store_n(&v->down_since_us, 0, __ATOMIC_RELAXED);
+}
+
+/* A usage error in the middle of the run (E_USAGE: the connection cannot
+ * work as configured, e.g. prepared statements through a pooler in
+ * transaction mode): no transaction would succeed, so the run stops and
+ * the command exits 2 with this message.  The worker ends after calling this. */
+static void vu_fatal(struct vu *v, const struct err *e)
+{
+    struct shared *sh = v->sh;
+
+    pthread_mutex_lock(&sh->lock);
+    if (!sh->fatal)
+        sh->fatal_err = *e;
+    __atomic_store_n(&sh->fatal, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&sh->cond);
+    pthread_mutex_unlock(&sh->lock);
 }
 
 /* Run one transaction with retries of retryable failures (same input). */
@@ -317,8 +349,12 @@ void *worker_main(void *arg)
     struct txn_output out;
     struct err e;
 
+    int connected;
+
     err_clear(&e);
-    if (vu_wait_go(v, vu_connect(v, &e) == 0) < 0)
+    connected = vu_connect(v, &e) == 0;
+    v->backend = connected ? backend_of(v->c, sh->backend_sql) : -1;
+    if (vu_wait_go(v, connected) < 0)
         return NULL;
     while (dlq_pop(sh, &it) == 0) {
         int rc, retries;
@@ -330,6 +366,10 @@ void *worker_main(void *arg)
              * stats are not a difference of snapshots as the VUs' are). */
             uint64_t rt = v->st.tx[TX_DELIVERY].roundtrips;
             rc = vu_exec(v, &in, &out, sh->cfg->run.max_retries, &retries, &e);
+            if (rc == E_USAGE) {
+                vu_fatal(v, &e);
+                break;
+            }
             if (!it.measured)
                 v->st.tx[TX_DELIVERY].roundtrips = rt;
         }
@@ -408,6 +448,8 @@ void *vu_main(void *arg)
     v->jitter = t0 ^ ((uint64_t)(uintptr_t)v << 16) ^ (uint64_t)v->id;
     connected = vu_connect(v, &e) == 0;
     v->connect_us = clock_us() - t0;
+    /* One query at connect, not on the transaction path: see backends_shared(). */
+    v->backend = connected ? backend_of(v->c, sh->backend_sql) : -1;
     if (!connected) {
         pthread_mutex_lock(&sh->lock);
         if (sh->conn_err.code == E_OK)
@@ -478,6 +520,10 @@ void *vu_main(void *arg)
             /* One attempt: a retry goes back through the scheduler. */
             rc = vu_exec(v, &t->in, &out, 0, &retries, &e);
             end = clock_us();
+            if (rc == E_USAGE) {
+                vu_fatal(v, &e);
+                break;
+            }
             if (rc == E_RETRY && t->retries < cfg->run.max_retries &&
                 !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED)) {
                 /* Back off in the scheduler, not on this connection. */

@@ -19,6 +19,7 @@ enum admin_stmt {
     A_STEPS_GET,
     A_META_GET,
     A_COND11_RUN, /* condition 11 generalized: after transactions */
+    A_BACKEND_ID, /* which server process serves the connection (pooler detection) */
     A_NSTMTS
 };
 

@@ -69,12 +69,16 @@ int txn_prepare(struct db_conn *c, int mode, struct err *e)
                            c->dialect->name, c->dialect->name);
         for (int id = S_PROC_NEW_ORDER; id <= S_PROC_STOCK_LEVEL; id++)
             if ((rc = db_prepare(c, id, e)) < 0) {
-                if (rc == E_CONN)
+                char why[sizeof(e->msg)];
+                /* A lost connection, or a usage error that says itself what
+                 * is wrong (a pooler and prepared statements). */
+                if (rc == E_CONN || rc == E_USAGE)
                     return rc;
+                snprintf(why, sizeof(why), "%.300s", e->msg);
                 return err_set(e, E_USAGE,
                                "run.mode procedure: the TPC-C server-side functions are not "
                                "installed (%s): run 'tpccbench install-procedures' or load again",
-                               e->msg);
+                               why);
             }
         /* Functions of another version return other columns. */
         rc = db_exec(c, S_PROC_VERSION, NULL, 0, e);

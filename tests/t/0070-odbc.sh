@@ -10,11 +10,12 @@
 # finished before the window opened), conditions 1-4 after it, and a complete run
 # record naming the DBMS and its version as the server states it.  MariaDB
 # also runs 10 s in procedure mode (stored procedures; the 1 % New-Order
-# rollback arrives as SQLSTATE TPCRB).  Then the connection errors: a DSN that
+# rollback arrives as SQLSTATE TPCRB), PostgreSQL 10 s in procedure mode with
+# run.statements unnamed (SQLExecDirect, nothing prepared).  Then the connection errors: a DSN that
 # does not exist, a wrong password, a server that is down: exit 2 with the
 # ODBC diagnostic, and the password appears in no output and no record.
 # Prints TAP; the servers and the temp directory are removed on exit, pass or
-# fail.  About 80 s.
+# fail.  About 90 s.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -136,19 +137,21 @@ server_version() {
     esac
 }
 
-# check_run KIND MODE LABEL: a 10 s run of 4 VUs in MODE, then the checks.
+# check_run KIND MODE LABEL [STATEMENTS]: a 10 s run of 4 VUs in MODE with
+# run.statements STATEMENTS (default prepared), then the checks.
 check_run() {
     _k=$1
     _mode=$2
     _label=$3
+    _st=${4:-prepared}
     _before=$(db_sum "$_k")
-    run "$_label" "$bin" run -c "$tmp/$_k.yaml" --mode "$_mode" --vus 4 --duration 10s \
-        --warmup 0s --label "$_label"
+    run "$_label" "$bin" run -c "$tmp/$_k.yaml" --mode "$_mode" --statements "$_st" --vus 4 \
+        --duration 10s --warmup 0s --label "$_label"
     is "$rc" 0 "$_k $_mode: 10 s run with 4 VUs: exit 0" || explain
     _after=$(db_sum "$_k")
     _r=$(rec "$_label")
-    is "$(json "$_r" "r['status'], r['run']['mode']")" "complete $_mode" \
-        "$_k $_mode: the record is complete and states the mode"
+    is "$(json "$_r" "r['status'], r['run']['mode'], r['run']['statements']")" "complete $_mode $_st" \
+        "$_k $_mode: the record is complete and states the mode and the statements ($_st)"
     is "$(json "$_r" "r['run']['notpm_counts_agree'], r['run']['new_orders_client'] == r['run']['new_orders_db']")" \
         "True True" "$_k $_mode: client NOTPM equals the database's count"
     # Seen from outside, the increase of sum(d_next_o_id) also holds the
@@ -199,6 +202,10 @@ suite() {
     check_run "$k" client "run-$k-client"
     if [ "$k" = maria ]; then
         check_run "$k" procedure "run-$k-procedure"
+    else
+        # SQLExecDirect: psqlODBC binds integers as bigint, which the
+        # function calls must cast (schema/postgresql/statements.sql).
+        check_run "$k" procedure "run-$k-procedure-unnamed" unnamed
     fi
 }
 

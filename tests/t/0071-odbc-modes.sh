@@ -2,9 +2,10 @@
 # 0071-odbc-modes.sh - client and procedure mode are the same benchmark on
 # MariaDB through ODBC too: one VU, a fixed run seed, inline delivery and 300
 # transactions leave identical table checksums (date columns left out) in both
-# modes, the terminals received the same outputs (New-Order totals in cents
-# and brand-generic lines, Order-Status lines), and each run's New-Order
-# count equals the database's.  Prints TAP;
+# modes and in client mode with run.statements unnamed, the terminals
+# received the same outputs (New-Order totals in cents and brand-generic
+# lines, Order-Status lines), and each run's New-Order count equals the
+# database's.  Prints TAP;
 # the server and the temp directory are removed on exit, pass or fail.
 set -u
 
@@ -55,10 +56,14 @@ json() {
 # group_concat must hold a whole table's hashes.
 maria_sql "SET GLOBAL group_concat_max_len = 1073741824" >/dev/null 2>&1
 n_tx=300
-for mode in client procedure; do
+# "unnamed": client mode with run.statements unnamed (SQLExecDirect, nothing prepared).
+for mode in client procedure unnamed; do
+    how="--mode $mode"
+    [ "$mode" = unnamed ] && how="--mode client --statements unnamed"
     "$bin" load -c "$tmp/m.yaml" --warehouses 1 --drop --label "load-$mode" >"$tmp/load.out" 2>&1
     ok $? "$mode: load W=1 through Connector/ODBC" || diag "$(tail -5 "$tmp/load.out")"
-    "$bin" run -c "$tmp/m.yaml" --mode "$mode" --vus 1 --seed 42 --transactions "$n_tx" \
+    # shellcheck disable=SC2086
+    "$bin" run -c "$tmp/m.yaml" $how --vus 1 --seed 42 --transactions "$n_tx" \
         --warmup 0s --duration 120s --delivery inline --label "run-$mode" >"$tmp/run.out" 2>&1
     ok $? "$mode: $n_tx transactions with one VU" || diag "$(tail -5 "$tmp/run.out")"
     rec=$(ls -d "$tmp"/results/*-run-"$mode")/run.json
@@ -79,4 +84,8 @@ is "$differ" "" "procedure mode: the same New-Order totals in cents, brand-gener
 set -- $(sed -n 's/^new_order \([0-9]*\) cents, \([0-9]*\) B lines; order_status \([0-9]*\) lines$/\1 \2 \3/p' "$tmp/outputs.client")
 ok "$([ "${1:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] && echo 0 || echo 1)" \
     "client: New-Order totals ${1:-?} cents (${2:-?} 'B' lines), ${3:-?} Order-Status lines"
+differ=$(diff "$tmp/sum.client" "$tmp/sum.unnamed")
+is "$differ" "" "unnamed statements leave MariaDB exactly as prepared ones do" || diag "$differ"
+is "$(json "$(ls -d "$tmp"/results/*-run-unnamed)/run.json" "r['run']['statements']")" "unnamed" \
+    "unnamed: the record says so"
 done_testing

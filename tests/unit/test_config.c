@@ -346,13 +346,13 @@ static const struct err_case err_cases[] = {
     { "run:\n  durration: 5m\n", 0,
       "t.yaml:2:3: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage)" },
+      "isolation, seed, mode, transactions, max_outage, statements)" },
     { "schema: { warehouses: 1 }\nrunn: {}\n", 0,
       "t.yaml:2:1: unknown key 'runn' (allowed here: database, schema, load, run, results)" },
     { "run: { mix.payment: 50 }\n", 0,
       "t.yaml:1:8: unknown key 'run.mix.payment' (allowed here: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage)" },
+      "isolation, seed, mode, transactions, max_outage, statements)" },
     { "schema: { \"a\\tb\": 1 }\n", 0,
       "t.yaml:1:11: unknown key 'schema.a\\tb' (allowed here: warehouses, dialect)" },
     { "schema: { [a]: 1 }\n", 0,
@@ -366,7 +366,7 @@ static const struct err_case err_cases[] = {
     { "run: [1, 2]\n", 0,
       "t.yaml:1:6: 'run' must be a mapping with the keys virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage (got a sequence)" },
+      "isolation, seed, mode, transactions, max_outage, statements (got a sequence)" },
 
     /* Duplicates and passwords. */
     { "run:\n  duration: 5m\n  warmup: 1s\n  duration: 6m\n", 0,
@@ -592,7 +592,7 @@ static void test_load_temp_file(void **state)
     snprintf(want, sizeof(want),
              "%s:4:3: unknown key 'run.bogus' (allowed here: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
              "duration, mix, think_time, max_retries, delivery_workers, delivery, "
-             "delivery_queue, isolation, seed, mode, transactions, max_outage)",
+             "delivery_queue, isolation, seed, mode, transactions, max_outage, statements)",
              path);
     check_msg("temp file", text, want, e.msg);
     assert_int_equal(unlink(path), 0);
@@ -615,10 +615,21 @@ static const struct set_case set_cases[] = {
       "--warehouses: 'schema.warehouses' must be an integer from 1 to 100000 (got \"12abc\")" },
     { "run.think_time", "maybe", "--set",
       "--set: 'run.think_time' must be true or false (got \"maybe\")" },
+    { "run.statements", "unnamed", "--statements", "" },
+    { "run.statements", "Prepared", "--statements", "" },
+    { "run.statements", "simple", "--statements",
+      "--statements: 'run.statements' simple is not offered: the simple query protocol takes no "
+      "bound parameters, so every value would be spliced into the SQL text, which tpccbench "
+      "never does; use unnamed (bound parameters, nothing kept on the server between "
+      "transactions: works through a pooler in transaction mode)" },
+    { "run.statements", "extended", "--statements",
+      "--statements: 'run.statements' must be one of prepared, unnamed (got \"extended\")" },
+    { "database.pooler", "PgBouncer", "--set", "" },
+    { "database.pooler", "rds-proxy", "--set", "" },
     { "run.durration", "5m", "--set",
       "--set: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage)" },
+      "isolation, seed, mode, transactions, max_outage, statements)" },
     { "runn.duration", "5m", "--set",
       "--set: unknown key 'runn.duration' (allowed here: database, schema, load, run, "
       "results)" },
@@ -628,7 +639,7 @@ static const struct set_case set_cases[] = {
     { "run", "5", "--set",
       "--set: 'run' is a section, not a key (keys in it: virtual_users, terminals, connections, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage)" },
+      "isolation, seed, mode, transactions, max_outage, statements)" },
     { "database.password", "x", "--set",
       "--set: 'database.password' is not allowed: passwords come only from the environment "
       "variable named by database.password_env" },
@@ -681,6 +692,31 @@ static void test_set_cases(void **state)
 }
 
 /* Overrides land in the right fields and win over the file. */
+/* run.statements and database.pooler: defaults, stored values, aliases. */
+static void test_statements_pooler(void **state)
+{
+    static const char yaml[] = "database: { pooler: PgBouncer }\nrun: { statements: unnamed }\n";
+    struct config c;
+    struct err e;
+
+    (void)state;
+    cfg_defaults(&c);
+    assert_int_equal(c.run.statements, RUN_STMT_PREPARED);
+    assert_string_equal(c.database.pooler, "");
+    assert_string_equal(run_statements_name(c.run.statements), "prepared");
+    assert_int_equal(cfg_load_string(&c, "t.yaml", yaml, sizeof(yaml) - 1, &e), 0);
+    assert_int_equal(c.run.statements, RUN_STMT_UNNAMED);
+    assert_string_equal(run_statements_name(c.run.statements), "unnamed");
+    assert_string_equal(c.database.pooler, "pgbouncer");
+    assert_int_equal(cfg_set(&c, "database.pooler", "rds-proxy", "--set", &e), 0);
+    assert_string_equal(c.database.pooler, "rds_proxy");
+    assert_int_equal(cfg_set(&c, "run.statements", "prepared", "--statements", &e), 0);
+    assert_int_equal(c.run.statements, RUN_STMT_PREPARED);
+    /* A refused word leaves the value as it was. */
+    assert_int_equal(cfg_set(&c, "run.statements", "simple", "--statements", &e), E_USAGE);
+    assert_int_equal(c.run.statements, RUN_STMT_PREPARED);
+}
+
 static void test_set_values(void **state)
 {
     static const char yaml[] = "run: { duration: 5m, virtual_users: 8 }\n";
@@ -1014,7 +1050,8 @@ int main(void)
         cmocka_unit_test(test_ok_cases),       cmocka_unit_test(test_err_cases),
         cmocka_unit_test(test_limits),         cmocka_unit_test(test_load_missing_file),
         cmocka_unit_test(test_load_temp_file), cmocka_unit_test(test_set_cases),
-        cmocka_unit_test(test_set_values),     cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_set_values),
+        cmocka_unit_test(test_statements_pooler),     cmocka_unit_test(test_validate),
         cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_int64),
         cmocka_unit_test(test_tx_name),         cmocka_unit_test(test_managed_rules),
         cmocka_unit_test(test_default_yaml_is_default),
