@@ -163,7 +163,9 @@ check_run() {
         "$_k $_mode: the window's $_n New-Orders are the increase of sum(d_next_o_id) ($_before -> $_after) but for at most one per VU before the window"
     is "$(json "$_r" "r['run']['new_orders_client'] > 200")" "True" \
         "$_k $_mode: more than 200 New-Orders in 10 s"
-    is "$(json "$_r" "r['run']['transactions']['new_order']['rolled_back'] > 0")" "True" \
+    # 1 % of New-Orders roll back: none in n has probability 0.99^n, under 0.1 % from 700
+    # on (a slow machine may run fewer; then only the count's sanity is checked).
+    is "$(json "$_r" "(lambda t: t['rolled_back'] > 0 if t['count'] >= 700 else 0 <= t['rolled_back'] <= t['count'])(r['run']['transactions']['new_order'])")" "True" \
         "$_k $_mode: the 1 % New-Order rollbacks happen (and are not errors)"
     is "$(json "$_r" "sum(t['errors']['other'] + t['errors']['connection'] for t in r['run']['transactions'].values())")" \
         "0" "$_k $_mode: no errors but retryable ones" ||
