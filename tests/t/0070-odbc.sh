@@ -161,8 +161,9 @@ check_run() {
     _n=$(json "$_r" "r['run']['new_orders_client']")
     is "$(python3 -c "print(0 <= $((_after - _before)) - ${_n:-0} <= 4)" 2>&1)" "True" \
         "$_k $_mode: the window's $_n New-Orders are the increase of sum(d_next_o_id) ($_before -> $_after) but for at most one per VU before the window"
-    is "$(json "$_r" "r['run']['new_orders_client'] > 200")" "True" \
-        "$_k $_mode: more than 200 New-Orders in 10 s"
+    # How many is the machine's business (bench/odbc.sh measures it), not a test's.
+    is "$(json "$_r" "r['run']['new_orders_client'] > 0")" "True" \
+        "$_k $_mode: New-Orders were committed in the window"
     # 1 % of New-Orders roll back: none in n has probability 0.99^n, under 0.1 % from 700
     # on (a slow machine may run fewer; then only the count's sanity is checked).
     is "$(json "$_r" "(lambda t: t['rolled_back'] > 0 if t['count'] >= 700 else 0 <= t['rolled_back'] <= t['count'])(r['run']['transactions']['new_order'])")" "True" \
