@@ -162,6 +162,9 @@ static const struct key key_table[] = {
     KEY("run.mode",              K_CHOICE_INT, run.mode,              1, 3,     mode_choices),
     KEY("run.transactions",      K_I64,        run.transactions,      0, INT64_MAX, NULL),
     KEY("run.max_outage",        K_DUR,        run.max_outage_us,     US_PER_S, US_PER_DAY, NULL),
+    KEY("run.metrics",           K_BOOL,       run.metrics,           0, 1,     NULL),
+    KEY("run.metrics_listen",    K_STR,        run.metrics_listen,    0, S,     NULL),
+    KEY("run.metrics_devices",   K_STR,        run.metrics_devices,   0, S,     NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -1339,6 +1342,7 @@ void cfg_defaults(struct config *c)
     memcpy(c->run.mix, mix, sizeof(mix));
     c->run.max_retries = 10;
     c->run.max_outage_us = 60 * US_PER_S;
+    c->run.metrics = 1;
     c->run.delivery_workers = 0; /* as many as the connections need (driver.c) */
     c->run.time_scale = 1.0;
     c->run.delivery_queue = 64;
