@@ -239,16 +239,16 @@ CROSS JOIN LATERAL (VALUES ('checkpoints', (b.checkpoints_timed + b.checkpoints_
                            ('buffers_backend', b.buffers_backend::float8)) AS v(name, value);
 
 -- name: metrics_sessions
--- Client sessions of this database but the monitor's own.
+-- Client sessions of this database but the monitor's own.  A session this user
+-- may not see shows NULL even for backend_type: counted as hidden.
 SELECT v.name, v.value
-FROM (SELECT count(*) FILTER (WHERE state = 'active') AS active,
-             count(*) FILTER (WHERE state LIKE 'idle in transaction%') AS idle_tx,
-             count(*) FILTER (WHERE wait_event_type = 'Lock') AS waiting,
-             coalesce(extract(epoch FROM max(now() - xact_start)), 0) AS longest,
-             count(*) FILTER (WHERE state IS NULL) AS hidden
-      FROM pg_stat_activity
-      WHERE backend_type = 'client backend' AND datname = current_database()
-        AND pid <> pg_backend_pid()) s
+FROM (SELECT count(*) FILTER (WHERE c AND state = 'active') AS active,
+             count(*) FILTER (WHERE c AND state LIKE 'idle in transaction%') AS idle_tx,
+             count(*) FILTER (WHERE c AND wait_event_type = 'Lock') AS waiting,
+             coalesce(extract(epoch FROM max(now() - xact_start) FILTER (WHERE c)), 0) AS longest,
+             count(*) FILTER (WHERE backend_type IS NULL) AS hidden
+      FROM (SELECT *, backend_type = 'client backend' AS c FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()) a) s
 CROSS JOIN LATERAL (VALUES ('sessions_active', s.active::float8),
                            ('sessions_idle_in_tx', s.idle_tx::float8),
                            ('sessions_waiting_lock', s.waiting::float8),

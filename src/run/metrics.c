@@ -570,6 +570,18 @@ static void sample(struct metrics *m, struct db_conn *c, double *v, double inter
         osm_parse_self_status(m->buf, &self) == 0)
         self_ok = 1;
     db_read(m, c);
+    /* Sessions of other users this user may not see: the counts cover only
+     * the visible ones, which their columns say (they are not missing). */
+    if (m->db_cur_have[K_HIDDEN] && m->db_cur[K_HIDDEN] > 0) {
+        for (int i = 0; i < m->ncol; i++) {
+            struct mcol *col = &m->cols[i];
+            if (col->src == SRC_DB_GAUGE && col->arg != K_HIDDEN && !col->note[0])
+                snprintf(col->note, sizeof(col->note),
+                         "%.0f sessions of other users were not visible (needs "
+                         "pg_read_all_stats, part of pg_monitor): the figure covers the visible "
+                         "ones", m->db_cur[K_HIDDEN]);
+        }
+    }
 
     if (v) {
         if (cpu_ok && m->cpu_have)
