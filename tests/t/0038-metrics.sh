@@ -10,7 +10,9 @@
 #     device shows writes - or, where the data directory is on no block
 #     device (tmpfs, a chroot), its columns are unavailable with a note,
 #     which this test then accepts and says so; run.json's "metrics" has
-#     mean, p95 and max; the summary prints the means;
+#     mean, p95 and max; the summary prints the means; `report` draws CPU,
+#     disk and WAL charts under the throughput charts (headless Chromium
+#     renders it and a screenshot is taken);
 #  2. the endpoint scraped twice during that run: the transaction counters
 #     grow, both texts pass `promtool check metrics`, the OpenMetrics one
 #     (Accept: application/openmetrics-text) ends with "# EOF" and names its
@@ -42,20 +44,51 @@ free_port() {
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# scrape URL FILE [ACCEPT]: GET URL into FILE; 0 when it answered 200.
-scrape() {
-    python3 - "$1" "$2" "${3:-}" <<'PYEOF'
-import sys, urllib.request
-req = urllib.request.Request(sys.argv[1])
-if sys.argv[3]:
-    req.add_header("Accept", sys.argv[3])
-with urllib.request.urlopen(req, timeout=5) as r:
-    body = r.read()
-    ctype = r.headers.get("Content-Type", "")
-with open(sys.argv[2], "wb") as f:
-    f.write(body)
-with open(sys.argv[2] + ".type", "w") as f:
-    f.write(ctype)
+# scrape_twice URL DIR: in one process (python starts slowly on a loaded
+# machine), wait for the endpoint to show a committed transaction, then save
+# DIR/scrape1 (Prometheus text), DIR/om1 (OpenMetrics, with its
+# Content-Type in om1.type) and, at the monitor's next tick (a second or
+# more later), DIR/scrape2.
+scrape_twice() {
+    python3 - "$1" "$2" <<'PYEOF'
+import sys, time, urllib.request
+url, d = sys.argv[1], sys.argv[2]
+
+
+def get(accept=None):
+    req = urllib.request.Request(url)
+    if accept:
+        req.add_header("Accept", accept)
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return r.read(), r.headers.get("Content-Type", "")
+
+
+deadline = time.time() + 60
+while True:
+    try:
+        body, _ = get()
+        if b'outcome="committed"} ' in body and b'tpccbench_db_wal_bytes_per_second' in body:
+            break
+    except OSError:
+        pass
+    if time.time() > deadline:
+        sys.exit("the endpoint never showed a committed transaction")
+    time.sleep(0.2)
+open(d + "/scrape1", "wb").write(body)
+body, ctype = get("application/openmetrics-text; version=1.0.0")
+open(d + "/om1", "wb").write(body)
+open(d + "/om1.type", "w").write(ctype)
+# The text changes at the monitor's next tick: wait for it (at most 15 s).
+first = [l for l in body.splitlines() if l.startswith(b'tpccbench_transactions_total{type="new_order",outcome="committed"}')]
+deadline = time.time() + 15
+time.sleep(1.1)
+while True:
+    body, _ = get()
+    now = [l for l in body.splitlines() if l.startswith(b'tpccbench_transactions_total{type="new_order",outcome="committed"}')]
+    if now != first or time.time() > deadline:
+        break
+    time.sleep(0.3)
+open(d + "/scrape2", "wb").write(body)
 PYEOF
 }
 
@@ -79,12 +112,11 @@ l0=$(lsn)
 "$bin" run -c "$cfg" --vus 4 --duration 10s --warmup 2s --label it \
     --metrics-listen "127.0.0.1:$port" >"$tmp/it.out" 2>"$tmp/it.err" </dev/null &
 bgpid=$!
-sleep 6
-scrape "http://127.0.0.1:$port/metrics" "$tmp/scrape1" || fail "first scrape answered"
-scrape "http://127.0.0.1:$port/metrics" "$tmp/om1" "application/openmetrics-text; version=1.0.0" ||
-    fail "OpenMetrics scrape answered"
-sleep 3
-scrape "http://127.0.0.1:$port/metrics" "$tmp/scrape2" || fail "second scrape answered"
+if scrape_twice "http://127.0.0.1:$port/metrics" "$tmp" 2>"$tmp/scrape.err"; then
+    pass "the endpoint answered three scrapes during the run"
+else
+    fail "the endpoint answered three scrapes during the run" "$(tail -3 "$tmp/scrape.err")"
+fi
 wait "$bgpid"
 rc=$?
 bgpid=
@@ -209,6 +241,32 @@ okc "grep -q '^# TYPE tpccbench_transactions counter' '$tmp/om1'" \
     "OpenMetrics names the counter family without _total"
 okc "! grep -q -e '$TPCC_TEST_PASSWORD' -e 'user=' -e 'conninfo' '$tmp/scrape2' '$tmp/om1'" \
     "the endpoint shows no password, user or connection string"
+
+# The report's charts of the metrics, under the throughput charts.
+run report "$bin" report "$d" -o "$tmp/report.html"
+is "$rc" 0 "report on the run: exit 0" || explain
+for ch in cpu-time disk-time wal-time; do
+    okc "grep -q 'data-chart=\"$ch\" data-series=\"1\"' '$tmp/report.html'" \
+        "the report has the $ch chart with the run's line"
+done
+metrics_after_time() {
+    python3 - "$1" <<'PYEOF'
+import sys
+h = open(sys.argv[1]).read()
+sys.exit(0 if 0 <= h.find('id="time"') < h.find('id="metrics"') else 1)
+PYEOF
+}
+okc "metrics_after_time '$tmp/report.html'" "... under the throughput charts"
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chrome" ]; then
+    _ud=$(mktemp -d "$tmp/chrome.XXXXXX")
+    timeout -k 5 60 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run \
+        --disable-background-networking --user-data-dir="$_ud" --window-size=1300,2600 \
+        --screenshot="$tmp/report.png" "file://$tmp/report.html" >/dev/null 2>&1 </dev/null
+    okc "[ -s '$tmp/report.png' ]" "headless Chromium renders the report (a screenshot is taken)"
+else
+    skip "no chromium: install it with 'apt-get install chromium' to render the report"
+fi
 
 # ---------------------------------------------------------------------------
 # 3. A port in use: exit 2 before anything runs.
