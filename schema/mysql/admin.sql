@@ -246,6 +246,11 @@ FROM information_schema.global_status
 WHERE variable_name IN ('COM_COMMIT', 'COM_ROLLBACK', 'INNODB_BUFFER_POOL_READS',
                         'INNODB_ROW_LOCK_WAITS', 'INNODB_DATA_WRITTEN')
 UNION ALL
+-- Threads_running counts this monitor too: one less.  Here, not in
+-- metrics_sessions, as it needs no privilege.
+SELECT 'sessions_active', CAST(variable_value AS DECIMAL(30, 0)) - 1
+FROM information_schema.global_status WHERE variable_name = 'THREADS_RUNNING'
+UNION ALL
 -- Pages served from the buffer pool: read requests less those read from disk.
 SELECT 'buffer_hits',
        SUM(CASE WHEN variable_name = 'INNODB_BUFFER_POOL_READ_REQUESTS'
@@ -263,12 +268,8 @@ FROM information_schema.global_status WHERE variable_name = 'INNODB_OS_LOG_WRITT
 SELECT 'checkpoints', NULL FROM DUAL WHERE 1 = 0;
 
 -- name: metrics_sessions
--- Threads_running counts this monitor too: one less.  Lock waits and the oldest
--- transaction from InnoDB's own tables (PROCESS privilege; without it they are
--- empty or refused, and the columns say so).
-SELECT 'sessions_active', CAST(variable_value AS DECIMAL(30, 0)) - 1
-FROM information_schema.global_status WHERE variable_name = 'THREADS_RUNNING'
-UNION ALL
+-- Lock waits and the oldest transaction from InnoDB's own tables: these need
+-- the PROCESS privilege; without it the server refuses, and the columns say so.
 SELECT 'sessions_waiting_lock', COUNT(*) FROM information_schema.innodb_lock_waits
 UNION ALL
 SELECT 'longest_tx_s', COALESCE(MAX(TIMESTAMPDIFF(SECOND, trx_started, NOW())), 0)

@@ -8,9 +8,9 @@
  * why it was unavailable when it was.  Rates are differences of two samples
  * over the time between them (measured here, not assumed to be 1 s).  The
  * database's statistics come from four statements of admin.sql, each
- * returning rows (name, value); which names each may return is fixed here
- * (db_keys[]), so a statement that fails (no privilege, a view an older or
- * newer server lacks) marks exactly its columns.  A statement refused for
+ * returning rows (name, value); db_keys[] says which statement each name
+ * is expected from, so a statement that fails (no privilege, a view an older
+ * or newer server lacks) is named in the notes of exactly its columns.  A statement refused for
  * good (SQLSTATE class 42: privilege, undefined object) is not tried again.
  *
  * Runs on the monitor's thread only; nothing here prints or exits, and
@@ -497,7 +497,10 @@ static void db_read(struct metrics *m, struct db_conn *c)
             memcpy(vbuf, val, (size_t)vlen);
             vbuf[vlen] = '\0';
             for (int k = 0; k < NDBK; k++) {
-                if (db_keys[k].stmt == q && strcmp(db_keys[k].name, nbuf) == 0) {
+                /* Any statement may return any name (a dialect puts a figure
+                 * where its privileges allow); db_keys[k].stmt is where a
+                 * missing one is looked for in notes. */
+                if (strcmp(db_keys[k].name, nbuf) == 0) {
                     char *end;
                     double x = strtod(vbuf, &end);
                     if (end != vbuf && isfinite(x)) {
