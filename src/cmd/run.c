@@ -106,10 +106,11 @@ static struct mserve *run_serve;
 
 /* The sampler of one run: the data directory's device from the record's
  * environment (the fingerprint found it), a baseline through a connection
- * of its own (*c, kept for the last sample).  NULL with metrics off or
- * out of memory (the run goes on without). */
-static struct metrics *metrics_begin(struct session *s, json_t *rec, struct db_conn **c)
+ * of its own (the metrics keep it).  NULL with metrics off or out of memory
+ * (the run goes on without). */
+static struct metrics *metrics_begin(struct session *s, json_t *rec)
 {
+    struct db_conn *conn = NULL, **c = &conn;
     json_t *st = json_object_get(json_object_get(rec, "environment"), "storage");
     const char *dev = json_string_value(json_object_get(st, "device"));
     const char *fstype = json_string_value(json_object_get(st, "fstype"));
@@ -118,7 +119,6 @@ static struct metrics *metrics_begin(struct session *s, json_t *rec, struct db_c
     struct metrics *m;
     struct err e;
 
-    *c = NULL;
     if (!s->cfg->run.metrics)
         return NULL;
     err_clear(&e);
@@ -146,14 +146,13 @@ static struct metrics *metrics_begin(struct session *s, json_t *rec, struct db_c
 }
 
 /* The last sample, metrics.csv and run.json's "metrics". */
-static void metrics_end(struct metrics *m, struct db_conn *c, json_t *rec, const char *dir)
+static void metrics_end(struct metrics *m, json_t *rec, const char *dir)
 {
     size_t len;
     char *csv;
     struct err we;
 
-    metrics_finish(m, c);
-    db_close(c);
+    metrics_finish(m);
     if ((csv = metrics_csv(m, &len)) && record_write_file(dir, "metrics.csv", csv, len, &we) < 0)
         fprintf(stderr, "tpccbench: %s\n", we.msg);
     free(csv);
@@ -171,16 +170,15 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
     struct run_result *r = calloc(1, sizeof(*r));
     struct figures f;
     struct metrics *m;
-    struct db_conn *mc = NULL;
     int rc;
 
     if (!r)
         return err_set(e, E_FAIL, "out of memory");
     json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
-    o.metrics = m = metrics_begin(s, rec, &mc);
+    o.metrics = m = metrics_begin(s, rec);
     rc = run_run(&o, r, e);
     if (m)
-        metrics_end(m, mc, rec, dir);
+        metrics_end(m, rec, dir);
     figures_compute(s->cfg, r, &f);
     /* A run that failed before its measured window opened measured nothing: no figures. */
     if (r->window_opened)

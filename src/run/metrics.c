@@ -19,6 +19,7 @@
 #include "run/metrics.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,15 +113,48 @@ struct sbuf {
     int oom;
 };
 
+/*
+ * The database's statistics are read on a thread of their own, through a
+ * connection of their own: a server that does not answer (a frozen
+ * network) must never hold the monitor, which closes the window on time.
+ * The monitor asks for a sample and waits at most DB_WAIT_US; a sample still
+ * outstanding from an earlier tick is not waited for again.  Freed by the
+ * last of its two users (the metrics and the thread), so a thread blocked
+ * in the database at the end is left behind safely.
+ */
+#define DB_WAIT_US 500000
+#define DB_WAIT_FIRST_US 5000000 /* the baseline and the last sample */
+struct mdb {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int refs;                 /* under lock: 2 while both use it */
+    int stop;                 /* under lock: the thread ends */
+    unsigned req, done;       /* under lock: samples asked for, and the last one taken */
+    struct db_conn *c;        /* the thread's (closed by whoever frees) */
+    const struct dialect *d;  /* the metrics' (outlives the thread: see mdb_release) */
+    struct dialect own_d;     /* ... kept here */
+    int stmt_off[MQ_N];       /* thread only: refused for good */
+    /* The latest sample, under lock. */
+    double val[NDBK];
+    int have[NDBK];
+    char stmt_note[MQ_N][300];
+    int lost;                 /* the connection was lost */
+    uint64_t t_us;            /* when it was taken */
+    double cpu_ms;            /* the thread's CPU for it */
+};
+
 struct metrics {
+    struct mdb *db;             /* NULL: no database statistics (d_note says why) */
+    uint64_t db_t_cur, db_t_prev; /* when db_cur and db_prev were read */
+    double db_cpu_ms;           /* the database thread's CPU for this sample */
+    char db_miss[320];          /* why this sample has no database figures, "" when it has */
     char dialect[32];
     int synthetic;
     struct mserve *serve;
-    struct dialect d;
+    struct dialect d;           /* moved into db at metrics_start */
     int have_d;
     char d_note[300];           /* why there are no database statements */
-    int stmt_off[MQ_N];         /* refused for good: not tried again */
-    char stmt_note[MQ_N][300];  /* the latest failure of each statement */
+    char stmt_note[MQ_N][300];  /* the latest failure of each statement (from db) */
     struct mcol cols[MCOL_MAX];
     int ncol;
     struct mdev dev[MDEV_MAX];
@@ -145,6 +179,8 @@ struct metrics {
     int le_bucket[16];    /* last histogram bucket under each le of prom_le */
     char buf[65536];      /* /proc text */
 };
+
+static void mdb_release(struct mdb *w);
 
 /* Response-time buckets of the endpoint, seconds. */
 static const double prom_le[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
@@ -261,7 +297,7 @@ static void os_columns(struct metrics *m)
     col_add(m, "self_rss_mb", "MB", "tpccbench_process_resident_bytes", NULL, 1e6, SRC_SELF_RSS, 0,
             0, "tpccbench's resident memory");
     col_add(m, "metrics_cpu_ms", "ms", "tpccbench_metrics_sample_cpu_seconds", NULL, 1e-3,
-            SRC_SAMPLE_CPU, 0, 0, "CPU the metrics sample itself took (OS and database)");
+            SRC_SAMPLE_CPU, 0, 0, "CPU the metrics sample itself took (OS and database threads)");
 }
 
 static void db_columns(struct metrics *m)
@@ -428,8 +464,15 @@ void metrics_free(struct metrics *m)
 {
     if (!m)
         return;
-    if (m->have_d)
+    if (m->db) {
+        pthread_mutex_lock(&m->db->lock);
+        m->db->stop = 1;
+        pthread_cond_broadcast(&m->db->cond);
+        pthread_mutex_unlock(&m->db->lock);
+        mdb_release(m->db); /* the thread frees it when it ends, if it has not yet */
+    } else if (m->have_d) {
         dialect_release(&m->d);
+    }
     free(m->rows);
     free(m->vals);
     free(m);
@@ -455,46 +498,50 @@ static int refused_for_good(const struct err *e)
     return strncmp(e->sqlstate, "42", 2) == 0 || strcmp(e->sqlstate, "55000") == 0;
 }
 
-/* Read the database's statistics into m->db_cur through c. */
-static void db_read(struct metrics *m, struct db_conn *c)
+/* Read the statistics through w->c into val/have/notes (the thread's own
+ * copies); *lost: the connection is gone. */
+static void db_read(struct mdb *w, double *val, int *have, char notes[MQ_N][300], int *lost)
 {
-    memset(m->db_cur_have, 0, sizeof(m->db_cur_have));
-    if (!m->have_d || !c)
-        return;
+    struct db_conn *c = w->c;
+
+    memset(have, 0, sizeof(int) * NDBK);
+    *lost = 0;
     for (int q = 0; q < MQ_N; q++) {
         struct err e;
         int rc;
-        if (m->stmt_off[q])
+        if (w->stmt_off[q])
             continue;
         err_clear(&e);
-        if ((rc = db_query(c, m->d.sql[q], NULL, 0, &e)) < 0) {
-            snprintf(m->stmt_note[q], sizeof(m->stmt_note[q]), "%s: %.220s%s", mq_names[q], e.msg,
+        if ((rc = db_query(c, w->d->sql[q], NULL, 0, &e)) < 0) {
+            snprintf(notes[q], sizeof(notes[q]), "%s: %.220s%s", mq_names[q], e.msg,
                      refused_for_good(&e) ? " (not tried again in this run)" : "");
             if (refused_for_good(&e))
-                m->stmt_off[q] = 1;
+                w->stmt_off[q] = 1;
             if (!(c->ops->flags & DB_F_AUTOCOMMIT) && rc != E_CONN) {
                 struct err e2;
                 db_rollback(c, &e2);
             }
-            if (rc == E_CONN)
-                return; /* the monitor reconnects it; until then no database figures */
+            if (rc == E_CONN) {
+                *lost = 1;
+                return;
+            }
             continue;
         }
-        m->stmt_note[q][0] = '\0';
+        notes[q][0] = '\0';
         while (db_next(c) == 1) {
             int len = 0;
             const char *name = db_col_text(c, 0, &len);
-            const char *val;
+            const char *v;
             char nbuf[64], vbuf[64];
             int vlen = 0;
             if (!name || db_col_isnull(c, 1) || len <= 0 || len >= (int)sizeof(nbuf))
                 continue;
             memcpy(nbuf, name, (size_t)len);
             nbuf[len] = '\0';
-            val = db_col_text(c, 1, &vlen);
-            if (!val || vlen <= 0 || vlen >= (int)sizeof(vbuf))
+            v = db_col_text(c, 1, &vlen);
+            if (!v || vlen <= 0 || vlen >= (int)sizeof(vbuf))
                 continue;
-            memcpy(vbuf, val, (size_t)vlen);
+            memcpy(vbuf, v, (size_t)vlen);
             vbuf[vlen] = '\0';
             for (int k = 0; k < NDBK; k++) {
                 /* Any statement may return any name (a dialect puts a figure
@@ -504,8 +551,8 @@ static void db_read(struct metrics *m, struct db_conn *c)
                     char *end;
                     double x = strtod(vbuf, &end);
                     if (end != vbuf && isfinite(x)) {
-                        m->db_cur[k] = x;
-                        m->db_cur_have[k] = 1;
+                        val[k] = x;
+                        have[k] = 1;
                     }
                 }
             }
@@ -517,16 +564,112 @@ static void db_read(struct metrics *m, struct db_conn *c)
     }
 }
 
+/* Drop one user of w; the last frees it (closing its connection). */
+static void mdb_release(struct mdb *w)
+{
+    int last;
+
+    pthread_mutex_lock(&w->lock);
+    last = --w->refs == 0;
+    pthread_mutex_unlock(&w->lock);
+    if (!last)
+        return;
+    db_close(w->c);
+    dialect_release(&w->own_d);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    free(w);
+}
+
+static void *mdb_main(void *arg)
+{
+    struct mdb *w = arg;
+    double val[NDBK];
+    int have[NDBK], lost;
+    char (*notes)[300] = calloc(MQ_N, sizeof(*notes));
+
+    pthread_mutex_lock(&w->lock);
+    while (notes && !w->stop) {
+        unsigned r;
+        if (w->req == w->done) {
+            pthread_cond_wait(&w->cond, &w->lock);
+            continue;
+        }
+        double cpu0;
+        r = w->req;
+        pthread_mutex_unlock(&w->lock);
+        cpu0 = thread_cpu_ms();
+        db_read(w, val, have, notes, &lost);
+        pthread_mutex_lock(&w->lock);
+        w->cpu_ms = thread_cpu_ms() - cpu0;
+        memcpy(w->val, val, sizeof(val));
+        memcpy(w->have, have, sizeof(have));
+        memcpy(w->stmt_note, notes, sizeof(w->stmt_note));
+        w->lost = lost;
+        w->t_us = clock_us();
+        w->done = r;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    free(notes);
+    mdb_release(w);
+    return NULL;
+}
+
+/* A database sample into m->db_cur, waiting at most wait_us; m->db_miss
+ * says why there is none. */
+static void db_get(struct metrics *m, uint64_t wait_us)
+{
+    struct mdb *w = m->db;
+    struct timespec ts;
+    unsigned r;
+    int busy;
+
+    memset(m->db_cur_have, 0, sizeof(m->db_cur_have));
+    m->db_miss[0] = '\0';
+    m->db_cpu_ms = 0;
+    if (!w) {
+        snprintf(m->db_miss, sizeof(m->db_miss), "%s",
+                 m->have_d ? "no connection for the metrics (see the warning at the start)"
+                           : m->d_note);
+        return;
+    }
+    pthread_mutex_lock(&w->lock);
+    busy = w->req != w->done;
+    if (!busy) {
+        r = ++w->req;
+        pthread_cond_broadcast(&w->cond);
+        clock_deadline(&ts, wait_us);
+        while (w->done != r && pthread_cond_timedwait(&w->cond, &w->lock, &ts) == 0)
+            ;
+    }
+    if (busy || w->done != w->req) {
+        snprintf(m->db_miss, sizeof(m->db_miss),
+                 "the database did not answer the statistics queries within %.1f s",
+                 (double)wait_us / 1e6);
+    } else if (w->lost) {
+        snprintf(m->db_miss, sizeof(m->db_miss), "the metrics' connection was lost");
+        memcpy(m->stmt_note, w->stmt_note, sizeof(m->stmt_note));
+    } else {
+        memcpy(m->db_cur, w->val, sizeof(m->db_cur));
+        memcpy(m->db_cur_have, w->have, sizeof(m->db_cur_have));
+        memcpy(m->stmt_note, w->stmt_note, sizeof(m->stmt_note));
+        m->db_t_cur = w->t_us;
+        m->db_cpu_ms = w->cpu_ms;
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
 /* Why database key k has no value now. */
 static void db_why(const struct metrics *m, int k, int have_conn, char *out, size_t len)
 {
     int q = db_keys[k].stmt;
 
+    (void)have_conn;
     if (!m->have_d)
         snprintf(out, len, "%s", m->d_note);
-    else if (!have_conn)
-        snprintf(out, len, "the monitor's connection was lost (it reconnects at the window's "
-                           "edges)");
+    else if (m->db_miss[0])
+        snprintf(out, len, "%s", m->db_miss);
     else if (m->stmt_note[q][0])
         snprintf(out, len, "%s", m->stmt_note[q]);
     else if (strcmp(m->dialect, "ansi") == 0)
@@ -538,7 +681,7 @@ static void db_why(const struct metrics *m, int k, int have_conn, char *out, siz
 
 /* One sample; with v, the values of a row (NaN = unavailable) over the
  * interval since the previous sample. */
-static void sample(struct metrics *m, struct db_conn *c, double *v, double interval_s)
+static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_wait_us)
 {
     struct osm_cpu cpu;
     struct osm_cpu_pct pct;
@@ -572,7 +715,7 @@ static void sample(struct metrics *m, struct db_conn *c, double *v, double inter
         osm_read_file("/proc/self/status", m->buf, sizeof(m->buf)) > 0 &&
         osm_parse_self_status(m->buf, &self) == 0)
         self_ok = 1;
-    db_read(m, c);
+    db_get(m, db_wait_us);
     /* Sessions of other users this user may not see: the counts cover only
      * the visible ones, which their columns say (they are not missing). */
     if (m->db_cur_have[K_HIDDEN] && m->db_cur[K_HIDDEN] > 0) {
@@ -676,9 +819,10 @@ static void sample(struct metrics *m, struct db_conn *c, double *v, double inter
                 break; /* filled in by the caller, after the sample */
             case SRC_DB_RATE: {
                 int k = col->arg;
-                if (m->db_cur_have[k] && m->db_have[k] && interval_s > 0 &&
+                double dt = (double)(m->db_t_cur - m->db_t_prev) / 1e6;
+                if (m->db_cur_have[k] && m->db_have[k] && dt > 0 &&
                     m->db_cur[k] >= m->db_prev[k]) {
-                    x = (m->db_cur[k] - m->db_prev[k]) / interval_s;
+                    x = (m->db_cur[k] - m->db_prev[k]) / dt;
                     if (strcmp(col->unit, "MB/s") == 0)
                         x /= 1e6;
                 } else if (m->db_cur_have[k] && m->db_have[k]) {
@@ -687,7 +831,7 @@ static void sample(struct metrics *m, struct db_conn *c, double *v, double inter
                 } else if (m->db_cur_have[k]) {
                     col_missing(col, "no earlier sample of '%s'", db_keys[k].name);
                 } else {
-                    db_why(m, k, c != NULL, why_db, sizeof(why_db));
+                    db_why(m, k, 1, why_db, sizeof(why_db));
                     col_missing(col, "%s", why_db);
                 }
                 break;
@@ -697,7 +841,7 @@ static void sample(struct metrics *m, struct db_conn *c, double *v, double inter
                 if (m->db_cur_have[k]) {
                     x = m->db_cur[k];
                 } else {
-                    db_why(m, k, c != NULL, why_db, sizeof(why_db));
+                    db_why(m, k, 1, why_db, sizeof(why_db));
                     col_missing(col, "%s", why_db);
                 }
                 break;
@@ -712,7 +856,7 @@ static void sample(struct metrics *m, struct db_conn *c, double *v, double inter
                 } else if (ok && h + r == 0) {
                     col_missing(col, "no page was requested in some seconds (no ratio)");
                 } else {
-                    db_why(m, m->db_cur_have[K_HITS] ? K_READS : K_HITS, c != NULL, why_db,
+                    db_why(m, m->db_cur_have[K_HITS] ? K_READS : K_HITS, 1, why_db,
                            sizeof(why_db));
                     col_missing(col, "%s", why_db);
                 }
@@ -739,23 +883,54 @@ static void sample(struct metrics *m, struct db_conn *c, double *v, double inter
             m->net[n].prev = net[n];
         m->net[n].have = net_ok[n];
     }
+    /* A database figure not read now keeps its last reading as the baseline:
+     * the next rate spans the gap (over the time between the two readings). */
     for (int k = 0; k < NDBK; k++) {
-        m->db_prev[k] = m->db_cur[k];
-        m->db_have[k] = m->db_cur_have[k];
+        if (m->db_cur_have[k]) {
+            m->db_prev[k] = m->db_cur[k];
+            m->db_have[k] = 1;
+        }
     }
+    if (!m->db_miss[0])
+        m->db_t_prev = m->db_t_cur;
 }
 
 void metrics_start(struct metrics *m, struct db_conn *c)
 {
     if (!m)
         return;
-    sample(m, c, NULL, 0);
+    if (c && m->have_d) {
+        struct mdb *w = calloc(1, sizeof(*w));
+        pthread_t th;
+        if (w) {
+            pthread_mutex_init(&w->lock, NULL);
+            pthread_cond_init(&w->cond, NULL);
+            w->refs = 2;
+            w->c = c;
+            w->own_d = m->d; /* the statements move to the worker, which may outlive m */
+            w->d = &w->own_d;
+            m->have_d = 1;
+            memset(&m->d, 0, sizeof(m->d));
+            if (pthread_create(&th, NULL, mdb_main, w) == 0) {
+                pthread_detach(th);
+                m->db = w;
+                c = NULL;
+            } else {
+                m->d = w->own_d;
+                pthread_mutex_destroy(&w->lock);
+                pthread_cond_destroy(&w->cond);
+                free(w);
+            }
+        }
+    }
+    db_close(c); /* not taken by a worker */
+    sample(m, NULL, 0, DB_WAIT_FIRST_US);
     m->t_prev_us = clock_us();
     m->started = 1;
 }
 
 /* Sample into a new row (second, phase). */
-static void add_row(struct metrics *m, struct db_conn *c, int second, char phase)
+static void add_row(struct metrics *m, int second, char phase, uint64_t db_wait_us)
 {
     double cpu0 = thread_cpu_ms(), *v;
     uint64_t now = clock_us();
@@ -775,14 +950,14 @@ static void add_row(struct metrics *m, struct db_conn *c, int second, char phase
         m->cap = cap;
     }
     v = &m->vals[(size_t)m->nrow * (size_t)m->ncol];
-    sample(m, c, v, interval);
+    sample(m, v, interval, db_wait_us);
     m->rows[m->nrow].second = second;
     m->rows[m->nrow].phase = phase;
     m->rows[m->nrow].interval_s = interval;
     m->nrow++;
     m->t_prev_us = now;
     m->started = 1;
-    m->sample_cpu_ms = thread_cpu_ms() - cpu0;
+    m->sample_cpu_ms = thread_cpu_ms() - cpu0 + m->db_cpu_ms;
     if ((sc = col_find(m, "metrics_cpu_ms")) >= 0)
         v[sc] = m->sample_cpu_ms;
 }
@@ -938,12 +1113,12 @@ static void render(struct sbuf *b, const struct metrics *m, const struct series_
         sb_printf(b, "# EOF\n");
 }
 
-void metrics_tick(struct metrics *m, struct db_conn *c, const struct series_row *row,
-                  const struct vu_stats *cum, int in_tx, int down)
+void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
+                  int in_tx, int down)
 {
     if (!m)
         return;
-    add_row(m, c, row ? row->second : m->nrow + 1, row ? row->phase : 'r');
+    add_row(m, row ? row->second : m->nrow + 1, row ? row->phase : 'r', DB_WAIT_US);
     if (m->serve) {
         struct sbuf om = { 0 }, pt = { 0 };
         render(&om, m, row, cum, in_tx, down, 1);
@@ -957,11 +1132,11 @@ void metrics_tick(struct metrics *m, struct db_conn *c, const struct series_row 
     }
 }
 
-void metrics_finish(struct metrics *m, struct db_conn *c)
+void metrics_finish(struct metrics *m)
 {
     if (!m || !m->started)
         return;
-    add_row(m, c, m->nrow ? m->rows[m->nrow - 1].second + 1 : 1, 's');
+    add_row(m, m->nrow ? m->rows[m->nrow - 1].second + 1 : 1, 's', DB_WAIT_FIRST_US);
 }
 
 /* ------------------------------------------------------------------ */

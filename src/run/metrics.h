@@ -3,12 +3,13 @@
  * the OS figures of run/osmetrics.h (CPU shares, run queue, context
  * switches, memory, the data directory's block device and any device named,
  * network interfaces, this process) and the database's statistics read
- * through the monitor's connection with the metrics_* statements of
- * schema/<dialect>/admin.sql (rows of name, value).
+ * with the metrics_* statements of schema/<dialect>/admin.sql (rows of
+ * name, value) on a thread and a connection of their own, so that a
+ * database that stops answering never holds the monitor.
  *
  * The monitor (run/driver.c) calls metrics_tick() once a second, after its
  * series row; cmd/run.c takes a baseline before the run (metrics_start) and
- * a last sample after it (metrics_finish), each on a connection of its own,
+ * a last sample after it (metrics_finish),
  * and writes metrics.csv, run.json's "metrics" and the summary lines.  When
  * a metrics_serve is attached, each tick also publishes the OpenMetrics and
  * Prometheus text of the latest figures to it (run/mserve.h).
@@ -16,8 +17,8 @@
  * A figure that cannot be read (a device that disappeared, a statistic the
  * server refuses, a dialect that has none) is a NaN in its row - an empty
  * cell in metrics.csv, a missing sample on the endpoint - and its column
- * carries a note saying why; never a zero.  Everything here runs on the
- * monitor's thread; nothing here prints or exits.
+ * carries a note saying why; never a zero.  Everything but the database
+ * reads runs on the monitor's thread; nothing here prints or exits.
  */
 #ifndef TPCC_METRICS_H
 #define TPCC_METRICS_H
@@ -48,21 +49,24 @@ struct metrics_opts {
 struct metrics *metrics_new(const struct metrics_opts *o, struct err *e);
 void metrics_free(struct metrics *m);
 
-/* The baseline: the OS counters, and the database's through c (may be NULL). */
+/* The baseline: the OS counters, and the database's through c, a
+ * connection of the metrics' own (taken: closed by the metrics; may be NULL).
+ * From here on a thread of the metrics reads the database through c. */
 void metrics_start(struct metrics *m, struct db_conn *c);
 
 /*
  * The monitor's once-a-second sample: one row (second and phase of row,
- * the series row just added), the database through c (the monitor's
- * connection; NULL while it is lost).  cum: the VUs' counts so far (for the
- * endpoint's counters and histograms), in_tx and down as in the series.
- * m may be NULL (metrics off): nothing happens.
+ * the series row just added).  The database's figures come from the
+ * metrics' thread, waited for at most 0.5 s (a database that does not
+ * answer never holds the monitor; its columns say so).  cum: the VUs'
+ * counts so far (for the endpoint's counters and histograms), in_tx and
+ * down as in the series.  m may be NULL (metrics off): nothing happens.
  */
-void metrics_tick(struct metrics *m, struct db_conn *c, const struct series_row *row,
-                  const struct vu_stats *cum, int in_tx, int down);
+void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
+                  int in_tx, int down);
 
-/* The last row, after the run (phase 's'), through c (may be NULL). */
-void metrics_finish(struct metrics *m, struct db_conn *c);
+/* The last row, after the run (phase 's'). */
+void metrics_finish(struct metrics *m);
 
 /* metrics.csv (heap; free()), or NULL when there are no rows. */
 char *metrics_csv(const struct metrics *m, size_t *len);
