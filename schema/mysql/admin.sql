@@ -226,8 +226,8 @@ WHERE (global_value_origin <> 'COMPILE-TIME'
            'gtid_seq_no', 'in_transaction', 'last_gtid')
 ORDER BY 1;
 
--- The per-second database metrics (src/run/metrics.c), read through the
--- monitor's connection: rows (name, value), names as metrics.c knows them.
+-- The per-second database metrics (src/run/metrics.c), read on the metrics'
+-- own connection: rows (name, value), names as metrics.c knows them.
 -- SHOW GLOBAL STATUS as a table (information_schema.GLOBAL_STATUS).  Not
 -- here: checkpoints and buffers written by them (InnoDB flushes continuously;
 -- no counter of checkpoints), temp bytes, deadlocks (only the latest one is

@@ -204,10 +204,10 @@ WHERE (source <> 'default'
   AND name NOT IN ('data_directory', 'config_file', 'hba_file', 'ident_file', 'application_name')
 ORDER BY name;
 
--- The per-second database metrics (src/run/metrics.c), read through the
--- monitor's connection.  Each returns rows (name, value); metrics.c knows which
--- names each statement may return, so one that fails (no privilege, a view this
--- server version lacks) marks exactly its columns unavailable.  Counters are
+-- The per-second database metrics (src/run/metrics.c), read on the metrics'
+-- own connection and thread.  Each returns rows (name, value); metrics.c knows
+-- which statement each name is expected from, so one that fails (no privilege,
+-- a view this server version lacks) is named in exactly its columns' notes.  Counters are
 -- turned into rates there.  The statistics views are visible to every user;
 -- pg_stat_activity hides other users' sessions (state NULL) from a user without
 -- pg_read_all_stats (part of pg_monitor): those are counted as sessions_hidden.

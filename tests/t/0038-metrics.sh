@@ -21,7 +21,9 @@
 #  4. a user without pg_monitor, and with pg_current_wal_lsn() revoked: the
 #     columns it can read are there, the WAL column is unavailable with the
 #     server's "permission denied" as its note, the sessions of other users
-#     it cannot see are said in the session columns' note;
+#     it cannot see are said in the session columns' note; a device named
+#     with --metrics-devices that is not there has its columns unavailable,
+#     with a note;
 #  5. run.metrics false: no metrics.csv, no "metrics" in run.json.
 # Prints TAP.  About 45 s.
 set -u
@@ -298,7 +300,7 @@ low=$tmp/low.yaml
 sed "s/user=tpcc/user=tpcc_low/" "$cfg" >"$low"
 pg_psql "select pg_sleep(12)" >/dev/null 2>&1 &
 bgpid=$!
-run low "$bin" run -c "$low" --vus 2 --duration 4s --warmup 1s --label low
+run low "$bin" run -c "$low" --vus 2 --duration 4s --warmup 1s --label low --metrics-devices tpcc-gone0
 is "$rc" 0 "a user without pg_monitor: the run works (exit 0)" || explain
 like "$out" "*unavailable: db_wal_bytes_per_s*permission denied*" \
     "the summary names the WAL column unavailable, with the server's reason"
@@ -313,6 +315,9 @@ check(w.get('available') is False and 'permission denied' in w.get('note', ''),
 for c in ('db_commits_per_s', 'db_buffer_hit_pct', 'db_checkpoints_per_s', 'db_sessions_active',
           'cpu_user_pct', 'disk_data_writes_per_s' if rec['metrics']['devices'].get('data') else 'cpu_idle_pct'):
     check(cols.get(c, {}).get('available') is True, '%s: what it can read is there' % c, cols.get(c))
+g = cols.get('disk_tpcc-gone0_writes_per_s', {})
+check(g.get('available') is False and 'not in /proc/diskstats' in g.get('note', ''),
+      'a named device that is not there: its columns are unavailable, with a note', g)
 s = cols.get('db_sessions_active', {})
 check('not visible' in s.get('note', ''), 'the session columns say other users\\' sessions were hidden', s)
 "
