@@ -43,32 +43,66 @@ static const char *const mq_names[MQ_N] = { "metrics_counters", "metrics_wal",
 
 /* The names the statements return, and which statement returns each. */
 enum {
-    K_COMMITS, K_ROLLBACKS, K_HITS, K_READS, K_TEMP, K_DEADLOCKS, K_LOCK_WAITS, K_DATA_WRITTEN,
-    K_WAL, K_CKPT, K_BUF_CKPT, K_BUF_BACKEND, K_S_ACTIVE, K_S_IDLE_TX, K_S_LOCK, K_LONGEST,
-    K_HIDDEN, NDBK
+    K_COMMITS,
+    K_ROLLBACKS,
+    K_HITS,
+    K_READS,
+    K_TEMP,
+    K_DEADLOCKS,
+    K_LOCK_WAITS,
+    K_DATA_WRITTEN,
+    K_WAL,
+    K_CKPT,
+    K_BUF_CKPT,
+    K_BUF_BACKEND,
+    K_S_ACTIVE,
+    K_S_IDLE_TX,
+    K_S_LOCK,
+    K_LONGEST,
+    K_HIDDEN,
+    NDBK
 };
 static const struct {
     const char *name;
     int stmt;
 } db_keys[NDBK] = {
-    { "commits", MQ_COUNTERS },         { "rollbacks", MQ_COUNTERS },
-    { "buffer_hits", MQ_COUNTERS },     { "buffer_reads", MQ_COUNTERS },
-    { "temp_bytes", MQ_COUNTERS },      { "deadlocks", MQ_COUNTERS },
-    { "lock_waits", MQ_COUNTERS },      { "data_written_bytes", MQ_COUNTERS },
-    { "wal_bytes", MQ_WAL },            { "checkpoints", MQ_CHECKPOINTS },
-    { "buffers_checkpoint", MQ_CHECKPOINTS }, { "buffers_backend", MQ_CHECKPOINTS },
-    { "sessions_active", MQ_SESSIONS }, { "sessions_idle_in_tx", MQ_SESSIONS },
-    { "sessions_waiting_lock", MQ_SESSIONS }, { "longest_tx_s", MQ_SESSIONS },
+    { "commits", MQ_COUNTERS },
+    { "rollbacks", MQ_COUNTERS },
+    { "buffer_hits", MQ_COUNTERS },
+    { "buffer_reads", MQ_COUNTERS },
+    { "temp_bytes", MQ_COUNTERS },
+    { "deadlocks", MQ_COUNTERS },
+    { "lock_waits", MQ_COUNTERS },
+    { "data_written_bytes", MQ_COUNTERS },
+    { "wal_bytes", MQ_WAL },
+    { "checkpoints", MQ_CHECKPOINTS },
+    { "buffers_checkpoint", MQ_CHECKPOINTS },
+    { "buffers_backend", MQ_CHECKPOINTS },
+    { "sessions_active", MQ_SESSIONS },
+    { "sessions_idle_in_tx", MQ_SESSIONS },
+    { "sessions_waiting_lock", MQ_SESSIONS },
+    { "longest_tx_s", MQ_SESSIONS },
     { "sessions_hidden", MQ_SESSIONS },
 };
 
 /* How a column's value is made. */
 enum {
-    SRC_CPU_USER, SRC_CPU_SYSTEM, SRC_CPU_IOWAIT, SRC_CPU_STEAL, SRC_CPU_IDLE, SRC_PROCS,
-    SRC_CTXT, SRC_MEM_FREE, SRC_MEM_CACHED, SRC_MEM_DIRTY, SRC_MEM_WRITEBACK, SRC_SELF_CPU,
-    SRC_SELF_RSS, SRC_SAMPLE_CPU,
-    SRC_DISK, /* + arg: 0 reads/s .. 5 util */
-    SRC_NET,  /* + arg: 0 rx, 1 tx */
+    SRC_CPU_USER,
+    SRC_CPU_SYSTEM,
+    SRC_CPU_IOWAIT,
+    SRC_CPU_STEAL,
+    SRC_CPU_IDLE,
+    SRC_PROCS,
+    SRC_CTXT,
+    SRC_MEM_FREE,
+    SRC_MEM_CACHED,
+    SRC_MEM_DIRTY,
+    SRC_MEM_WRITEBACK,
+    SRC_SELF_CPU,
+    SRC_SELF_RSS,
+    SRC_SAMPLE_CPU,
+    SRC_DISK,     /* + arg: 0 reads/s .. 5 util */
+    SRC_NET,      /* + arg: 0 rx, 1 tx */
     SRC_DB_RATE,  /* arg: K_* */
     SRC_DB_GAUGE, /* arg: K_* */
     SRC_DB_HIT,   /* from K_HITS and K_READS */
@@ -122,39 +156,39 @@ struct sbuf {
  * last of its two users (the metrics and the thread), so a thread blocked
  * in the database at the end is left behind safely.
  */
-#define DB_WAIT_US 500000
+#define DB_WAIT_US       500000
 #define DB_WAIT_FIRST_US 5000000 /* the baseline and the last sample */
 struct mdb {
     pthread_mutex_t lock;
     pthread_cond_t cond;
-    int refs;                 /* under lock: 2 while both use it */
-    int stop;                 /* under lock: the thread ends */
-    unsigned req, done;       /* under lock: samples asked for, and the last one taken */
-    struct db_conn *c;        /* the thread's (closed by whoever frees) */
-    const struct dialect *d;  /* the metrics' (outlives the thread: see mdb_release) */
-    struct dialect own_d;     /* ... kept here */
-    int stmt_off[MQ_N];       /* thread only: refused for good */
+    int refs;                /* under lock: 2 while both use it */
+    int stop;                /* under lock: the thread ends */
+    unsigned req, done;      /* under lock: samples asked for, and the last one taken */
+    struct db_conn *c;       /* the thread's (closed by whoever frees) */
+    const struct dialect *d; /* the metrics' (outlives the thread: see mdb_release) */
+    struct dialect own_d;    /* ... kept here */
+    int stmt_off[MQ_N];      /* thread only: refused for good */
     /* The latest sample, under lock. */
     double val[NDBK];
     int have[NDBK];
     char stmt_note[MQ_N][300];
-    int lost;                 /* the connection was lost */
-    uint64_t t_us;            /* when it was taken */
-    double cpu_ms;            /* the thread's CPU for it */
+    int lost;      /* the connection was lost */
+    uint64_t t_us; /* when it was taken */
+    double cpu_ms; /* the thread's CPU for it */
 };
 
 struct metrics {
-    struct mdb *db;             /* NULL: no database statistics (d_note says why) */
+    struct mdb *db;               /* NULL: no database statistics (d_note says why) */
     uint64_t db_t_cur, db_t_prev; /* when db_cur and db_prev were read */
-    double db_cpu_ms;           /* the database thread's CPU for this sample */
-    char db_miss[320];          /* why this sample has no database figures, "" when it has */
+    double db_cpu_ms;             /* the database thread's CPU for this sample */
+    char db_miss[320];            /* why this sample has no database figures, "" when it has */
     char dialect[32];
     int synthetic;
     struct mserve *serve;
-    struct dialect d;           /* moved into db at metrics_start */
+    struct dialect d; /* moved into db at metrics_start */
     int have_d;
-    char d_note[300];           /* why there are no database statements */
-    char stmt_note[MQ_N][300];  /* the latest failure of each statement (from db) */
+    char d_note[300];          /* why there are no database statements */
+    char stmt_note[MQ_N][300]; /* the latest failure of each statement (from db) */
     struct mcol cols[MCOL_MAX];
     int ncol;
     struct mdev dev[MDEV_MAX];
@@ -183,8 +217,8 @@ struct metrics {
 static void mdb_release(struct mdb *w);
 
 /* Response-time buckets of the endpoint, seconds. */
-static const double prom_le[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5,
-                                  1, 2, 5, 10, 30 };
+static const double prom_le[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1,
+                                  0.2,   0.5,   1,     2,    5,    10,   30 };
 #define N_LE ((int)(sizeof(prom_le) / sizeof(prom_le[0])))
 
 /* ------------------------------------------------------------------ */
@@ -232,7 +266,8 @@ static void disk_columns(struct metrics *m, int d)
         const char *suffix, *unit, *prom, *help;
         double scale;
     } k[6] = {
-        { "reads_per_s", "1/s", "tpccbench_disk_reads_per_second", "completed reads per second", 1 },
+        { "reads_per_s", "1/s", "tpccbench_disk_reads_per_second", "completed reads per second",
+          1 },
         { "writes_per_s", "1/s", "tpccbench_disk_writes_per_second", "completed writes per second",
           1 },
         { "read_mb_per_s", "MB/s", "tpccbench_disk_read_bytes_per_second", "bytes read per second",
@@ -320,8 +355,7 @@ static void db_columns(struct metrics *m)
           "by=\"checkpoint\"", "buffers written per second by checkpoints", SRC_DB_RATE,
           K_BUF_CKPT },
         { "db_buffers_backend_per_s", "1/s", "tpccbench_db_buffers_written_per_second",
-          "by=\"backend\"", "buffers written per second by backends", SRC_DB_RATE,
-          K_BUF_BACKEND },
+          "by=\"backend\"", "buffers written per second by backends", SRC_DB_RATE, K_BUF_BACKEND },
         { "db_temp_bytes_per_s", "bytes/s", "tpccbench_db_temp_bytes_per_second", NULL,
           "bytes written to temporary files per second", SRC_DB_RATE, K_TEMP },
         { "db_deadlocks_per_s", "1/s", "tpccbench_db_deadlocks_per_second", NULL,
@@ -586,7 +620,7 @@ static void *mdb_main(void *arg)
     struct mdb *w = arg;
     double val[NDBK];
     int have[NDBK], lost;
-    char (*notes)[300] = calloc(MQ_N, sizeof(*notes));
+    char(*notes)[300] = calloc(MQ_N, sizeof(*notes));
 
     pthread_mutex_lock(&w->lock);
     while (notes && !w->stop) {
@@ -698,7 +732,8 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
     memset(&pct, 0, sizeof(pct));
     memset(&mem, 0, sizeof(mem));
     memset(&self, 0, sizeof(self));
-    if (osm_read_file("/proc/stat", m->buf, sizeof(m->buf)) > 0 && osm_parse_stat(m->buf, &cpu) == 0)
+    if (osm_read_file("/proc/stat", m->buf, sizeof(m->buf)) > 0 &&
+        osm_parse_stat(m->buf, &cpu) == 0)
         cpu_ok = 1;
     if (osm_read_file("/proc/meminfo", m->buf, sizeof(m->buf)) > 0 &&
         osm_parse_meminfo(m->buf, &mem) == 0)
@@ -725,7 +760,8 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
                 snprintf(col->note, sizeof(col->note),
                          "%.0f sessions of other users were not visible (needs "
                          "pg_read_all_stats, part of pg_monitor): the figure covers the visible "
-                         "ones", m->db_cur[K_HIDDEN]);
+                         "ones",
+                         m->db_cur[K_HIDDEN]);
         }
     }
 
@@ -733,15 +769,18 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
         if (cpu_ok && m->cpu_have)
             osm_cpu_shares(&m->cpu_prev, &cpu, &pct);
         if (self_ok && m->self_have && interval_s > 0)
-            self_cpu = 100.0 *
-                       (double)((self.utime + self.stime) -
-                                (m->self_prev.utime + m->self_prev.stime)) /
-                       (double)m->clk_tck / interval_s;
+            self_cpu =
+                100.0 *
+                (double)((self.utime + self.stime) - (m->self_prev.utime + m->self_prev.stime)) /
+                (double)m->clk_tck / interval_s;
         for (int i = 0; i < m->ncol; i++) {
             struct mcol *col = &m->cols[i];
             double x = NAN;
             switch (col->src) {
-            case SRC_CPU_USER: case SRC_CPU_SYSTEM: case SRC_CPU_IOWAIT: case SRC_CPU_STEAL:
+            case SRC_CPU_USER:
+            case SRC_CPU_SYSTEM:
+            case SRC_CPU_IOWAIT:
+            case SRC_CPU_STEAL:
             case SRC_CPU_IDLE: {
                 const double s[5] = { pct.user, pct.system, pct.iowait, pct.steal, pct.idle };
                 if (cpu_ok && m->cpu_have)
@@ -762,7 +801,10 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
                 else
                     col_missing(col, "/proc/stat could not be read");
                 break;
-            case SRC_MEM_FREE: case SRC_MEM_CACHED: case SRC_MEM_DIRTY: case SRC_MEM_WRITEBACK: {
+            case SRC_MEM_FREE:
+            case SRC_MEM_CACHED:
+            case SRC_MEM_DIRTY:
+            case SRC_MEM_WRITEBACK: {
                 const uint64_t s[4] = { mem.free_kb, mem.cached_kb, mem.dirty_kb,
                                         mem.writeback_kb };
                 if (mem_ok)
@@ -776,13 +818,15 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
                 if (!d->name[0]) {
                     col_missing(col, "%s", d->note);
                 } else if (!disk_ok[col->idx]) {
-                    col_missing(col, "device '%s' is not in /proc/diskstats (gone, or never "
-                                     "there)", d->name);
+                    col_missing(col,
+                                "device '%s' is not in /proc/diskstats (gone, or never "
+                                "there)",
+                                d->name);
                 } else if (d->have) {
                     struct osm_disk_rate r;
                     osm_disk_rates(&d->prev, &disk[col->idx], interval_s, &r);
-                    const double s[6] = { r.reads_per_s, r.writes_per_s, r.read_mb_per_s,
-                                          r.write_mb_per_s, r.await_ms, r.util_pct };
+                    const double s[6] = { r.reads_per_s,    r.writes_per_s, r.read_mb_per_s,
+                                          r.write_mb_per_s, r.await_ms,     r.util_pct };
                     x = s[col->arg];
                 } else {
                     col_missing(col, "device '%s': no earlier sample", d->name);
@@ -820,8 +864,7 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
             case SRC_DB_RATE: {
                 int k = col->arg;
                 double dt = (double)(m->db_t_cur - m->db_t_prev) / 1e6;
-                if (m->db_cur_have[k] && m->db_have[k] && dt > 0 &&
-                    m->db_cur[k] >= m->db_prev[k]) {
+                if (m->db_cur_have[k] && m->db_have[k] && dt > 0 && m->db_cur[k] >= m->db_prev[k]) {
                     x = (m->db_cur[k] - m->db_prev[k]) / dt;
                     if (strcmp(col->unit, "MB/s") == 0)
                         x /= 1e6;
@@ -847,8 +890,8 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
                 break;
             }
             case SRC_DB_HIT: {
-                int ok = m->db_cur_have[K_HITS] && m->db_cur_have[K_READS] &&
-                         m->db_have[K_HITS] && m->db_have[K_READS];
+                int ok = m->db_cur_have[K_HITS] && m->db_cur_have[K_READS] && m->db_have[K_HITS] &&
+                         m->db_have[K_READS];
                 double h = ok ? m->db_cur[K_HITS] - m->db_prev[K_HITS] : 0;
                 double r = ok ? m->db_cur[K_READS] - m->db_prev[K_READS] : 0;
                 if (ok && h >= 0 && r >= 0 && h + r > 0) {
@@ -856,8 +899,7 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
                 } else if (ok && h + r == 0) {
                     col_missing(col, "no page was requested in some seconds (no ratio)");
                 } else {
-                    db_why(m, m->db_cur_have[K_HITS] ? K_READS : K_HITS, 1, why_db,
-                           sizeof(why_db));
+                    db_why(m, m->db_cur_have[K_HITS] ? K_READS : K_HITS, 1, why_db, sizeof(why_db));
                     col_missing(col, "%s", why_db);
                 }
                 break;
@@ -1235,8 +1277,7 @@ static json_t *num_or_null(double x)
 
 json_t *metrics_json(const struct metrics *m)
 {
-    json_t *o = json_object(), *cols = json_object(), *devs = json_object(),
-           *nets = json_array();
+    json_t *o = json_object(), *cols = json_object(), *devs = json_object(), *nets = json_array();
     double sample_ms = 0;
     int n_measured = 0;
 
@@ -1245,9 +1286,8 @@ json_t *metrics_json(const struct metrics *m)
         double mean, p95, max;
         int n = col_stats(m, i, &mean, &p95, &max);
         json_t *j = json_pack("{s:s, s:o, s:o, s:o, s:i, s:I}", "unit", c->unit, "mean",
-                              num_or_null(mean), "p95", num_or_null(p95), "max",
-                              num_or_null(max), "n", n, "unavailable_rows",
-                              (json_int_t)c->n_missing);
+                              num_or_null(mean), "p95", num_or_null(p95), "max", num_or_null(max),
+                              "n", n, "unavailable_rows", (json_int_t)c->n_missing);
         json_object_set_new(j, "available", json_boolean(n > 0));
         if (c->note[0])
             json_object_set_new(j, "note", json_string(c->note));
@@ -1256,8 +1296,7 @@ json_t *metrics_json(const struct metrics *m)
     for (int d = 0; d < m->ndev; d++) {
         const struct mdev *dv = &m->dev[d];
         const char *key = strcmp(dv->role, "data") == 0 ? "data" : dv->name;
-        json_object_set_new(devs, key,
-                            dv->name[0] ? json_string(dv->name) : json_null());
+        json_object_set_new(devs, key, dv->name[0] ? json_string(dv->name) : json_null());
         if (!dv->name[0] && dv->note[0])
             json_object_set_new(devs, "data_note", json_string(dv->note));
     }
@@ -1274,8 +1313,9 @@ json_t *metrics_json(const struct metrics *m)
         }
     }
     json_object_set_new(o, "rows", json_integer(m->nrow));
-    json_object_set_new(o, "summarised", json_string("rows of the measured window ('m'), or "
-                                                     "every row when it never opened"));
+    json_object_set_new(o, "summarised",
+                        json_string("rows of the measured window ('m'), or "
+                                    "every row when it never opened"));
     json_object_set_new(o, "devices", devs);
     json_object_set_new(o, "interfaces", nets);
     json_object_set_new(o, "sampling_cpu_pct_of_core",
@@ -1302,15 +1342,18 @@ void metrics_print(FILE *out, const struct metrics *m)
             ck_n++;
         }
     }
-    fprintf(out, "  metrics (means): CPU user %.1f%%  system %.1f%%  iowait %.1f%%  steal %.1f%%;"
-                 "  sampling %.2f%% of a core\n",
+    fprintf(out,
+            "  metrics (means): CPU user %.1f%%  system %.1f%%  iowait %.1f%%  steal %.1f%%;"
+            "  sampling %.2f%% of a core\n",
             user, sys, io, steal, sample_ms / 10.0);
     if (m->dev[0].name[0] && !isnan(rd))
-        fprintf(out, "  data disk %s: read %.2f MB/s  write %.2f MB/s  await %.2f ms  util %.0f%%\n",
+        fprintf(out,
+                "  data disk %s: read %.2f MB/s  write %.2f MB/s  await %.2f ms  util %.0f%%\n",
                 m->dev[0].name, rd, wr, aw, ut);
     else
         fprintf(out, "  data disk: unavailable (%s)\n",
-                m->dev[0].note[0] ? m->dev[0].note : m->cols[col_find(m, "disk_data_write_mb_per_s")].note);
+                m->dev[0].note[0] ? m->dev[0].note
+                                  : m->cols[col_find(m, "disk_data_write_mb_per_s")].note);
     if (!isnan(wal))
         fprintf(out, "  WAL %.2f MB/s", wal / 1e6);
     else

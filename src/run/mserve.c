@@ -30,7 +30,7 @@ struct mserve {
     unsigned long scrapes;
 };
 
-#define OM_TYPE "application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define OM_TYPE   "application/openmetrics-text; version=1.0.0; charset=utf-8"
 #define TEXT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
 static enum MHD_Result answer(void *cls, struct MHD_Connection *conn, const char *url,
@@ -154,8 +154,7 @@ int mserve_start(struct mserve **out, const char *addr, const char *key, struct 
         freeaddrinfo(ai);
         return err_set(e, E_USAGE, "cannot listen on %s (%s): %s%s", addr, key,
                        err_errno(err, eb, sizeof(eb)),
-                       err == EADDRINUSE ? ": another program uses that port; choose another"
-                                         : "");
+                       err == EADDRINUSE ? ": another program uses that port; choose another" : "");
     }
     freeaddrinfo(ai);
     if (!(s = calloc(1, sizeof(*s)))) {
@@ -167,15 +166,14 @@ int mserve_start(struct mserve **out, const char *addr, const char *key, struct 
              strchr(host, ':') ? "]" : "", port);
     pthread_mutex_init(&s->lock, NULL);
     s->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD, 0, NULL, NULL, answer, s,
-                            MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
-                            (unsigned)16, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10,
-                            MHD_OPTION_END);
+                            MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT, (unsigned)16,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
     if (!s->d) {
         close(fd);
         pthread_mutex_destroy(&s->lock);
         free(s);
-        return err_set(e, E_FAIL, "'%s': the HTTP server (libmicrohttpd) did not start on %s",
-                       key, addr);
+        return err_set(e, E_FAIL, "'%s': the HTTP server (libmicrohttpd) did not start on %s", key,
+                       addr);
     }
     *out = s;
     return 0;

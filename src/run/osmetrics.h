@@ -38,9 +38,9 @@ struct osm_mem {
 
 /* One line of /proc/diskstats. */
 struct osm_disk {
-    uint64_t reads, sectors_read, read_ms;     /* completed reads, 512-byte sectors, ms */
+    uint64_t reads, sectors_read, read_ms;      /* completed reads, 512-byte sectors, ms */
     uint64_t writes, sectors_written, write_ms; /* completed writes, ... */
-    uint64_t io_ms;                            /* ms with I/O in flight */
+    uint64_t io_ms;                             /* ms with I/O in flight */
 };
 
 /* Rates of a device over an interval. */

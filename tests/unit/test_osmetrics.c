@@ -20,18 +20,18 @@
 
 #include "run/osmetrics.h"
 
-#define CHECK_U64(what, got, want)                                                                 \
-    do {                                                                                           \
-        unsigned long long g_ = (unsigned long long)(got), w_ = (unsigned long long)(want);        \
-        if (g_ != w_)                                                                              \
-            fail_msg("%s: got %llu, want %llu", (what), g_, w_);                                   \
+#define CHECK_U64(what, got, want)                                                          \
+    do {                                                                                    \
+        unsigned long long g_ = (unsigned long long)(got), w_ = (unsigned long long)(want); \
+        if (g_ != w_)                                                                       \
+            fail_msg("%s: got %llu, want %llu", (what), g_, w_);                            \
     } while (0)
 
-#define CHECK_NEAR(what, got, want)                                                                \
-    do {                                                                                           \
-        double g_ = (got), w_ = (want);                                                            \
-        if (fabs(g_ - w_) > 1e-9 * (fabs(w_) + 1))                                                 \
-            fail_msg("%s: got %.12g, want %.12g", (what), g_, w_);                                 \
+#define CHECK_NEAR(what, got, want)                                \
+    do {                                                           \
+        double g_ = (got), w_ = (want);                            \
+        if (fabs(g_ - w_) > 1e-9 * (fabs(w_) + 1))                 \
+            fail_msg("%s: got %.12g, want %.12g", (what), g_, w_); \
     } while (0)
 
 static const char stat_a[] = "cpu  1000 50 300 8000 100 10 40 0 0 0\n"
@@ -132,7 +132,8 @@ static void test_diskstats(void **state)
     assert_int_equal(osm_parse_diskstats(diskstats, "sd", &b), -1);
     assert_int_equal(osm_parse_diskstats(diskstats, "", &b), -1);
 
-    /* Half a second later: 10 reads, 40 writes, 2048 + 20480 sectors, 100 ms of waits, 250 ms busy. */
+    /* Half a second later: 10 reads, 40 writes, 2048 + 20480 sectors, 100 ms of waits, 250 ms busy.
+     */
     b = a;
     b.reads += 10;
     b.writes += 40;
@@ -192,9 +193,8 @@ static void test_self(void **state)
     CHECK_U64("utime", s.utime, 731);
     CHECK_U64("stime", s.stime, 42);
     assert_int_equal(osm_parse_self_stat("4242 (x) S 1 2\n", &s), -1);
-    assert_int_equal(osm_parse_self_status("Name:\tx\nVmPeak:\t 9999 kB\nVmRSS:\t    5120 kB\n",
-                                           &s),
-                     0);
+    assert_int_equal(
+        osm_parse_self_status("Name:\tx\nVmPeak:\t 9999 kB\nVmRSS:\t    5120 kB\n", &s), 0);
     CHECK_U64("rss", s.rss_kb, 5120);
     assert_int_equal(osm_parse_self_status("Name:\tx\n", &s), -1);
     /* The real files parse too. */
@@ -209,7 +209,7 @@ static void test_self(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_stat),    cmocka_unit_test(test_meminfo),
+        cmocka_unit_test(test_stat),      cmocka_unit_test(test_meminfo),
         cmocka_unit_test(test_diskstats), cmocka_unit_test(test_netdev),
         cmocka_unit_test(test_self),
     };
