@@ -230,3 +230,52 @@ WHERE (global_value_origin <> 'COMPILE-TIME'
            'insert_id', 'last_insert_id', 'identity', 'warning_count', 'error_count',
            'gtid_seq_no', 'in_transaction', 'last_gtid')
 ORDER BY 1;
+
+-- The per-second database metrics (src/run/metrics.c), read on the metrics'
+-- own connection: rows (name, value), names as metrics.c knows them.
+-- SHOW GLOBAL STATUS as a table (information_schema.GLOBAL_STATUS).  Not
+-- here: checkpoints and buffers written by them (InnoDB flushes continuously;
+-- no counter of checkpoints), temp bytes, deadlocks (only the latest one is
+-- shown, in SHOW ENGINE INNODB STATUS).
+
+-- name: metrics_counters
+SELECT CASE variable_name
+           WHEN 'COM_COMMIT' THEN 'commits'
+           WHEN 'COM_ROLLBACK' THEN 'rollbacks'
+           WHEN 'INNODB_BUFFER_POOL_READS' THEN 'buffer_reads'
+           WHEN 'INNODB_ROW_LOCK_WAITS' THEN 'lock_waits'
+           WHEN 'INNODB_DATA_WRITTEN' THEN 'data_written_bytes'
+       END,
+       CAST(variable_value AS DECIMAL(30, 0))
+FROM information_schema.global_status
+WHERE variable_name IN ('COM_COMMIT', 'COM_ROLLBACK', 'INNODB_BUFFER_POOL_READS',
+                        'INNODB_ROW_LOCK_WAITS', 'INNODB_DATA_WRITTEN')
+UNION ALL
+-- Threads_running counts this monitor too: one less.  Here, not in
+-- metrics_sessions, as it needs no privilege.
+SELECT 'sessions_active', CAST(variable_value AS DECIMAL(30, 0)) - 1
+FROM information_schema.global_status WHERE variable_name = 'THREADS_RUNNING'
+UNION ALL
+-- Pages served from the buffer pool: read requests less those read from disk.
+SELECT 'buffer_hits',
+       SUM(CASE WHEN variable_name = 'INNODB_BUFFER_POOL_READ_REQUESTS'
+                THEN CAST(variable_value AS DECIMAL(30, 0))
+                ELSE -CAST(variable_value AS DECIMAL(30, 0)) END)
+FROM information_schema.global_status
+WHERE variable_name IN ('INNODB_BUFFER_POOL_READ_REQUESTS', 'INNODB_BUFFER_POOL_READS');
+
+-- name: metrics_wal
+-- The redo log: bytes written to it.
+SELECT 'wal_bytes', CAST(variable_value AS DECIMAL(30, 0))
+FROM information_schema.global_status WHERE variable_name = 'INNODB_OS_LOG_WRITTEN';
+
+-- name: metrics_checkpoints
+SELECT 'checkpoints', NULL FROM DUAL WHERE 1 = 0;
+
+-- name: metrics_sessions
+-- Lock waits and the oldest transaction from InnoDB's own tables: these need
+-- the PROCESS privilege; without it the server refuses, and the columns say so.
+SELECT 'sessions_waiting_lock', COUNT(*) FROM information_schema.innodb_lock_waits
+UNION ALL
+SELECT 'longest_tx_s', COALESCE(MAX(TIMESTAMPDIFF(SECOND, trx_started, NOW())), 0)
+FROM information_schema.innodb_trx;

@@ -254,3 +254,54 @@ SELECT format('DROP DATABASE IF EXISTS %I WITH (FORCE)', $1::text);
 SELECT CASE WHEN current_setting('server_version_num')::int >= 150000
             THEN format('CREATE DATABASE %I TEMPLATE %I STRATEGY FILE_COPY', $1::text, $2::text)
             ELSE format('CREATE DATABASE %I TEMPLATE %I', $1::text, $2::text) END;
+
+-- The per-second database metrics (src/run/metrics.c), read on the metrics'
+-- own connection and thread.  Each returns rows (name, value); metrics.c knows
+-- which statement each name is expected from, so one that fails (no privilege,
+-- a view this server version lacks) is named in exactly its columns' notes.  Counters are
+-- turned into rates there.  The statistics views are visible to every user;
+-- pg_stat_activity hides other users' sessions (state NULL) from a user without
+-- pg_read_all_stats (part of pg_monitor): those are counted as sessions_hidden.
+
+-- name: metrics_counters
+-- pg_stat_database of this database (the views' counters lag up to about 1 s:
+-- backends flush their statistics at most once a second).
+SELECT v.name, v.value
+FROM pg_stat_database d
+CROSS JOIN LATERAL (VALUES ('commits', d.xact_commit::float8),
+                           ('rollbacks', d.xact_rollback::float8),
+                           ('buffer_hits', d.blks_hit::float8),
+                           ('buffer_reads', d.blks_read::float8),
+                           ('temp_bytes', d.temp_bytes::float8),
+                           ('deadlocks', d.deadlocks::float8)) AS v(name, value)
+WHERE d.datname = current_database();
+
+-- name: metrics_wal
+-- The WAL insert position as bytes since 0/0: its difference is WAL bytes written.
+SELECT 'wal_bytes', pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8;
+
+-- name: metrics_checkpoints
+-- pg_stat_bgwriter as in PostgreSQL 15 and 16 (17 moved the checkpoint columns to
+-- pg_stat_checkpointer: there this fails and the columns say so).
+SELECT v.name, v.value
+FROM pg_stat_bgwriter b
+CROSS JOIN LATERAL (VALUES ('checkpoints', (b.checkpoints_timed + b.checkpoints_req)::float8),
+                           ('buffers_checkpoint', b.buffers_checkpoint::float8),
+                           ('buffers_backend', b.buffers_backend::float8)) AS v(name, value);
+
+-- name: metrics_sessions
+-- Client sessions of this database but the monitor's own.  A session this user
+-- may not see shows NULL even for backend_type: counted as hidden.
+SELECT v.name, v.value
+FROM (SELECT count(*) FILTER (WHERE c AND state = 'active') AS active,
+             count(*) FILTER (WHERE c AND state LIKE 'idle in transaction%') AS idle_tx,
+             count(*) FILTER (WHERE c AND wait_event_type = 'Lock') AS waiting,
+             coalesce(extract(epoch FROM max(now() - xact_start) FILTER (WHERE c)), 0) AS longest,
+             count(*) FILTER (WHERE backend_type IS NULL) AS hidden
+      FROM (SELECT *, backend_type = 'client backend' AS c FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()) a) s
+CROSS JOIN LATERAL (VALUES ('sessions_active', s.active::float8),
+                           ('sessions_idle_in_tx', s.idle_tx::float8),
+                           ('sessions_waiting_lock', s.waiting::float8),
+                           ('longest_tx_s', s.longest::float8),
+                           ('sessions_hidden', s.hidden::float8)) AS v(name, value);

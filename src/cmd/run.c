@@ -14,6 +14,8 @@
 #include "results/record.h"
 #include "run/driver.h"
 #include "run/figures.h"
+#include "run/metrics.h"
+#include "run/mserve.h"
 #include "tools/iobench.h"
 #include "tpcc/deck.h"
 
@@ -35,6 +37,9 @@ static const struct cmd_opt run_opts[] = {
     { "statements", 0, 1, "run.statements", "prepared | unnamed (unnamed: through a pooler)" },
     { "transactions", 0, 1, "run.transactions", "per terminal: stop after N transactions" },
     { "max-outage", 0, 1, "run.max_outage", "abort when the database is gone this long (60s)" },
+    { "metrics", 0, 1, "run.metrics", "false: no OS and database metrics (metrics.csv)" },
+    { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
+    { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
     { NULL, 0, 0, NULL, NULL },
 };
@@ -59,6 +64,9 @@ static const struct cmd_opt bench_opts[] = {
     { "max-outage", 0, 1, "run.max_outage", "abort when the database is gone this long (60s)" },
     { "no-load", 0, 0, NULL, "use the data already loaded (no load step)" },
     { "iobench", 0, 1, NULL, "first measure the data directory's disk: \"-i ALL -s 256M\"" },
+    { "metrics", 0, 1, "run.metrics", "false: no OS and database metrics (metrics.csv)" },
+    { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
+    { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
     { NULL, 0, 0, NULL, NULL },
 };
@@ -113,6 +121,66 @@ static void pooler_warning(const struct config *cfg, const struct run_result *r,
     json_array_append_new(w, json_string(msg));
 }
 
+/* The live endpoint of this command (run.metrics_listen), started before the
+ * first record and stopped after the last, so that every --repeat (and a
+ * port in use, exit 2) is decided once, before anything runs. */
+static struct mserve *run_serve;
+
+/* The sampler of one run: the data directory's device from the record's
+ * environment (the fingerprint found it), a baseline through a connection
+ * of its own (the metrics keep it).  NULL with metrics off or out of memory
+ * (the run goes on without). */
+static struct metrics *metrics_begin(struct session *s, json_t *rec)
+{
+    struct db_conn *conn = NULL, **c = &conn;
+    json_t *st = json_object_get(json_object_get(rec, "environment"), "storage");
+    const char *dev = json_string_value(json_object_get(st, "device"));
+    const char *fstype = json_string_value(json_object_get(st, "fstype"));
+    char note[256];
+    struct metrics_opts mo;
+    struct metrics *m;
+    struct err e;
+
+    if (!s->cfg->run.metrics)
+        return NULL;
+    err_clear(&e);
+    memset(&mo, 0, sizeof(mo));
+    mo.dialect = s->dialect;
+    mo.data_device = dev;
+    if (dev && strcmp(dev, "none") == 0) {
+        snprintf(note, sizeof(note), "the data directory is on %s: no block device",
+                 fstype ? fstype : "a filesystem");
+        mo.data_note = note;
+    }
+    mo.devices = s->cfg->run.metrics_devices[0] ? s->cfg->run.metrics_devices : NULL;
+    mo.synthetic = (s->ops->flags & DB_F_SYNTHETIC) != 0;
+    mo.serve = run_serve;
+    if (!(m = metrics_new(&mo, &e))) {
+        fprintf(stderr, "warning: no metrics: %s\n", e.msg);
+        return NULL;
+    }
+    if (!mo.synthetic && db_connect(s->ops, NULL, &s->args, c, &e) < 0) {
+        fprintf(stderr, "warning: metrics: no connection for the baseline: %s\n", e.msg);
+        *c = NULL;
+    }
+    metrics_start(m, *c);
+    return m;
+}
+
+/* The last sample, metrics.csv and run.json's "metrics". */
+static void metrics_end(struct metrics *m, json_t *rec, const char *dir)
+{
+    size_t len;
+    char *csv;
+    struct err we;
+
+    metrics_finish(m);
+    if ((csv = metrics_csv(m, &len)) && record_write_file(dir, "metrics.csv", csv, len, &we) < 0)
+        fprintf(stderr, "tpccbench: %s\n", we.msg);
+    free(csv);
+    json_object_set_new(rec, "metrics", metrics_json(m));
+}
+
 /* Run the workload through session s; fills rec's "run" and writes series.csv. */
 static int run_with_session(struct session *s, json_t *rec, const char *dir, int *valid,
                             struct err *e)
@@ -123,13 +191,17 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
     };
     struct run_result *r = calloc(1, sizeof(*r));
     struct figures f;
+    struct metrics *m;
     int rc;
 
     if (!r)
         return err_set(e, E_FAIL, "out of memory");
     json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
+    o.metrics = m = metrics_begin(s, rec);
     rc = run_run(&o, r, e);
     pooler_warning(s->cfg, r, json_object_get(rec, "warnings"));
+    if (m)
+        metrics_end(m, rec, dir);
     figures_compute(s->cfg, r, &f);
     /* A run that failed before its measured window opened measured nothing: no figures. */
     if (r->window_opened)
@@ -151,6 +223,8 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
     }
     if (r->window_opened && (rc == 0 || rc == E_INTR || strcmp(r->status, "aborted") == 0)) {
         figures_print(stdout, s->cfg, r, &f);
+        if (m)
+            metrics_print(stdout, m);
         if (!f.counts_agree)
             fprintf(stderr, "warning: the client counted %llu New-Orders, the database %lld\n",
                     (unsigned long long)r->measured.tx[TX_NEW_ORDER].committed,
@@ -159,6 +233,7 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
     if (rc < 0)
         json_object_set_new(rec, "error", json_string(e->msg));
     *valid = f.valid;
+    metrics_free(m);
     run_result_release(r);
     free(r);
     return rc;
@@ -358,6 +433,16 @@ static int run_or_bench(int argc, char **argv, int bench)
         if (iobench_opts_from(cmd_extra(&a, "iobench"), buf, sizeof(buf), iargv, 32, &o, &e) < 0)
             return cmd_fail(cmd, &e);
     }
+    /* The live endpoint: a port in use is a usage error, before anything starts. */
+    if (cfg.run.metrics_listen[0]) {
+        if (!cfg.run.metrics) {
+            err_set(&e, E_USAGE, "'run.metrics_listen' needs 'run.metrics' true");
+            return cmd_fail(cmd, &e);
+        }
+        if (mserve_start(&run_serve, cfg.run.metrics_listen, "run.metrics_listen", &e) < 0)
+            return cmd_fail(cmd, &e);
+        fprintf(stderr, "metrics: http://%s/metrics\n", mserve_address(run_serve));
+    }
     sig_install();
     /* Each repeat is a record of its own; compare groups them by label. */
     for (int i = 1; i <= repeat && rc == 0 && !sig_stop_requested(); i++) {
@@ -365,6 +450,8 @@ static int run_or_bench(int argc, char **argv, int bench)
             fprintf(stderr, "%s: repeat %d of %lld\n", cmd, i, (long long)repeat);
         rc = one_record(cmd, bench, &cfg, &a, i, (int)repeat, NULL, 0);
     }
+    mserve_stop(run_serve);
+    run_serve = NULL;
     return rc;
 }
 

@@ -195,6 +195,9 @@ static const struct key key_table[] = {
     KEY("run.transactions",      K_I64,        run.transactions,      0, INT64_MAX, NULL),
     KEY("run.max_outage",        K_DUR,        run.max_outage_us,     US_PER_S, US_PER_DAY, NULL),
     KEY("run.statements",        K_CHOICE_INT, run.statements,        0, 1,     statements_choices),
+    KEY("run.metrics",           K_BOOL,       run.metrics,           0, 1,     NULL),
+    KEY("run.metrics_listen",    K_STR,        run.metrics_listen,    0, S,     NULL),
+    KEY("run.metrics_devices",   K_STR,        run.metrics_devices,   0, S,     NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -380,7 +383,7 @@ static const char *choice_list(const struct choice *ch, char *buf, size_t size)
  */
 static const char *describe(const struct key *k, const char *section, char *buf, size_t size)
 {
-    char list[256];
+    char list[640];
 
     if (!k) {
         snprintf(buf, size, "a mapping with the keys %s",
@@ -497,7 +500,7 @@ static int is_duration_shape(const char *s)
 static int set_value(struct config *c, const struct key *k, const char *text, size_t len,
                      const char *where, struct err *e)
 {
-    char got[QUOTE_MAX * 4 + 8], what[320], a[32], b[32];
+    char got[QUOTE_MAX * 4 + 8], what[720], a[32], b[32];
     int64_t v;
     int n_passwords = 0;
 
@@ -1062,7 +1065,7 @@ static int walk_map(struct loader *ld, const struct cfg_node *map, const char *s
 static int walk_section(struct loader *ld, const struct key *k, const char *path,
                         const struct cfg_node *val)
 {
-    char where[CFG_STR + 32], what[320], got[QUOTE_MAX * 4 + 8];
+    char where[CFG_STR + 32], what[720], got[QUOTE_MAX * 4 + 8];
     int rc, sum;
 
     if (val->kind != CFG_MAP && !is_empty(val))
@@ -1099,7 +1102,7 @@ static int is_name(const char *s, size_t len)
 
 static int unknown_key(const char *where, const char *path, const char *section, struct err *e)
 {
-    char list[256];
+    char list[640];
 
     return err_set(e, E_USAGE, "%s: unknown key '%s' (allowed here: %s)", where, path,
                    section_keys(section, list, sizeof(list)));
@@ -1108,7 +1111,7 @@ static int unknown_key(const char *where, const char *path, const char *section,
 /* Apply every key: value of map, whose dotted name is section ("" = top). */
 static int walk_map(struct loader *ld, const struct cfg_node *map, const char *section)
 {
-    char where[CFG_STR + 32], path[320], what[320], got[QUOTE_MAX * 4 + 8];
+    char where[CFG_STR + 32], path[320], what[720], got[QUOTE_MAX * 4 + 8];
 
     for (const struct cfg_node *key = map->first; key; key = key->next->next) {
         const struct cfg_node *val = key->next, *prev;
@@ -1159,7 +1162,7 @@ int cfg_load_string(struct config *c, const char *name, const char *text, size_t
 {
     struct config scratch = *c;
     struct loader ld;
-    char where[CFG_STR + 32], got[QUOTE_MAX * 4 + 8], list[256];
+    char where[CFG_STR + 32], got[QUOTE_MAX * 4 + 8], list[640];
     int rc;
 
     memset(&ld, 0, sizeof(ld));
@@ -1280,7 +1283,7 @@ int cfg_key_known(const char *key)
 
 int cfg_set(struct config *c, const char *key, const char *value, const char *origin, struct err *e)
 {
-    char q[QUOTE_MAX * 4 + 8], list[256], section[128];
+    char q[QUOTE_MAX * 4 + 8], list[640], section[128];
     const struct key *k;
     const char *dot, *last;
 
@@ -1417,6 +1420,7 @@ void cfg_defaults(struct config *c)
     memcpy(c->run.mix, mix, sizeof(mix));
     c->run.max_retries = 10;
     c->run.max_outage_us = 60 * US_PER_S;
+    c->run.metrics = 1;
     c->run.delivery_workers = 0; /* as many as the connections need (driver.c) */
     c->run.time_scale = 1.0;
     c->run.delivery_queue = 64;

@@ -104,6 +104,9 @@ struct config {
         int64_t transactions;   /* per VU: stop after this many (0 = by duration) */
         int64_t max_outage_us;  /* a VU unable to reconnect this long aborts the run */
         int statements;         /* enum run_statements */
+        int metrics;            /* 1: OS and database metrics each second (metrics.csv) */
+        char metrics_listen[CFG_STR];  /* "HOST:PORT" of the live endpoint, "" = none */
+        char metrics_devices[CFG_STR]; /* more block devices to sample, comma-separated */
     } run;
 
     /* Where the keys that choose the server were set ("file:line:col" or "--conninfo"),

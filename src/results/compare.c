@@ -82,8 +82,14 @@ const char *cmp_metric_name(int m, char *buf, size_t len)
         snprintf(buf, len, "tps");
     else if (m >= CMP_P90 && m < CMP_P90 + TX_NTYPES)
         snprintf(buf, len, "p90.%s", tx_name((enum tx_type)(m - CMP_P90)));
-    else if (m >= CMP_P99 && m < CMP_NMETRICS)
+    else if (m >= CMP_P99 && m < CMP_P99 + TX_NTYPES)
         snprintf(buf, len, "p99.%s", tx_name((enum tx_type)(m - CMP_P99)));
+    else if (m == CMP_CPU)
+        snprintf(buf, len, "cpu_pct");
+    else if (m == CMP_IOWAIT)
+        snprintf(buf, len, "iowait_pct");
+    else if (m == CMP_DISK)
+        snprintf(buf, len, "disk_mb_per_s");
     else
         snprintf(buf, len, "?");
     return buf;
@@ -123,7 +129,7 @@ void cmp_fmt_value(char *buf, size_t len, int m, double v)
         snprintf(buf, len, "-");
     else if (m == CMP_NOTPM)
         snprintf(buf, len, "%.0f", v);
-    else if (m == CMP_TPS)
+    else if (m == CMP_TPS || m >= CMP_CPU)
         snprintf(buf, len, "%.1f", v);
     else
         snprintf(buf, len, "%.2f", v);
@@ -327,6 +333,19 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
         snprintf(p, sizeof(p), "run.transactions.%s.p99_ms", tx_name((enum tx_type)t));
         if ((rc = get_num(doc, p, &r->v[CMP_P99 + t], name, e)) < 0)
             return rc;
+    }
+    /* What the machine did (run.json "metrics", records since the metrics). */
+    {
+        double user, sys, rd, wr;
+        if ((rc = get_num(doc, "metrics.columns.cpu_user_pct.mean", &user, name, e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.cpu_system_pct.mean", &sys, name, e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.cpu_iowait_pct.mean", &r->v[CMP_IOWAIT], name,
+                          e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.disk_data_read_mb_per_s.mean", &rd, name, e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.disk_data_write_mb_per_s.mean", &wr, name, e)) < 0)
+            return rc;
+        r->v[CMP_CPU] = user + sys; /* NAN when either is absent */
+        r->v[CMP_DISK] = rd + wr;
     }
     return 0;
 }
@@ -1131,12 +1150,16 @@ enum col {
     C_TPS_GAIN,
     C_P90,
     C_P90_CHANGE,
+    C_CPU,    /* the metrics columns: shown when a step has them */
+    C_IOWAIT,
+    C_DISK,
     C_NCOLS
 };
 
 static const char *const col_head[C_NCOLS] = {
     "step",  "label", "change note", "runs", "load s",    "gain",   "vs first",
     "NOTPM", "gain",  "TPS",         "gain", "NO p90 ms", "change",
+    "CPU %", "iowait %", "disk MB/s",
 };
 
 #define CELL 96
@@ -1165,6 +1188,9 @@ static void step_cells(const struct cmp *c, int s, int format, char cells[C_NCOL
         { C_NOTPM, CMP_NOTPM },
         { C_TPS, CMP_TPS },
         { C_P90, CMP_P90 + TX_NEW_ORDER },
+        { C_CPU, CMP_CPU },
+        { C_IOWAIT, CMP_IOWAIT },
+        { C_DISK, CMP_DISK },
     };
 
     for (int k = 0; k < C_NCOLS; k++)
@@ -1216,6 +1242,22 @@ static int any_repeats(const struct cmp *c)
     return 0;
 }
 
+/* 1 when a step has the metrics figures (else their columns are left out). */
+static int any_metrics(const struct cmp *c)
+{
+    for (int s = 0; s < c->n_steps; s++)
+        if (!isnan(c->steps[s].med[CMP_CPU]) || !isnan(c->steps[s].med[CMP_IOWAIT]) ||
+            !isnan(c->steps[s].med[CMP_DISK]))
+            return 1;
+    return 0;
+}
+
+/* Whether the table shows column k. */
+static int shown(int k, int reps, int mets)
+{
+    return (k != C_RUNS || reps) && (k < C_CPU || mets);
+}
+
 static int any_noise(const struct cmp *c)
 {
     static const int ms[] = { CMP_LOAD, CMP_NOTPM, CMP_TPS, CMP_P90 };
@@ -1236,7 +1278,7 @@ static void print_text(FILE *out, const struct cmp *c)
 {
     char(*cells)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*cells));
     char(*range)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*range));
-    int width[C_NCOLS], reps = any_repeats(c);
+    int width[C_NCOLS], reps = any_repeats(c), mets = any_metrics(c);
 
     if (!cells || !range) {
         free(cells);
@@ -1260,7 +1302,7 @@ static void print_text(FILE *out, const struct cmp *c)
     fprintf(out, "gains: load time old/new - 1, NOTPM and TPS new/old - 1, against the step "
                  "before (and the first)\n\n");
     for (int k = 0; k < C_NCOLS; k++) {
-        if (k == C_RUNS && !reps)
+        if (!shown(k, reps, mets))
             continue;
         fprintf(out, "%s%*s%s", k ? "  " : "", left_aligned(k) ? -width[k] : width[k], col_head[k],
                 "");
@@ -1273,7 +1315,7 @@ static void print_text(FILE *out, const struct cmp *c)
             for (int k = 0; k < C_NCOLS; k++) {
                 const char *v = pass ? range[s][k] : cells[s][k];
                 int w;
-                if (k == C_RUNS && !reps)
+                if (!shown(k, reps, mets))
                     continue;
                 w = snprintf(line + o, sizeof(line) - o, "%s%*s", k ? "  " : "",
                              left_aligned(k) ? -width[k] : width[k], v);
@@ -1337,7 +1379,7 @@ static void md_cell(FILE *out, const char *s)
 
 static void print_markdown(FILE *out, const struct cmp *c)
 {
-    int reps = any_repeats(c);
+    int reps = any_repeats(c), mets = any_metrics(c);
 
     fprintf(out, "### tpccbench compare: %d run%s in %d step%s\n\n", c->n_runs,
             c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
@@ -1347,11 +1389,11 @@ static void print_markdown(FILE *out, const struct cmp *c)
             reps ? "; figures are medians of the repeats, min..max below" : "");
     fputc('|', out);
     for (int k = 0; k < C_NCOLS; k++)
-        if (k != C_RUNS || reps)
+        if (shown(k, reps, mets))
             fprintf(out, " %s |", k == C_P90 ? "New-Order p90 ms" : col_head[k]);
     fprintf(out, "\n|");
     for (int k = 0; k < C_NCOLS; k++)
-        if (k != C_RUNS || reps)
+        if (shown(k, reps, mets))
             fprintf(out, "%s|", left_aligned(k) ? "---" : "---:");
     fputc('\n', out);
     for (int s = 0; s < c->n_steps; s++) {
@@ -1359,7 +1401,7 @@ static void print_markdown(FILE *out, const struct cmp *c)
         step_cells(c, s, CMP_MARKDOWN, cells, range);
         fputc('|', out);
         for (int k = 0; k < C_NCOLS; k++) {
-            if (k == C_RUNS && !reps)
+            if (!shown(k, reps, mets))
                 continue;
             fputc(' ', out);
             md_cell(out, cells[k]);
@@ -1519,6 +1561,10 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
         }
         json_object_set_new(o, "p90_ms", p90);
         json_object_set_new(o, "p99_ms", p99);
+        json_object_set_new(o, "metrics",
+                            json_pack("{s:o, s:o, s:o}", "cpu_pct", jfig(st, CMP_CPU),
+                                      "iowait_pct", jfig(st, CMP_IOWAIT), "disk_mb_per_s",
+                                      jfig(st, CMP_DISK)));
         if (s > 0) {
             const struct cmp_step *pv = &c->steps[s - 1], *f = &c->steps[0];
             json_object_set_new(

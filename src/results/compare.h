@@ -54,7 +54,10 @@ enum cmp_metric {
     CMP_TPS,                       /* run.tps */
     CMP_P90,                       /* + enum tx_type: run.transactions.T.p90_ms */
     CMP_P99 = CMP_P90 + TX_NTYPES, /* + enum tx_type: run.transactions.T.p99_ms */
-    CMP_NMETRICS = CMP_P99 + TX_NTYPES
+    CMP_CPU = CMP_P99 + TX_NTYPES, /* metrics: mean cpu_user_pct + cpu_system_pct */
+    CMP_IOWAIT,                    /* metrics: mean cpu_iowait_pct */
+    CMP_DISK,                      /* metrics: mean data disk read + write MB/s */
+    CMP_NMETRICS
 };
 
 /* One run record. */

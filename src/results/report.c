@@ -278,6 +278,94 @@ static int series_load(const struct cmp_run *r, struct report_series *s, struct 
 }
 
 /* ------------------------------------------------------------------ */
+/* metrics.csv                                                         */
+/* ------------------------------------------------------------------ */
+
+/* The metrics charts: what each plots, from which columns (summed). */
+enum { MC_CPU, MC_DISK, MC_WAL, MC_N };
+static const struct {
+    const char *cols[2];
+    double scale;
+} mchart[MC_N] = {
+    { { "cpu_user_pct", "cpu_system_pct" }, 1 },
+    { { "disk_data_read_mb_per_s", "disk_data_write_mb_per_s" }, 1 },
+    { { "db_wal_bytes_per_s", NULL }, 1e-6 },
+};
+
+/*
+ * The measured rows of dir/metrics.csv as lines of the metrics charts: for
+ * each MC_*, x (the second of the window, from 1) and the value in the tps
+ * field of out[MC_*].  A run without metrics.csv, or with a damaged one, or
+ * a row without the columns, gives no points: the charts are beside the
+ * record's figures, not part of them.
+ */
+static void metrics_load(const struct cmp_run *r, struct report_series *out)
+{
+    char path[PATH_MAX + 16], *text, *line, *next, *f[256];
+    int c_phase = -1, cols[MC_N][2], nf, k = 0;
+    FILE *fp;
+    long size;
+
+    for (int m = 0; m < MC_N; m++)
+        memset(&out[m], 0, sizeof(out[m]));
+    snprintf(path, sizeof(path), "%s/metrics.csv", r->dir);
+    if (!(fp = fopen(path, "re")))
+        return;
+    if (fseek(fp, 0, SEEK_END) < 0 || (size = ftell(fp)) <= 0 || fseek(fp, 0, SEEK_SET) < 0 ||
+        !(text = malloc((size_t)size + 1))) {
+        fclose(fp);
+        return;
+    }
+    text[fread(text, 1, (size_t)size, fp)] = '\0';
+    fclose(fp);
+    if (!(next = strchr(text, '\n'))) {
+        free(text);
+        return;
+    }
+    *next++ = '\0';
+    nf = split_csv(text, f, 256);
+    for (int m = 0; m < MC_N; m++)
+        cols[m][0] = cols[m][1] = -1;
+    for (int i = 0; i < nf && i < 256; i++) {
+        if (strcmp(f[i], "phase") == 0)
+            c_phase = i;
+        for (int m = 0; m < MC_N; m++)
+            for (int j = 0; j < 2; j++)
+                if (mchart[m].cols[j] && strcmp(f[i], mchart[m].cols[j]) == 0)
+                    cols[m][j] = i;
+    }
+    for (int m = 0; m < MC_N; m++) {
+        out[m].x = calloc((size_t)size / 8 + 1, sizeof(double));
+        out[m].tps = calloc((size_t)size / 8 + 1, sizeof(double));
+    }
+    for (line = next; c_phase >= 0 && line && *line && (next = strchr(line, '\n')); line = next) {
+        char *g[256];
+        *next++ = '\0';
+        if (split_csv(line, g, 256) != nf || strcmp(g[c_phase], "m") != 0)
+            continue;
+        k++;
+        for (int m = 0; m < MC_N; m++) {
+            double v = 0;
+            int ok = cols[m][0] >= 0 && out[m].x && out[m].tps;
+            for (int j = 0; j < 2 && ok; j++) {
+                char *end;
+                if (!mchart[m].cols[j])
+                    continue;
+                ok = cols[m][j] >= 0 && g[cols[m][j]][0];
+                if (ok)
+                    v += strtod(g[cols[m][j]], &end) * mchart[m].scale;
+            }
+            if (ok) {
+                out[m].x[out[m].n] = k;
+                out[m].tps[out[m].n] = v;
+                out[m].n++;
+            }
+        }
+    }
+    free(text);
+}
+
+/* ------------------------------------------------------------------ */
 /* Chart helpers                                                       */
 /* ------------------------------------------------------------------ */
 
@@ -1071,6 +1159,38 @@ int report_html(const struct cmp *c, const struct report_opts *o, char **html, s
     chart_time(&b, c, ser, 0, "tps-time", "TPS per second, every run", "transactions/s");
     chart_time(&b, c, ser, 1, "notpm-time", "NOTPM per second, every run", "New-Orders/min");
     sb_put(&b, "</div></section>\n");
+
+    /* What the machine and the database did, aligned with the charts above. */
+    {
+        struct report_series *ms = calloc((size_t)c->n_runs * MC_N, sizeof(*ms));
+        struct report_series *line = calloc((size_t)c->n_runs, sizeof(*line));
+        static const char *const name[MC_N] = { "cpu-time", "disk-time", "wal-time" };
+        static const char *const cap[MC_N] = { "CPU user + system per second (all CPUs)",
+                                               "Data disk read + write per second",
+                                               "WAL written per second" };
+        static const char *const ylab[MC_N] = { "% of all CPUs", "MB/s", "MB/s" };
+        int any = 0;
+        for (int i = 0; ms && i < c->n_runs; i++) {
+            metrics_load(&c->runs[i], &ms[(size_t)i * MC_N]);
+            for (int m = 0; m < MC_N; m++)
+                any |= ms[(size_t)i * MC_N + (size_t)m].n > 0;
+        }
+        if (any && line) {
+            sb_put(&b, "<section id=\"metrics\"><h2>What the machine and the database did</h2>"
+                       "<p class=\"muted\">From each run's metrics.csv, the same seconds as "
+                       "above.</p><div class=\"grid2\">\n");
+            for (int m = 0; m < MC_N; m++) {
+                for (int i = 0; i < c->n_runs; i++)
+                    line[i] = ms[(size_t)i * MC_N + (size_t)m];
+                chart_time(&b, c, line, 0, name[m], cap[m], ylab[m]);
+            }
+            sb_put(&b, "</div></section>\n");
+        }
+        for (int i = 0; ms && i < c->n_runs * MC_N; i++)
+            report_series_release(&ms[i]);
+        free(ms);
+        free(line);
+    }
 
     sb_put(&b, "<section id=\"latency\"><h2>Latency percentiles per transaction type</h2>"
                "<p class=\"muted\">Milliseconds on a log scale; each line a step (median of its "

@@ -17,6 +17,7 @@
 
 #include "core/clock.h"
 #include "core/signals.h"
+#include "run/metrics.h"
 #include "tpcc/admin.h"
 #include "tpcc/deck.h"
 
@@ -385,6 +386,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 down = count_down(vus, nvu, workers, nw, clock_us(), &longest_us);
                 sec++;
                 series_add(r, m, sec, measuring ? 'm' : 'r', in_tx, down, interval);
+                metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, &m->cur,
+                             in_tx, down);
                 if (longest_us > (uint64_t)cfg->run.max_outage_us) {
                     rc = err_set(e, E_FAIL,
                                  "the database was unreachable for more than %.0f s "

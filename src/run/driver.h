@@ -33,6 +33,8 @@ struct series_row {
     uint64_t lost;              /* connections VUs found lost in this second */
 };
 
+struct metrics;
+
 struct run_opts {
     const struct config *cfg;
     const struct db_ops *ops;
@@ -40,6 +42,7 @@ struct run_opts {
     const char *dialect;        /* "postgresql" */
     const char *dir;            /* run folder: delivery.log goes here */
     FILE *progress;             /* live output, NULL = none */
+    struct metrics *metrics;    /* sampled each second (run/metrics.h), NULL = none */
 };
 
 struct run_result {

@@ -1,0 +1,1377 @@
+/*
+ * metrics.c - the per-second OS and database figures of a run (see
+ * metrics.h): columns, samples, rows, metrics.csv, run.json's "metrics",
+ * the summary lines and the text the endpoint serves.
+ *
+ * A column is one figure (cpu_user_pct, disk_data_write_mb_per_s, ...) with
+ * its unit in its name, its Prometheus family and labels, and a note saying
+ * why it was unavailable when it was.  Rates are differences of two samples
+ * over the time between them (measured here, not assumed to be 1 s).  The
+ * database's statistics come from four statements of admin.sql, each
+ * returning rows (name, value); db_keys[] says which statement each name
+ * is expected from, so a statement that fails (no privilege, a view an older
+ * or newer server lacks) is named in the notes of exactly its columns.  A statement refused for
+ * good (SQLSTATE class 42: privilege, undefined object) is not tried again.
+ *
+ * Runs on the monitor's thread only; nothing here prints or exits, and
+ * nothing here is on the per-transaction path.
+ */
+#include "run/metrics.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "db/dialect.h"
+#include "core/hist.h"
+#include "run/mserve.h"
+#include "run/osmetrics.h"
+
+#define MCOL_MAX 192
+#define MDEV_MAX 8
+#define MNET_MAX 16
+
+/* The database statements, in id order. */
+enum { MQ_COUNTERS, MQ_WAL, MQ_CHECKPOINTS, MQ_SESSIONS, MQ_N };
+static const char *const mq_names[MQ_N] = { "metrics_counters", "metrics_wal",
+                                            "metrics_checkpoints", "metrics_sessions" };
+
+/* The names the statements return, and which statement returns each. */
+enum {
+    K_COMMITS,
+    K_ROLLBACKS,
+    K_HITS,
+    K_READS,
+    K_TEMP,
+    K_DEADLOCKS,
+    K_LOCK_WAITS,
+    K_DATA_WRITTEN,
+    K_WAL,
+    K_CKPT,
+    K_BUF_CKPT,
+    K_BUF_BACKEND,
+    K_S_ACTIVE,
+    K_S_IDLE_TX,
+    K_S_LOCK,
+    K_LONGEST,
+    K_HIDDEN,
+    NDBK
+};
+static const struct {
+    const char *name;
+    int stmt;
+} db_keys[NDBK] = {
+    { "commits", MQ_COUNTERS },
+    { "rollbacks", MQ_COUNTERS },
+    { "buffer_hits", MQ_COUNTERS },
+    { "buffer_reads", MQ_COUNTERS },
+    { "temp_bytes", MQ_COUNTERS },
+    { "deadlocks", MQ_COUNTERS },
+    { "lock_waits", MQ_COUNTERS },
+    { "data_written_bytes", MQ_COUNTERS },
+    { "wal_bytes", MQ_WAL },
+    { "checkpoints", MQ_CHECKPOINTS },
+    { "buffers_checkpoint", MQ_CHECKPOINTS },
+    { "buffers_backend", MQ_CHECKPOINTS },
+    { "sessions_active", MQ_SESSIONS },
+    { "sessions_idle_in_tx", MQ_SESSIONS },
+    { "sessions_waiting_lock", MQ_SESSIONS },
+    { "longest_tx_s", MQ_SESSIONS },
+    { "sessions_hidden", MQ_SESSIONS },
+};
+
+/* How a column's value is made. */
+enum {
+    SRC_CPU_USER,
+    SRC_CPU_SYSTEM,
+    SRC_CPU_IOWAIT,
+    SRC_CPU_STEAL,
+    SRC_CPU_IDLE,
+    SRC_PROCS,
+    SRC_CTXT,
+    SRC_MEM_FREE,
+    SRC_MEM_CACHED,
+    SRC_MEM_DIRTY,
+    SRC_MEM_WRITEBACK,
+    SRC_SELF_CPU,
+    SRC_SELF_RSS,
+    SRC_SAMPLE_CPU,
+    SRC_DISK,     /* + arg: 0 reads/s .. 5 util */
+    SRC_NET,      /* + arg: 0 rx, 1 tx */
+    SRC_DB_RATE,  /* arg: K_* */
+    SRC_DB_GAUGE, /* arg: K_* */
+    SRC_DB_HIT,   /* from K_HITS and K_READS */
+};
+
+struct mcol {
+    char name[96];      /* metrics.csv header: the unit is in the name */
+    const char *unit;   /* "%", "1/s", "MB", "MB/s", "ms", "bytes/s", "s", "count" */
+    const char *help;   /* one line for the endpoint's HELP and the docs */
+    char prom[96];      /* Prometheus family (base units) */
+    char labels[128];   /* 'device="vda",role="data"' or "" */
+    double prom_scale;  /* prom value = value * prom_scale */
+    int src, arg, idx;  /* how it is made; idx: device or interface */
+    char note[320];     /* why it was unavailable (first reason), "" when it never was */
+    uint64_t n_missing; /* rows without a value */
+};
+
+struct mrow {
+    int second;
+    char phase;
+    double interval_s;
+};
+
+struct mdev {
+    char name[64];
+    char role[8]; /* "data" or "named" */
+    struct osm_disk prev;
+    int have;
+    char note[256]; /* why its columns are unavailable now */
+};
+
+struct mnet {
+    char name[32];
+    struct osm_net prev;
+    int have;
+};
+
+/* A growing text buffer (OpenMetrics text). */
+struct sbuf {
+    char *p;
+    size_t n, cap;
+    int oom;
+};
+
+/*
+ * The database's statistics are read on a thread of their own, through a
+ * connection of their own: a server that does not answer (a frozen
+ * network) must never hold the monitor, which closes the window on time.
+ * The monitor asks for a sample and waits at most DB_WAIT_US; a sample still
+ * outstanding from an earlier tick is not waited for again.  Freed by the
+ * last of its two users (the metrics and the thread), so a thread blocked
+ * in the database at the end is left behind safely.
+ */
+#define DB_WAIT_US       500000
+#define DB_WAIT_FIRST_US 5000000 /* the baseline and the last sample */
+struct mdb {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int refs;                /* under lock: 2 while both use it */
+    int stop;                /* under lock: the thread ends */
+    unsigned req, done;      /* under lock: samples asked for, and the last one taken */
+    struct db_conn *c;       /* the thread's (closed by whoever frees) */
+    const struct dialect *d; /* the metrics' (outlives the thread: see mdb_release) */
+    struct dialect own_d;    /* ... kept here */
+    int stmt_off[MQ_N];      /* thread only: refused for good */
+    /* The latest sample, under lock. */
+    double val[NDBK];
+    int have[NDBK];
+    char stmt_note[MQ_N][300];
+    int lost;      /* the connection was lost */
+    uint64_t t_us; /* when it was taken */
+    double cpu_ms; /* the thread's CPU for it */
+};
+
+struct metrics {
+    struct mdb *db;               /* NULL: no database statistics (d_note says why) */
+    uint64_t db_t_cur, db_t_prev; /* when db_cur and db_prev were read */
+    double db_cpu_ms;             /* the database thread's CPU for this sample */
+    char db_miss[320];            /* why this sample has no database figures, "" when it has */
+    char dialect[32];
+    int synthetic;
+    struct mserve *serve;
+    struct dialect d; /* moved into db at metrics_start */
+    int have_d;
+    char d_note[300];          /* why there are no database statements */
+    char stmt_note[MQ_N][300]; /* the latest failure of each statement (from db) */
+    struct mcol cols[MCOL_MAX];
+    int ncol;
+    struct mdev dev[MDEV_MAX];
+    int ndev;
+    struct mnet net[MNET_MAX];
+    int nnet;
+    struct osm_cpu cpu_prev;
+    int cpu_have;
+    struct osm_self self_prev;
+    int self_have;
+    double db_prev[NDBK];
+    int db_have[NDBK];
+    double db_cur[NDBK];
+    int db_cur_have[NDBK];
+    uint64_t t_prev_us;
+    int started;
+    long clk_tck;
+    struct mrow *rows;
+    double *vals; /* nrow x ncol */
+    int nrow, cap;
+    double sample_cpu_ms; /* of the current sample, for its row */
+    int le_bucket[16];    /* last histogram bucket under each le of prom_le */
+    char buf[65536];      /* /proc text */
+};
+
+static void mdb_release(struct mdb *w);
+
+/* Response-time buckets of the endpoint, seconds. */
+static const double prom_le[] = { 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1,
+                                  0.2,   0.5,   1,     2,    5,    10,   30 };
+#define N_LE ((int)(sizeof(prom_le) / sizeof(prom_le[0])))
+
+/* ------------------------------------------------------------------ */
+/* Columns                                                             */
+/* ------------------------------------------------------------------ */
+
+static int col_add(struct metrics *m, const char *name, const char *unit, const char *prom,
+                   const char *labels, double scale, int src, int arg, int idx, const char *help)
+{
+    struct mcol *c;
+
+    if (m->ncol == MCOL_MAX)
+        return -1;
+    c = &m->cols[m->ncol++];
+    memset(c, 0, sizeof(*c));
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    snprintf(c->prom, sizeof(c->prom), "%s", prom);
+    snprintf(c->labels, sizeof(c->labels), "%s", labels ? labels : "");
+    c->unit = unit;
+    c->help = help;
+    c->prom_scale = scale;
+    c->src = src;
+    c->arg = arg;
+    c->idx = idx;
+    return 0;
+}
+
+/* A label value: only [A-Za-z0-9_.:@-], anything else becomes '_'. */
+static void label_safe(char *out, size_t len, const char *in)
+{
+    size_t i = 0;
+
+    for (; in[i] && i + 1 < len; i++) {
+        char ch = in[i];
+        int ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+                 ch == '_' || ch == '.' || ch == ':' || ch == '@' || ch == '-';
+        out[i] = ok ? ch : '_';
+    }
+    out[i] = '\0';
+}
+
+static void disk_columns(struct metrics *m, int d)
+{
+    static const struct {
+        const char *suffix, *unit, *prom, *help;
+        double scale;
+    } k[6] = {
+        { "reads_per_s", "1/s", "tpccbench_disk_reads_per_second", "completed reads per second",
+          1 },
+        { "writes_per_s", "1/s", "tpccbench_disk_writes_per_second", "completed writes per second",
+          1 },
+        { "read_mb_per_s", "MB/s", "tpccbench_disk_read_bytes_per_second", "bytes read per second",
+          1e6 },
+        { "write_mb_per_s", "MB/s", "tpccbench_disk_write_bytes_per_second",
+          "bytes written per second", 1e6 },
+        { "await_ms", "ms", "tpccbench_disk_await_seconds",
+          "mean time per completed I/O (queue and service)", 1e-3 },
+        { "util_pct", "%", "tpccbench_disk_utilisation_percent", "share of time with I/O in flight",
+          1 },
+    };
+    char name[96], labels[128], safe[64];
+    const char *tag = strcmp(m->dev[d].role, "data") == 0 ? "data" : m->dev[d].name;
+
+    label_safe(safe, sizeof(safe), m->dev[d].name);
+    snprintf(labels, sizeof(labels), "device=\"%s\",role=\"%s\"", safe[0] ? safe : "none",
+             m->dev[d].role);
+    for (int i = 0; i < 6; i++) {
+        snprintf(name, sizeof(name), "disk_%s_%s", tag, k[i].suffix);
+        col_add(m, name, k[i].unit, k[i].prom, labels, k[i].scale, SRC_DISK, i, d, k[i].help);
+    }
+}
+
+static void os_columns(struct metrics *m)
+{
+    static const char *const modes[5] = { "user", "system", "iowait", "steal", "idle" };
+    static const char *const kinds[4] = { "free", "cached", "dirty", "writeback" };
+    char name[96], labels[128];
+
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof(name), "cpu_%s_pct", modes[i]);
+        snprintf(labels, sizeof(labels), "mode=\"%s\"", modes[i]);
+        col_add(m, name, "%", "tpccbench_cpu_percent", labels, 1, SRC_CPU_USER + i, 0, 0,
+                "share of all CPUs' time (/proc/stat): user includes nice, system irq and "
+                "softirq");
+    }
+    col_add(m, "procs_running", "count", "tpccbench_procs_running", NULL, 1, SRC_PROCS, 0, 0,
+            "runnable tasks (the run queue)");
+    col_add(m, "context_switches_per_s", "1/s", "tpccbench_context_switches_per_second", NULL, 1,
+            SRC_CTXT, 0, 0, "context switches per second, all CPUs");
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "mem_%s_mb", kinds[i]);
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", kinds[i]);
+        col_add(m, name, "MB", "tpccbench_memory_bytes", labels, 1e6, SRC_MEM_FREE + i, 0, 0,
+                "memory free, page cache, dirty and under writeback (/proc/meminfo)");
+    }
+    for (int d = 0; d < m->ndev; d++)
+        disk_columns(m, d);
+    for (int n = 0; n < m->nnet; n++) {
+        char safe[32];
+        label_safe(safe, sizeof(safe), m->net[n].name);
+        snprintf(labels, sizeof(labels), "interface=\"%s\"", safe);
+        snprintf(name, sizeof(name), "net_%s_rx_bytes_per_s", m->net[n].name);
+        col_add(m, name, "bytes/s", "tpccbench_network_receive_bytes_per_second", labels, 1,
+                SRC_NET, 0, n, "bytes received per second (/proc/net/dev)");
+        snprintf(name, sizeof(name), "net_%s_tx_bytes_per_s", m->net[n].name);
+        col_add(m, name, "bytes/s", "tpccbench_network_transmit_bytes_per_second", labels, 1,
+                SRC_NET, 1, n, "bytes sent per second (/proc/net/dev)");
+    }
+    col_add(m, "self_cpu_pct", "%", "tpccbench_process_cpu_percent", NULL, 1, SRC_SELF_CPU, 0, 0,
+            "tpccbench's own CPU (user + system), percent of one core");
+    col_add(m, "self_rss_mb", "MB", "tpccbench_process_resident_bytes", NULL, 1e6, SRC_SELF_RSS, 0,
+            0, "tpccbench's resident memory");
+    col_add(m, "metrics_cpu_ms", "ms", "tpccbench_metrics_sample_cpu_seconds", NULL, 1e-3,
+            SRC_SAMPLE_CPU, 0, 0, "CPU the metrics sample itself took (OS and database threads)");
+}
+
+static void db_columns(struct metrics *m)
+{
+    static const struct {
+        const char *name, *unit, *prom, *labels, *help;
+        int src, key;
+    } k[] = {
+        { "db_commits_per_s", "1/s", "tpccbench_db_commits_per_second", NULL,
+          "transactions committed per second (server side)", SRC_DB_RATE, K_COMMITS },
+        { "db_rollbacks_per_s", "1/s", "tpccbench_db_rollbacks_per_second", NULL,
+          "transactions rolled back per second (server side)", SRC_DB_RATE, K_ROLLBACKS },
+        { "db_buffer_hit_pct", "%", "tpccbench_db_buffer_hit_percent", NULL,
+          "share of page requests served from the buffer pool", SRC_DB_HIT, 0 },
+        { "db_wal_bytes_per_s", "bytes/s", "tpccbench_db_wal_bytes_per_second", NULL,
+          "WAL (redo log) bytes written per second", SRC_DB_RATE, K_WAL },
+        { "db_checkpoints_per_s", "1/s", "tpccbench_db_checkpoints_per_second", NULL,
+          "checkpoints per second (timed and requested)", SRC_DB_RATE, K_CKPT },
+        { "db_buffers_checkpoint_per_s", "1/s", "tpccbench_db_buffers_written_per_second",
+          "by=\"checkpoint\"", "buffers written per second by checkpoints", SRC_DB_RATE,
+          K_BUF_CKPT },
+        { "db_buffers_backend_per_s", "1/s", "tpccbench_db_buffers_written_per_second",
+          "by=\"backend\"", "buffers written per second by backends", SRC_DB_RATE, K_BUF_BACKEND },
+        { "db_temp_bytes_per_s", "bytes/s", "tpccbench_db_temp_bytes_per_second", NULL,
+          "bytes written to temporary files per second", SRC_DB_RATE, K_TEMP },
+        { "db_deadlocks_per_s", "1/s", "tpccbench_db_deadlocks_per_second", NULL,
+          "deadlocks detected per second", SRC_DB_RATE, K_DEADLOCKS },
+        { "db_lock_waits_per_s", "1/s", "tpccbench_db_lock_waits_per_second", NULL,
+          "row lock waits per second", SRC_DB_RATE, K_LOCK_WAITS },
+        { "db_data_written_mb_per_s", "MB/s", "tpccbench_db_data_written_bytes_per_second", NULL,
+          "data file bytes written per second", SRC_DB_RATE, K_DATA_WRITTEN },
+        { "db_sessions_active", "count", "tpccbench_db_sessions", "state=\"active\"",
+          "sessions by state, the monitor's own left out", SRC_DB_GAUGE, K_S_ACTIVE },
+        { "db_sessions_idle_in_tx", "count", "tpccbench_db_sessions",
+          "state=\"idle_in_transaction\"", "sessions by state, the monitor's own left out",
+          SRC_DB_GAUGE, K_S_IDLE_TX },
+        { "db_sessions_waiting_lock", "count", "tpccbench_db_sessions", "state=\"waiting_lock\"",
+          "sessions by state, the monitor's own left out", SRC_DB_GAUGE, K_S_LOCK },
+        { "db_longest_tx_s", "s", "tpccbench_db_longest_transaction_seconds", NULL,
+          "age of the oldest open transaction", SRC_DB_GAUGE, K_LONGEST },
+    };
+
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+        col_add(m, k[i].name, k[i].unit, k[i].prom, k[i].labels,
+                strcmp(k[i].unit, "MB/s") == 0 ? 1e6 : 1, k[i].src, k[i].key, 0, k[i].help);
+}
+
+static int col_find(const struct metrics *m, const char *name)
+{
+    for (int i = 0; i < m->ncol; i++)
+        if (strcmp(m->cols[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+/* Note why column c is unavailable in this row (the first reason is kept,
+ * a later different one replaces it only when the first was transient). */
+static void col_missing(struct mcol *c, const char *fmt, ...)
+{
+    c->n_missing++;
+    if (!c->note[0]) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(c->note, sizeof(c->note), fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Setup                                                               */
+/* ------------------------------------------------------------------ */
+
+static void dev_add(struct metrics *m, const char *name, const char *role, const char *note)
+{
+    struct mdev *d;
+
+    for (int i = 0; i < m->ndev; i++)
+        if (m->dev[i].name[0] && strcmp(m->dev[i].name, name) == 0)
+            return; /* named twice, or the data directory's device named again */
+    if (m->ndev == MDEV_MAX)
+        return;
+    d = &m->dev[m->ndev++];
+    memset(d, 0, sizeof(*d));
+    snprintf(d->name, sizeof(d->name), "%s", name);
+    snprintf(d->role, sizeof(d->role), "%s", role);
+    snprintf(d->note, sizeof(d->note), "%s", note ? note : "");
+}
+
+struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
+{
+    struct metrics *m = calloc(1, sizeof(*m));
+    struct osm_net nets[MNET_MAX];
+    int n;
+
+    if (!m) {
+        err_set(e, E_FAIL, "out of memory");
+        return NULL;
+    }
+    snprintf(m->dialect, sizeof(m->dialect), "%s", o->dialect ? o->dialect : "");
+    m->synthetic = o->synthetic;
+    m->serve = o->serve;
+    m->clk_tck = sysconf(_SC_CLK_TCK);
+    if (m->clk_tck <= 0)
+        m->clk_tck = 100;
+    /* The data directory's device first: its columns are disk_data_*. */
+    if (o->data_device && o->data_device[0] && strcmp(o->data_device, "none") != 0 &&
+        strcmp(o->data_device, "unknown") != 0)
+        dev_add(m, o->data_device, "data", NULL);
+    else
+        dev_add(m, "", "data",
+                o->data_note ? o->data_note
+                : o->data_device && strcmp(o->data_device, "none") == 0
+                    ? "the data directory is on no block device (tmpfs, overlay or a network "
+                      "filesystem)"
+                    : "the data directory's device is not known here (a remote server, or a "
+                      "data directory this user cannot see)");
+    if (o->devices) {
+        const char *p = o->devices;
+        while (*p) {
+            size_t len = strcspn(p, ", ");
+            if (len > 0 && len < 64) {
+                char name[64];
+                memcpy(name, p, len);
+                name[len] = '\0';
+                dev_add(m, name, "named", NULL);
+            }
+            p += len;
+            while (*p == ',' || *p == ' ')
+                p++;
+        }
+    }
+    if (osm_read_file("/proc/net/dev", m->buf, sizeof(m->buf)) > 0) {
+        n = osm_parse_netdev(m->buf, nets, MNET_MAX);
+        for (int i = 0; i < n; i++) {
+            memcpy(m->net[m->nnet].name, nets[i].name, sizeof(m->net[0].name));
+            m->nnet++;
+        }
+    }
+    os_columns(m);
+    db_columns(m);
+    /* The database's statements; a dialect without them records why. */
+    if (m->synthetic) {
+        snprintf(m->d_note, sizeof(m->d_note), "driver null: no database behind it");
+    } else if (dialect_load(&m->d, m->dialect, "admin", mq_names, MQ_N, e) < 0) {
+        snprintf(m->d_note, sizeof(m->d_note), "no metrics statements for dialect '%.31s': %.200s",
+                 m->dialect, e->msg);
+        err_clear(e);
+    } else {
+        m->have_d = 1;
+    }
+    /* For each le: the last bucket whose values all lie at or under it. */
+    for (int i = 0; i < N_LE; i++) {
+        uint64_t le_us = (uint64_t)(prom_le[i] * 1e6 + 0.5);
+        int b = 0;
+        while (b + 1 < HIST_N_BUCKETS && hist_bucket_high(b + 1) <= le_us)
+            b++;
+        m->le_bucket[i] = hist_bucket_high(b) <= le_us ? b : -1;
+    }
+    return m;
+}
+
+void metrics_free(struct metrics *m)
+{
+    if (!m)
+        return;
+    if (m->db) {
+        pthread_mutex_lock(&m->db->lock);
+        m->db->stop = 1;
+        pthread_cond_broadcast(&m->db->cond);
+        pthread_mutex_unlock(&m->db->lock);
+        mdb_release(m->db); /* the thread frees it when it ends, if it has not yet */
+    } else if (m->have_d) {
+        dialect_release(&m->d);
+    }
+    free(m->rows);
+    free(m->vals);
+    free(m);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sampling                                                            */
+/* ------------------------------------------------------------------ */
+
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* A permanent refusal: privilege (42501), an undefined table, column or
+ * function (42P01, 42703, 42883), a server in recovery (55000). */
+static int refused_for_good(const struct err *e)
+{
+    return strncmp(e->sqlstate, "42", 2) == 0 || strcmp(e->sqlstate, "55000") == 0;
+}
+
+/* Read the statistics through w->c into val/have/notes (the thread's own
+ * copies); *lost: the connection is gone. */
+static void db_read(struct mdb *w, double *val, int *have, char notes[MQ_N][300], int *lost)
+{
+    struct db_conn *c = w->c;
+
+    memset(have, 0, sizeof(int) * NDBK);
+    *lost = 0;
+    for (int q = 0; q < MQ_N; q++) {
+        struct err e;
+        int rc;
+        if (w->stmt_off[q])
+            continue;
+        err_clear(&e);
+        if ((rc = db_query(c, w->d->sql[q], NULL, 0, &e)) < 0) {
+            snprintf(notes[q], sizeof(notes[q]), "%s: %.220s%s", mq_names[q], e.msg,
+                     refused_for_good(&e) ? " (not tried again in this run)" : "");
+            if (refused_for_good(&e))
+                w->stmt_off[q] = 1;
+            if (!(c->ops->flags & DB_F_AUTOCOMMIT) && rc != E_CONN) {
+                struct err e2;
+                db_rollback(c, &e2);
+            }
+            if (rc == E_CONN) {
+                *lost = 1;
+                return;
+            }
+            continue;
+        }
+        notes[q][0] = '\0';
+        while (db_next(c) == 1) {
+            int len = 0;
+            const char *name = db_col_text(c, 0, &len);
+            const char *v;
+            char nbuf[64], vbuf[64];
+            int vlen = 0;
+            if (!name || db_col_isnull(c, 1) || len <= 0 || len >= (int)sizeof(nbuf))
+                continue;
+            memcpy(nbuf, name, (size_t)len);
+            nbuf[len] = '\0';
+            v = db_col_text(c, 1, &vlen);
+            if (!v || vlen <= 0 || vlen >= (int)sizeof(vbuf))
+                continue;
+            memcpy(vbuf, v, (size_t)vlen);
+            vbuf[vlen] = '\0';
+            for (int k = 0; k < NDBK; k++) {
+                /* Any statement may return any name (a dialect puts a figure
+                 * where its privileges allow); db_keys[k].stmt is where a
+                 * missing one is looked for in notes. */
+                if (strcmp(db_keys[k].name, nbuf) == 0) {
+                    char *end;
+                    double x = strtod(vbuf, &end);
+                    if (end != vbuf && isfinite(x)) {
+                        val[k] = x;
+                        have[k] = 1;
+                    }
+                }
+            }
+        }
+        {
+            struct err e2;
+            db_end_reads(c, &e2);
+        }
+    }
+}
+
+/* Drop one user of w; the last frees it (closing its connection). */
+static void mdb_release(struct mdb *w)
+{
+    int last;
+
+    pthread_mutex_lock(&w->lock);
+    last = --w->refs == 0;
+    pthread_mutex_unlock(&w->lock);
+    if (!last)
+        return;
+    db_close(w->c);
+    dialect_release(&w->own_d);
+    pthread_mutex_destroy(&w->lock);
+    pthread_cond_destroy(&w->cond);
+    free(w);
+}
+
+static void *mdb_main(void *arg)
+{
+    struct mdb *w = arg;
+    double val[NDBK];
+    int have[NDBK], lost;
+    char(*notes)[300] = calloc(MQ_N, sizeof(*notes));
+
+    pthread_mutex_lock(&w->lock);
+    while (notes && !w->stop) {
+        unsigned r;
+        if (w->req == w->done) {
+            pthread_cond_wait(&w->cond, &w->lock);
+            continue;
+        }
+        double cpu0;
+        r = w->req;
+        pthread_mutex_unlock(&w->lock);
+        cpu0 = thread_cpu_ms();
+        db_read(w, val, have, notes, &lost);
+        pthread_mutex_lock(&w->lock);
+        w->cpu_ms = thread_cpu_ms() - cpu0;
+        memcpy(w->val, val, sizeof(val));
+        memcpy(w->have, have, sizeof(have));
+        memcpy(w->stmt_note, notes, sizeof(w->stmt_note));
+        w->lost = lost;
+        w->t_us = clock_us();
+        w->done = r;
+        pthread_cond_broadcast(&w->cond);
+    }
+    pthread_mutex_unlock(&w->lock);
+    free(notes);
+    mdb_release(w);
+    return NULL;
+}
+
+/* A database sample into m->db_cur, waiting at most wait_us; m->db_miss
+ * says why there is none. */
+static void db_get(struct metrics *m, uint64_t wait_us)
+{
+    struct mdb *w = m->db;
+    struct timespec ts;
+    unsigned r;
+    int busy;
+
+    memset(m->db_cur_have, 0, sizeof(m->db_cur_have));
+    m->db_miss[0] = '\0';
+    m->db_cpu_ms = 0;
+    if (!w) {
+        snprintf(m->db_miss, sizeof(m->db_miss), "%s",
+                 m->have_d ? "no connection for the metrics (see the warning at the start)"
+                           : m->d_note);
+        return;
+    }
+    pthread_mutex_lock(&w->lock);
+    busy = w->req != w->done;
+    if (!busy) {
+        r = ++w->req;
+        pthread_cond_broadcast(&w->cond);
+        clock_deadline(&ts, wait_us);
+        while (w->done != r && pthread_cond_timedwait(&w->cond, &w->lock, &ts) == 0)
+            ;
+    }
+    if (busy || w->done != w->req) {
+        snprintf(m->db_miss, sizeof(m->db_miss),
+                 "the database did not answer the statistics queries within %.1f s",
+                 (double)wait_us / 1e6);
+    } else if (w->lost) {
+        snprintf(m->db_miss, sizeof(m->db_miss), "the metrics' connection was lost");
+        memcpy(m->stmt_note, w->stmt_note, sizeof(m->stmt_note));
+    } else {
+        memcpy(m->db_cur, w->val, sizeof(m->db_cur));
+        memcpy(m->db_cur_have, w->have, sizeof(m->db_cur_have));
+        memcpy(m->stmt_note, w->stmt_note, sizeof(m->stmt_note));
+        m->db_t_cur = w->t_us;
+        m->db_cpu_ms = w->cpu_ms;
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* Why database key k has no value now. */
+static void db_why(const struct metrics *m, int k, int have_conn, char *out, size_t len)
+{
+    int q = db_keys[k].stmt;
+
+    (void)have_conn;
+    if (!m->have_d)
+        snprintf(out, len, "%s", m->d_note);
+    else if (m->db_miss[0])
+        snprintf(out, len, "%s", m->db_miss);
+    else if (m->stmt_note[q][0])
+        snprintf(out, len, "%s", m->stmt_note[q]);
+    else if (strcmp(m->dialect, "ansi") == 0)
+        snprintf(out, len, "the ansi dialect: standard SQL has no view of server statistics");
+    else
+        snprintf(out, len, "the %s dialect's %s reports no '%s'", m->dialect, mq_names[q],
+                 db_keys[k].name);
+}
+
+/* One sample; with v, the values of a row (NaN = unavailable) over the
+ * interval since the previous sample. */
+static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_wait_us)
+{
+    struct osm_cpu cpu;
+    struct osm_cpu_pct pct;
+    struct osm_mem mem;
+    struct osm_self self;
+    struct osm_disk disk[MDEV_MAX];
+    int disk_ok[MDEV_MAX];
+    struct osm_net net[MNET_MAX];
+    int net_ok[MNET_MAX];
+    int cpu_ok = 0, mem_ok = 0, self_ok = 0, diskstats_ok, netdev_ok;
+    double self_cpu = NAN;
+    char why_db[320];
+
+    memset(&pct, 0, sizeof(pct));
+    memset(&mem, 0, sizeof(mem));
+    memset(&self, 0, sizeof(self));
+    if (osm_read_file("/proc/stat", m->buf, sizeof(m->buf)) > 0 &&
+        osm_parse_stat(m->buf, &cpu) == 0)
+        cpu_ok = 1;
+    if (osm_read_file("/proc/meminfo", m->buf, sizeof(m->buf)) > 0 &&
+        osm_parse_meminfo(m->buf, &mem) == 0)
+        mem_ok = 1;
+    diskstats_ok = osm_read_file("/proc/diskstats", m->buf, sizeof(m->buf)) > 0;
+    for (int d = 0; d < m->ndev; d++)
+        disk_ok[d] = diskstats_ok && m->dev[d].name[0] &&
+                     osm_parse_diskstats(m->buf, m->dev[d].name, &disk[d]) == 0;
+    netdev_ok = osm_read_file("/proc/net/dev", m->buf, sizeof(m->buf)) > 0;
+    for (int n = 0; n < m->nnet; n++)
+        net_ok[n] = netdev_ok && osm_netdev_find(m->buf, m->net[n].name, &net[n]) == 0;
+    if (osm_read_file("/proc/self/stat", m->buf, sizeof(m->buf)) > 0 &&
+        osm_parse_self_stat(m->buf, &self) == 0 &&
+        osm_read_file("/proc/self/status", m->buf, sizeof(m->buf)) > 0 &&
+        osm_parse_self_status(m->buf, &self) == 0)
+        self_ok = 1;
+    db_get(m, db_wait_us);
+    /* Sessions of other users this user may not see: the counts cover only
+     * the visible ones, which their columns say (they are not missing). */
+    if (m->db_cur_have[K_HIDDEN] && m->db_cur[K_HIDDEN] > 0) {
+        for (int i = 0; i < m->ncol; i++) {
+            struct mcol *col = &m->cols[i];
+            if (col->src == SRC_DB_GAUGE && col->arg != K_HIDDEN && !col->note[0])
+                snprintf(col->note, sizeof(col->note),
+                         "%.0f sessions of other users were not visible (needs "
+                         "pg_read_all_stats, part of pg_monitor): the figure covers the visible "
+                         "ones",
+                         m->db_cur[K_HIDDEN]);
+        }
+    }
+
+    if (v) {
+        if (cpu_ok && m->cpu_have)
+            osm_cpu_shares(&m->cpu_prev, &cpu, &pct);
+        if (self_ok && m->self_have && interval_s > 0)
+            self_cpu =
+                100.0 *
+                (double)((self.utime + self.stime) - (m->self_prev.utime + m->self_prev.stime)) /
+                (double)m->clk_tck / interval_s;
+        for (int i = 0; i < m->ncol; i++) {
+            struct mcol *col = &m->cols[i];
+            double x = NAN;
+            switch (col->src) {
+            case SRC_CPU_USER:
+            case SRC_CPU_SYSTEM:
+            case SRC_CPU_IOWAIT:
+            case SRC_CPU_STEAL:
+            case SRC_CPU_IDLE: {
+                const double s[5] = { pct.user, pct.system, pct.iowait, pct.steal, pct.idle };
+                if (cpu_ok && m->cpu_have)
+                    x = s[col->src - SRC_CPU_USER];
+                else
+                    col_missing(col, "/proc/stat could not be read");
+                break;
+            }
+            case SRC_PROCS:
+                if (cpu_ok)
+                    x = (double)cpu.procs_running;
+                else
+                    col_missing(col, "/proc/stat could not be read");
+                break;
+            case SRC_CTXT:
+                if (cpu_ok && m->cpu_have && interval_s > 0 && cpu.ctxt >= m->cpu_prev.ctxt)
+                    x = (double)(cpu.ctxt - m->cpu_prev.ctxt) / interval_s;
+                else
+                    col_missing(col, "/proc/stat could not be read");
+                break;
+            case SRC_MEM_FREE:
+            case SRC_MEM_CACHED:
+            case SRC_MEM_DIRTY:
+            case SRC_MEM_WRITEBACK: {
+                const uint64_t s[4] = { mem.free_kb, mem.cached_kb, mem.dirty_kb,
+                                        mem.writeback_kb };
+                if (mem_ok)
+                    x = (double)s[col->src - SRC_MEM_FREE] * 1024.0 / 1e6;
+                else
+                    col_missing(col, "/proc/meminfo could not be read");
+                break;
+            }
+            case SRC_DISK: {
+                struct mdev *d = &m->dev[col->idx];
+                if (!d->name[0]) {
+                    col_missing(col, "%s", d->note);
+                } else if (!disk_ok[col->idx]) {
+                    col_missing(col,
+                                "device '%s' is not in /proc/diskstats (gone, or never "
+                                "there)",
+                                d->name);
+                } else if (d->have) {
+                    struct osm_disk_rate r;
+                    osm_disk_rates(&d->prev, &disk[col->idx], interval_s, &r);
+                    const double s[6] = { r.reads_per_s,    r.writes_per_s, r.read_mb_per_s,
+                                          r.write_mb_per_s, r.await_ms,     r.util_pct };
+                    x = s[col->arg];
+                } else {
+                    col_missing(col, "device '%s': no earlier sample", d->name);
+                }
+                break;
+            }
+            case SRC_NET: {
+                struct mnet *nt = &m->net[col->idx];
+                if (net_ok[col->idx] && nt->have && interval_s > 0) {
+                    uint64_t a = col->arg ? nt->prev.tx_bytes : nt->prev.rx_bytes;
+                    uint64_t b = col->arg ? net[col->idx].tx_bytes : net[col->idx].rx_bytes;
+                    if (b >= a)
+                        x = (double)(b - a) / interval_s;
+                    else
+                        col_missing(col, "interface '%s': counter went backwards", nt->name);
+                } else {
+                    col_missing(col, "interface '%s' is not in /proc/net/dev (gone)", nt->name);
+                }
+                break;
+            }
+            case SRC_SELF_CPU:
+                if (!isnan(self_cpu))
+                    x = self_cpu;
+                else
+                    col_missing(col, "/proc/self/stat could not be read");
+                break;
+            case SRC_SELF_RSS:
+                if (self_ok)
+                    x = (double)self.rss_kb * 1024.0 / 1e6;
+                else
+                    col_missing(col, "/proc/self/status could not be read");
+                break;
+            case SRC_SAMPLE_CPU:
+                break; /* filled in by the caller, after the sample */
+            case SRC_DB_RATE: {
+                int k = col->arg;
+                double dt = (double)(m->db_t_cur - m->db_t_prev) / 1e6;
+                if (m->db_cur_have[k] && m->db_have[k] && dt > 0 && m->db_cur[k] >= m->db_prev[k]) {
+                    x = (m->db_cur[k] - m->db_prev[k]) / dt;
+                    if (strcmp(col->unit, "MB/s") == 0)
+                        x /= 1e6;
+                } else if (m->db_cur_have[k] && m->db_have[k]) {
+                    col_missing(col, "the server's counter went backwards (statistics reset or "
+                                     "a restart)");
+                } else if (m->db_cur_have[k]) {
+                    col_missing(col, "no earlier sample of '%s'", db_keys[k].name);
+                } else {
+                    db_why(m, k, 1, why_db, sizeof(why_db));
+                    col_missing(col, "%s", why_db);
+                }
+                break;
+            }
+            case SRC_DB_GAUGE: {
+                int k = col->arg;
+                if (m->db_cur_have[k]) {
+                    x = m->db_cur[k];
+                } else {
+                    db_why(m, k, 1, why_db, sizeof(why_db));
+                    col_missing(col, "%s", why_db);
+                }
+                break;
+            }
+            case SRC_DB_HIT: {
+                int ok = m->db_cur_have[K_HITS] && m->db_cur_have[K_READS] && m->db_have[K_HITS] &&
+                         m->db_have[K_READS];
+                double h = ok ? m->db_cur[K_HITS] - m->db_prev[K_HITS] : 0;
+                double r = ok ? m->db_cur[K_READS] - m->db_prev[K_READS] : 0;
+                if (ok && h >= 0 && r >= 0 && h + r > 0) {
+                    x = 100.0 * h / (h + r);
+                } else if (ok && h + r == 0) {
+                    col_missing(col, "no page was requested in some seconds (no ratio)");
+                } else {
+                    db_why(m, m->db_cur_have[K_HITS] ? K_READS : K_HITS, 1, why_db, sizeof(why_db));
+                    col_missing(col, "%s", why_db);
+                }
+                break;
+            }
+            }
+            v[i] = x;
+        }
+    }
+    /* This sample is the next one's baseline; a figure not read now has none. */
+    if (cpu_ok)
+        m->cpu_prev = cpu;
+    m->cpu_have = cpu_ok;
+    if (self_ok)
+        m->self_prev = self;
+    m->self_have = self_ok;
+    for (int d = 0; d < m->ndev; d++) {
+        if (disk_ok[d])
+            m->dev[d].prev = disk[d];
+        m->dev[d].have = disk_ok[d];
+    }
+    for (int n = 0; n < m->nnet; n++) {
+        if (net_ok[n])
+            m->net[n].prev = net[n];
+        m->net[n].have = net_ok[n];
+    }
+    /* A database figure not read now keeps its last reading as the baseline:
+     * the next rate spans the gap (over the time between the two readings). */
+    for (int k = 0; k < NDBK; k++) {
+        if (m->db_cur_have[k]) {
+            m->db_prev[k] = m->db_cur[k];
+            m->db_have[k] = 1;
+        }
+    }
+    if (!m->db_miss[0])
+        m->db_t_prev = m->db_t_cur;
+}
+
+void metrics_start(struct metrics *m, struct db_conn *c)
+{
+    if (!m)
+        return;
+    if (c && m->have_d) {
+        struct mdb *w = calloc(1, sizeof(*w));
+        pthread_t th;
+        if (w) {
+            pthread_mutex_init(&w->lock, NULL);
+            pthread_cond_init(&w->cond, NULL);
+            w->refs = 2;
+            w->c = c;
+            w->own_d = m->d; /* the statements move to the worker, which may outlive m */
+            w->d = &w->own_d;
+            m->have_d = 1;
+            memset(&m->d, 0, sizeof(m->d));
+            if (pthread_create(&th, NULL, mdb_main, w) == 0) {
+                pthread_detach(th);
+                m->db = w;
+                c = NULL;
+            } else {
+                m->d = w->own_d;
+                pthread_mutex_destroy(&w->lock);
+                pthread_cond_destroy(&w->cond);
+                free(w);
+            }
+        }
+    }
+    db_close(c); /* not taken by a worker */
+    sample(m, NULL, 0, DB_WAIT_FIRST_US);
+    m->t_prev_us = clock_us();
+    m->started = 1;
+}
+
+/* Sample into a new row (second, phase). */
+static void add_row(struct metrics *m, int second, char phase, uint64_t db_wait_us)
+{
+    double cpu0 = thread_cpu_ms(), *v;
+    uint64_t now = clock_us();
+    double interval = m->started ? (double)(now - m->t_prev_us) / 1e6 : 0;
+    int sc;
+
+    if (m->nrow == m->cap) {
+        int cap = m->cap ? m->cap * 2 : 256;
+        struct mrow *nr = realloc(m->rows, (size_t)cap * sizeof(*nr));
+        double *nv;
+        if (!nr)
+            return;
+        m->rows = nr;
+        if (!(nv = realloc(m->vals, (size_t)cap * (size_t)m->ncol * sizeof(*nv))))
+            return;
+        m->vals = nv;
+        m->cap = cap;
+    }
+    v = &m->vals[(size_t)m->nrow * (size_t)m->ncol];
+    sample(m, v, interval, db_wait_us);
+    m->rows[m->nrow].second = second;
+    m->rows[m->nrow].phase = phase;
+    m->rows[m->nrow].interval_s = interval;
+    m->nrow++;
+    m->t_prev_us = now;
+    m->started = 1;
+    m->sample_cpu_ms = thread_cpu_ms() - cpu0 + m->db_cpu_ms;
+    if ((sc = col_find(m, "metrics_cpu_ms")) >= 0)
+        v[sc] = m->sample_cpu_ms;
+}
+
+/* ------------------------------------------------------------------ */
+/* The endpoint's text                                                 */
+/* ------------------------------------------------------------------ */
+
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (b->oom)
+        return;
+    for (;;) {
+        size_t room = b->cap - b->n;
+        va_start(ap, fmt);
+        n = vsnprintf(b->p ? b->p + b->n : NULL, b->p ? room : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            b->oom = 1;
+            return;
+        }
+        if (b->p && (size_t)n < room) {
+            b->n += (size_t)n;
+            return;
+        }
+        {
+            size_t cap = b->cap ? b->cap * 2 : 16384;
+            char *np;
+            while (cap - b->n <= (size_t)n)
+                cap *= 2;
+            if (!(np = realloc(b->p, cap))) {
+                b->oom = 1;
+                return;
+            }
+            b->p = np;
+            b->cap = cap;
+        }
+    }
+}
+
+/* The family header: OpenMetrics names a counter without _total. */
+static void family(struct sbuf *b, int om, const char *name, const char *type, const char *help)
+{
+    const char *fam = name;
+    char base[128];
+    size_t n = strlen(name);
+
+    if (om && strcmp(type, "counter") == 0 && n > 6 && strcmp(name + n - 6, "_total") == 0) {
+        snprintf(base, sizeof(base), "%.*s", (int)(n - 6), name);
+        fam = base;
+    }
+    sb_printf(b, "# HELP %s %s\n# TYPE %s %s\n", fam, help, fam, type);
+}
+
+static void histogram(struct sbuf *b, const struct metrics *m, const char *name, int type,
+                      const struct hist *h)
+{
+    uint64_t cum = 0;
+    int bucket = 0;
+
+    for (int i = 0; i < N_LE; i++) {
+        for (; bucket <= m->le_bucket[i]; bucket++)
+            cum += h->counts[bucket];
+        sb_printf(b, "%s_bucket{type=\"%s\",le=\"%g\"} %llu\n", name, tx_name((enum tx_type)type),
+                  prom_le[i], (unsigned long long)cum);
+    }
+    sb_printf(b, "%s_bucket{type=\"%s\",le=\"+Inf\"} %llu\n", name, tx_name((enum tx_type)type),
+              (unsigned long long)h->n_samples);
+    sb_printf(b, "%s_sum{type=\"%s\"} %.6f\n", name, tx_name((enum tx_type)type),
+              (double)h->sum_us / 1e6);
+    sb_printf(b, "%s_count{type=\"%s\"} %llu\n", name, tx_name((enum tx_type)type),
+              (unsigned long long)h->n_samples);
+}
+
+/* The whole text; om: OpenMetrics 1.0 (else Prometheus text 0.0.4). */
+static void render(struct sbuf *b, const struct metrics *m, const struct series_row *row,
+                   const struct vu_stats *cum, int in_tx, int down, int om)
+{
+    const double *v = m->nrow ? &m->vals[(size_t)(m->nrow - 1) * (size_t)m->ncol] : NULL;
+    static const char *const outcomes[5] = { "committed", "rolled_back", "error", "unknown",
+                                             "retried" };
+
+    if (cum) {
+        family(b, om, "tpccbench_transactions_total", "counter",
+               "transactions by type and outcome since the run started (rolled_back: "
+               "New-Order's 1 % rollbacks; retried: attempts retried)");
+        for (int t = 0; t < TX_NTYPES; t++) {
+            const struct tx_stats *s = &cum->tx[t];
+            const uint64_t n[5] = { s->committed, s->rolled_back,
+                                    s->err_retry + s->err_conn + s->err_other, s->unknown,
+                                    s->retries };
+            for (int o = 0; o < 5; o++)
+                sb_printf(b, "tpccbench_transactions_total{type=\"%s\",outcome=\"%s\"} %llu\n",
+                          tx_name((enum tx_type)t), outcomes[o], (unsigned long long)n[o]);
+        }
+        family(b, om, "tpccbench_response_seconds", "histogram",
+               "response time from the intended start to completion");
+        for (int t = 0; t < TX_NTYPES; t++)
+            histogram(b, m, "tpccbench_response_seconds", t, &cum->tx[t].lat);
+        family(b, om, "tpccbench_service_seconds", "histogram",
+               "service time from the first request sent to completion");
+        for (int t = 0; t < TX_NTYPES; t++)
+            histogram(b, m, "tpccbench_service_seconds", t, &cum->tx[t].svc);
+    }
+    if (row) {
+        double tps = 0;
+        for (int t = 0; t < TX_NTYPES; t++)
+            tps += row->tps[t];
+        family(b, om, "tpccbench_notpm", "gauge",
+               "New-Orders committed per minute in the last second (TPC-C derived, not audited)");
+        sb_printf(b, "tpccbench_notpm %.3f\n", row->tps[TX_NEW_ORDER] * 60);
+        family(b, om, "tpccbench_tps", "gauge", "transactions committed in the last second");
+        sb_printf(b, "tpccbench_tps %.3f\n", tps);
+        family(b, om, "tpccbench_measuring", "gauge", "1 inside the measured window, else 0");
+        sb_printf(b, "tpccbench_measuring %d\n", row->phase == 'm');
+        family(b, om, "tpccbench_run_second", "gauge", "seconds since the ramp-up started");
+        sb_printf(b, "tpccbench_run_second %d\n", row->second);
+    }
+    family(b, om, "tpccbench_terminals_in_transaction", "gauge",
+           "connections inside a transaction at the sample");
+    sb_printf(b, "tpccbench_terminals_in_transaction %d\n", in_tx);
+    family(b, om, "tpccbench_connections_down", "gauge",
+           "virtual users and delivery workers without a connection");
+    sb_printf(b, "tpccbench_connections_down %d\n", down);
+    /* The OS and database figures, one family at a time (first appearance order). */
+    for (int i = 0; v && i < m->ncol; i++) {
+        int first = 1, any = 0;
+        for (int j = 0; j < i && first; j++)
+            if (strcmp(m->cols[j].prom, m->cols[i].prom) == 0)
+                first = 0;
+        if (!first)
+            continue;
+        for (int j = i; j < m->ncol; j++)
+            if (strcmp(m->cols[j].prom, m->cols[i].prom) == 0 && !isnan(v[j]))
+                any = 1;
+        if (!any)
+            continue; /* unavailable: no sample, never a zero */
+        family(b, om, m->cols[i].prom, "gauge", m->cols[i].help);
+        for (int j = i; j < m->ncol; j++) {
+            const struct mcol *c = &m->cols[j];
+            if (strcmp(c->prom, m->cols[i].prom) != 0 || isnan(v[j]))
+                continue;
+            if (c->labels[0])
+                sb_printf(b, "%s{%s} %.6g\n", c->prom, c->labels, v[j] * c->prom_scale);
+            else
+                sb_printf(b, "%s %.6g\n", c->prom, v[j] * c->prom_scale);
+        }
+    }
+    if (om)
+        sb_printf(b, "# EOF\n");
+}
+
+void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
+                  int in_tx, int down)
+{
+    if (!m)
+        return;
+    add_row(m, row ? row->second : m->nrow + 1, row ? row->phase : 'r', DB_WAIT_US);
+    if (m->serve) {
+        struct sbuf om = { 0 }, pt = { 0 };
+        render(&om, m, row, cum, in_tx, down, 1);
+        render(&pt, m, row, cum, in_tx, down, 0);
+        if (!om.oom && !pt.oom)
+            mserve_publish(m->serve, om.p, om.n, pt.p, pt.n); /* takes both buffers */
+        else {
+            free(om.p);
+            free(pt.p);
+        }
+    }
+}
+
+void metrics_finish(struct metrics *m)
+{
+    if (!m || !m->started)
+        return;
+    add_row(m, m->nrow ? m->rows[m->nrow - 1].second + 1 : 1, 's', DB_WAIT_FIRST_US);
+}
+
+/* ------------------------------------------------------------------ */
+/* Outputs                                                             */
+/* ------------------------------------------------------------------ */
+
+char *metrics_csv(const struct metrics *m, size_t *len)
+{
+    struct sbuf b = { 0 };
+
+    if (!m || !m->nrow)
+        return NULL;
+    sb_printf(&b, "second,phase,interval_s");
+    for (int i = 0; i < m->ncol; i++)
+        sb_printf(&b, ",%s", m->cols[i].name);
+    sb_printf(&b, "\n");
+    for (int r = 0; r < m->nrow; r++) {
+        const double *v = &m->vals[(size_t)r * (size_t)m->ncol];
+        sb_printf(&b, "%d,%c,%.6f", m->rows[r].second, m->rows[r].phase, m->rows[r].interval_s);
+        for (int i = 0; i < m->ncol; i++) {
+            if (isnan(v[i]))
+                sb_printf(&b, ",");
+            else
+                sb_printf(&b, ",%.10g", v[i]);
+        }
+        sb_printf(&b, "\n");
+    }
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    *len = b.n;
+    return b.p;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Whether row r is summarised: the measured rows, or every row when there
+ * are none (a run stopped before its window). */
+static int summarised(const struct metrics *m, int r)
+{
+    static const char measured = 'm';
+
+    for (int i = 0; i < m->nrow; i++)
+        if (m->rows[i].phase == measured)
+            return m->rows[r].phase == measured;
+    return 1;
+}
+
+/* Mean, p95 (nearest rank), max and count of column i over the summarised rows. */
+static int col_stats(const struct metrics *m, int i, double *mean, double *p95, double *max)
+{
+    double *x = malloc((size_t)(m->nrow ? m->nrow : 1) * sizeof(*x)), sum = 0;
+    int n = 0;
+
+    *mean = *p95 = *max = NAN;
+    if (!x)
+        return 0;
+    for (int r = 0; r < m->nrow; r++) {
+        double v = m->vals[(size_t)r * (size_t)m->ncol + (size_t)i];
+        if (summarised(m, r) && !isnan(v)) {
+            x[n++] = v;
+            sum += v;
+        }
+    }
+    if (n) {
+        qsort(x, (size_t)n, sizeof(*x), cmp_double);
+        *mean = sum / n;
+        *p95 = x[(int)ceil(0.95 * n) - 1];
+        *max = x[n - 1];
+    }
+    free(x);
+    return n;
+}
+
+double metrics_mean(const struct metrics *m, const char *name)
+{
+    double mean, p95, max;
+    int i = m ? col_find(m, name) : -1;
+
+    if (i < 0)
+        return NAN;
+    col_stats(m, i, &mean, &p95, &max);
+    return mean;
+}
+
+static json_t *num_or_null(double x)
+{
+    return isnan(x) ? json_null() : json_real(x);
+}
+
+json_t *metrics_json(const struct metrics *m)
+{
+    json_t *o = json_object(), *cols = json_object(), *devs = json_object(), *nets = json_array();
+    double sample_ms = 0;
+    int n_measured = 0;
+
+    for (int i = 0; i < m->ncol; i++) {
+        const struct mcol *c = &m->cols[i];
+        double mean, p95, max;
+        int n = col_stats(m, i, &mean, &p95, &max);
+        json_t *j = json_pack("{s:s, s:o, s:o, s:o, s:i, s:I}", "unit", c->unit, "mean",
+                              num_or_null(mean), "p95", num_or_null(p95), "max", num_or_null(max),
+                              "n", n, "unavailable_rows", (json_int_t)c->n_missing);
+        json_object_set_new(j, "available", json_boolean(n > 0));
+        if (c->note[0])
+            json_object_set_new(j, "note", json_string(c->note));
+        json_object_set_new(cols, c->name, j);
+    }
+    for (int d = 0; d < m->ndev; d++) {
+        const struct mdev *dv = &m->dev[d];
+        const char *key = strcmp(dv->role, "data") == 0 ? "data" : dv->name;
+        json_object_set_new(devs, key, dv->name[0] ? json_string(dv->name) : json_null());
+        if (!dv->name[0] && dv->note[0])
+            json_object_set_new(devs, "data_note", json_string(dv->note));
+    }
+    for (int n = 0; n < m->nnet; n++)
+        json_array_append_new(nets, json_string(m->net[n].name));
+    for (int r = 0; r < m->nrow; r++) {
+        int sc = col_find(m, "metrics_cpu_ms");
+        if (summarised(m, r) && sc >= 0) {
+            double v = m->vals[(size_t)r * (size_t)m->ncol + (size_t)sc];
+            if (!isnan(v)) {
+                sample_ms += v;
+                n_measured++;
+            }
+        }
+    }
+    json_object_set_new(o, "rows", json_integer(m->nrow));
+    json_object_set_new(o, "summarised",
+                        json_string("rows of the measured window ('m'), or "
+                                    "every row when it never opened"));
+    json_object_set_new(o, "devices", devs);
+    json_object_set_new(o, "interfaces", nets);
+    json_object_set_new(o, "sampling_cpu_pct_of_core",
+                        n_measured ? json_real(sample_ms / n_measured / 10.0) : json_null());
+    json_object_set_new(o, "columns", cols);
+    return o;
+}
+
+void metrics_print(FILE *out, const struct metrics *m)
+{
+    double user = metrics_mean(m, "cpu_user_pct"), sys = metrics_mean(m, "cpu_system_pct");
+    double io = metrics_mean(m, "cpu_iowait_pct"), steal = metrics_mean(m, "cpu_steal_pct");
+    double rd = metrics_mean(m, "disk_data_read_mb_per_s");
+    double wr = metrics_mean(m, "disk_data_write_mb_per_s");
+    double aw = metrics_mean(m, "disk_data_await_ms"), ut = metrics_mean(m, "disk_data_util_pct");
+    double wal = metrics_mean(m, "db_wal_bytes_per_s");
+    double ck = 0, sample_ms = metrics_mean(m, "metrics_cpu_ms");
+    int ci = col_find(m, "db_checkpoints_per_s"), ck_n = 0, n_unavail = 0;
+
+    for (int r = 0; r < m->nrow && ci >= 0; r++) {
+        double v = m->vals[(size_t)r * (size_t)m->ncol + (size_t)ci];
+        if (summarised(m, r) && !isnan(v)) {
+            ck += v * m->rows[r].interval_s;
+            ck_n++;
+        }
+    }
+    fprintf(out,
+            "  metrics (means): CPU user %.1f%%  system %.1f%%  iowait %.1f%%  steal %.1f%%;"
+            "  sampling %.2f%% of a core\n",
+            user, sys, io, steal, sample_ms / 10.0);
+    if (m->dev[0].name[0] && !isnan(rd))
+        fprintf(out,
+                "  data disk %s: read %.2f MB/s  write %.2f MB/s  await %.2f ms  util %.0f%%\n",
+                m->dev[0].name, rd, wr, aw, ut);
+    else
+        fprintf(out, "  data disk: unavailable (%s)\n",
+                m->dev[0].note[0] ? m->dev[0].note
+                                  : m->cols[col_find(m, "disk_data_write_mb_per_s")].note);
+    if (!isnan(wal))
+        fprintf(out, "  WAL %.2f MB/s", wal / 1e6);
+    else
+        fprintf(out, "  WAL unavailable (%s)", m->cols[col_find(m, "db_wal_bytes_per_s")].note);
+    if (ck_n)
+        fprintf(out, "  checkpoints %.0f\n", ck);
+    else
+        fprintf(out, "  checkpoints unavailable (%s)\n",
+                m->cols[col_find(m, "db_checkpoints_per_s")].note);
+    /* Columns never available: say so once each, with why. */
+    for (int i = 0; i < m->ncol; i++) {
+        double mean, p95, max;
+        if (!m->cols[i].n_missing || col_stats(m, i, &mean, &p95, &max) > 0)
+            continue;
+        if (n_unavail++ < 8)
+            fprintf(out, "  unavailable: %s (%s)\n", m->cols[i].name, m->cols[i].note);
+    }
+    if (n_unavail > 8)
+        fprintf(out, "  ... and %d more unavailable columns (run.json's metrics.columns)\n",
+                n_unavail - 8);
+}

@@ -1,0 +1,85 @@
+/*
+ * metrics.h - what the machine and the database did each second of a run:
+ * the OS figures of run/osmetrics.h (CPU shares, run queue, context
+ * switches, memory, the data directory's block device and any device named,
+ * network interfaces, this process) and the database's statistics read
+ * with the metrics_* statements of schema/<dialect>/admin.sql (rows of
+ * name, value) on a thread and a connection of their own, so that a
+ * database that stops answering never holds the monitor.
+ *
+ * The monitor (run/driver.c) calls metrics_tick() once a second, after its
+ * series row; cmd/run.c takes a baseline before the run (metrics_start) and
+ * a last sample after it (metrics_finish),
+ * and writes metrics.csv, run.json's "metrics" and the summary lines.  When
+ * a metrics_serve is attached, each tick also publishes the OpenMetrics and
+ * Prometheus text of the latest figures to it (run/mserve.h).
+ *
+ * A figure that cannot be read (a device that disappeared, a statistic the
+ * server refuses, a dialect that has none) is a NaN in its row - an empty
+ * cell in metrics.csv, a missing sample on the endpoint - and its column
+ * carries a note saying why; never a zero.  Everything but the database
+ * reads runs on the monitor's thread; nothing here prints or exits.
+ */
+#ifndef TPCC_METRICS_H
+#define TPCC_METRICS_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "core/err.h"
+#include "db/db.h"
+#include "run/driver.h"
+#include "run/stats.h"
+
+struct metrics;
+struct mserve;
+
+struct metrics_opts {
+    const char *dialect;     /* "postgresql", "mysql", "ansi" */
+    const char *data_device; /* the data directory's block device ("vda", "sda1"), "none"
+                              * (tmpfs, overlay), or NULL when unknown (a remote server) */
+    const char *data_note;   /* why there is none ("tmpfs: no block device"), or NULL */
+    const char *devices;     /* more devices, comma-separated ("sdb,nvme0n1"), or NULL */
+    int synthetic;           /* the null driver: no database statistics */
+    struct mserve *serve;    /* publish there each tick, or NULL (kept, not owned) */
+};
+
+/* A new sampler (heap), or NULL with e. */
+struct metrics *metrics_new(const struct metrics_opts *o, struct err *e);
+void metrics_free(struct metrics *m);
+
+/* The baseline: the OS counters, and the database's through c, a
+ * connection of the metrics' own (taken: closed by the metrics; may be NULL).
+ * From here on a thread of the metrics reads the database through c. */
+void metrics_start(struct metrics *m, struct db_conn *c);
+
+/*
+ * The monitor's once-a-second sample: one row (second and phase of row,
+ * the series row just added).  The database's figures come from the
+ * metrics' thread, waited for at most 0.5 s (a database that does not
+ * answer never holds the monitor; its columns say so).  cum: the VUs'
+ * counts so far (for the endpoint's counters and histograms), in_tx and
+ * down as in the series.  m may be NULL (metrics off): nothing happens.
+ */
+void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
+                  int in_tx, int down);
+
+/* The last row, after the run (phase 's'). */
+void metrics_finish(struct metrics *m);
+
+/* metrics.csv (heap; free()), or NULL when there are no rows. */
+char *metrics_csv(const struct metrics *m, size_t *len);
+
+/* run.json's "metrics": columns with unit, mean, p95, max (measured rows),
+ * rows, unavailable rows and notes; devices; the sampling's own CPU. */
+json_t *metrics_json(const struct metrics *m);
+
+/* The summary's lines: CPU, iowait, data disk MB/s and await, WAL MB/s,
+ * checkpoints (means over the measured rows). */
+void metrics_print(FILE *out, const struct metrics *m);
+
+/* Mean over the measured rows of column name, NaN when none (tests). */
+double metrics_mean(const struct metrics *m, const char *name);
+
+#endif

@@ -1,0 +1,332 @@
+#!/bin/sh
+# 0038-metrics.sh - the OS and database metrics beside a run (src/run/metrics.c)
+# on a real PostgreSQL (W=1), and the live endpoint (--metrics-listen):
+#
+#  1. a 10 s run (2 s warm-up) with the endpoint: metrics.csv has one row a
+#     second (consecutive seconds, intervals of about 1 s) and every
+#     documented column; the CPU shares of each row sum to 100; WAL bytes/s
+#     are > 0 and, summed over the rows, agree with the server's LSN
+#     difference over the whole command within 5 %; the data directory's
+#     device shows writes - or, where the data directory is on no block
+#     device (tmpfs, a chroot), its columns are unavailable with a note,
+#     which this test then accepts and says so; run.json's "metrics" has
+#     mean, p95 and max; the summary prints the means; `report` draws CPU,
+#     disk and WAL charts under the throughput charts (headless Chromium
+#     renders it and a screenshot is taken);
+#  2. the endpoint scraped twice during that run: the transaction counters
+#     grow, both texts pass `promtool check metrics`, the OpenMetrics one
+#     (Accept: application/openmetrics-text) ends with "# EOF" and names its
+#     counter family without _total, no text holds the password or user;
+#  3. a port in use: exit 2 before anything runs (no record);
+#  4. a user without pg_monitor, and with pg_current_wal_lsn() revoked: the
+#     columns it can read are there, the WAL column is unavailable with the
+#     server's "permission denied" as its note, the sessions of other users
+#     it cannot see are said in the session columns' note; a device named
+#     with --metrics-devices that is not there has its columns unavailable,
+#     with a note;
+#  5. run.metrics false: no metrics.csv, no "metrics" in run.json.
+# Prints TAP.  About 45 s.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
+
+t_begin t0038
+command -v promtool >/dev/null 2>&1 || bail_out "promtool is needed (apt-get install prometheus)"
+t_pg 1
+run load "$bin" load -c "$cfg" --label load
+is "$rc" 0 "load W=1" || explain
+
+# A free loopback port: bind port 0 and read what the kernel chose.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# scrape_twice URL DIR: in one process (python starts slowly on a loaded
+# machine), wait for the endpoint to show a committed transaction, then save
+# DIR/scrape1 (Prometheus text), DIR/om1 (OpenMetrics, with its
+# Content-Type in om1.type) and, at the monitor's next tick (a second or
+# more later), DIR/scrape2.
+scrape_twice() {
+    python3 - "$1" "$2" <<'PYEOF'
+import sys, time, urllib.request
+url, d = sys.argv[1], sys.argv[2]
+
+
+def get(accept=None):
+    req = urllib.request.Request(url)
+    if accept:
+        req.add_header("Accept", accept)
+    with urllib.request.urlopen(req, timeout=5) as r:
+        return r.read(), r.headers.get("Content-Type", "")
+
+
+deadline = time.time() + 60
+while True:
+    try:
+        body, _ = get()
+        if b'outcome="committed"} ' in body and b'tpccbench_db_wal_bytes_per_second' in body:
+            break
+    except OSError:
+        pass
+    if time.time() > deadline:
+        sys.exit("the endpoint never showed a committed transaction")
+    time.sleep(0.2)
+open(d + "/scrape1", "wb").write(body)
+body, ctype = get("application/openmetrics-text; version=1.0.0")
+open(d + "/om1", "wb").write(body)
+open(d + "/om1.type", "w").write(ctype)
+# The text changes at the monitor's next tick: wait for it (at most 15 s).
+first = [l for l in body.splitlines() if l.startswith(b'tpccbench_transactions_total{type="new_order",outcome="committed"}')]
+deadline = time.time() + 15
+time.sleep(1.1)
+while True:
+    body, _ = get()
+    now = [l for l in body.splitlines() if l.startswith(b'tpccbench_transactions_total{type="new_order",outcome="committed"}')]
+    if now != first or time.time() > deadline:
+        break
+    time.sleep(0.3)
+open(d + "/scrape2", "wb").write(body)
+PYEOF
+}
+
+# okc CMD DESC: pass when the shell command CMD succeeds.
+okc() {
+    if eval "$1"; then
+        pass "$2"
+    else
+        fail "$2" "failed: $1"
+    fi
+}
+
+lsn() {
+    pg_psql "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint"
+}
+
+# ---------------------------------------------------------------------------
+# 1 and 2. A 10 s run with the endpoint, scraped twice.
+port=$(free_port)
+l0=$(lsn)
+"$bin" run -c "$cfg" --vus 4 --duration 10s --warmup 2s --label it \
+    --metrics-listen "127.0.0.1:$port" >"$tmp/it.out" 2>"$tmp/it.err" </dev/null &
+bgpid=$!
+if scrape_twice "http://127.0.0.1:$port/metrics" "$tmp" 2>"$tmp/scrape.err"; then
+    pass "the endpoint answered three scrapes during the run"
+else
+    fail "the endpoint answered three scrapes during the run" "$(tail -3 "$tmp/scrape.err")"
+fi
+wait "$bgpid"
+rc=$?
+bgpid=
+l1=$(lsn)
+out=$(cat "$tmp/it.out")
+err=$(cat "$tmp/it.err")
+is "$rc" 0 "run --vus 4 --duration 10s --metrics-listen 127.0.0.1:$port: exit 0" || explain
+d=$(rec it)
+[ -n "$d" ] && [ -f "$d/run.json" ] || bail_out "no run record results/*-it/run.json"
+okc "[ -s '$d/metrics.csv' ]" "metrics.csv is written beside series.csv"
+like "$out" "*metrics (means): CPU user*" "the summary prints the CPU means"
+like "$out" "*WAL * MB/s*checkpoints*" "the summary prints WAL MB/s and checkpoints"
+like "$err" "*metrics: http://127.0.0.1:$port/metrics*" "run says where the endpoint is"
+
+python3 - "$d" "$l0" "$l1" >"$tmp/checks" 2>&1 <<'PYEOF'
+import csv, json, math, sys
+
+d, l0, l1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+
+
+def check(cond, desc, *details):
+    print("\t".join(["PASS" if cond else "FAIL", desc] + ([] if cond else [str(x) for x in details])))
+
+
+rows = list(csv.DictReader(open(d + "/metrics.csv")))
+rec = json.load(open(d + "/run.json"))
+m = rec.get("metrics", {})
+documented = ["second", "phase", "interval_s",
+              "cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct", "cpu_steal_pct", "cpu_idle_pct",
+              "procs_running", "context_switches_per_s",
+              "mem_free_mb", "mem_cached_mb", "mem_dirty_mb", "mem_writeback_mb",
+              "disk_data_reads_per_s", "disk_data_writes_per_s", "disk_data_read_mb_per_s",
+              "disk_data_write_mb_per_s", "disk_data_await_ms", "disk_data_util_pct",
+              "net_lo_rx_bytes_per_s", "net_lo_tx_bytes_per_s",
+              "self_cpu_pct", "self_rss_mb", "metrics_cpu_ms",
+              "db_commits_per_s", "db_rollbacks_per_s", "db_buffer_hit_pct", "db_wal_bytes_per_s",
+              "db_checkpoints_per_s", "db_buffers_checkpoint_per_s", "db_buffers_backend_per_s",
+              "db_temp_bytes_per_s", "db_deadlocks_per_s", "db_lock_waits_per_s",
+              "db_data_written_mb_per_s", "db_sessions_active", "db_sessions_idle_in_tx",
+              "db_sessions_waiting_lock", "db_longest_tx_s"]
+header = list(rows[0].keys()) if rows else []
+missing = [c for c in documented if c not in header]
+check(not missing, "metrics.csv has every documented column", missing)
+# Rows are series.csv's seconds: the window's opening closes the warm-up's
+# last second in series.csv only, so there the next row spans two seconds.
+secs = [int(r["second"]) for r in rows]
+check(len(rows) >= 11, "metrics.csv has a row for each second of the 12 s run", len(rows))
+gaps = [b - a for a, b in zip(secs, secs[1:])]
+check(all(g == 1 for g in gaps) or (gaps.count(2) == 1 and all(g in (1, 2) for g in gaps)),
+      "its seconds are consecutive (but for the window's opening)", secs)
+off = [(r["second"], r["interval_s"]) for r, g in zip(rows[1:-1], gaps)
+       if abs(float(r["interval_s"]) - g) > 0.3]
+check(not off, "each row's interval is the time since the row before it", off)
+ser = {int(r["second"]): r.get("phase") for r in csv.DictReader(open(d + "/series.csv"))}
+check(all(int(r["second"]) in ser for r in rows[:-1]), "every row but the last is a second of "
+      "series.csv", [r["second"] for r in rows], sorted(ser))
+check(rows and rows[-1]["phase"] == "s" and sum(r["phase"] == "m" for r in rows) >= 9,
+      "the measured rows are marked m, the sample after the run s",
+      [r["phase"] for r in rows])
+bad = []
+for r in rows:
+    s = sum(float(r[c]) for c in ("cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct",
+                                  "cpu_steal_pct", "cpu_idle_pct"))
+    if abs(s - 100) > 0.5:
+        bad.append((r["second"], s))
+check(not bad, "CPU shares sum to 100 in every row", bad)
+wal = [float(r["db_wal_bytes_per_s"]) for r in rows if r["db_wal_bytes_per_s"] != ""]
+check(len(wal) == len(rows) and all(x > 0 for x in wal),
+      "WAL bytes/s is there and > 0 in every row", wal)
+total = sum(float(r["db_wal_bytes_per_s"]) * float(r["interval_s"]) for r in rows
+            if r["db_wal_bytes_per_s"] != "")
+lsn = l1 - l0
+check(lsn > 0 and abs(total - lsn) <= 0.05 * lsn,
+      "WAL bytes summed over the rows agree with the server's LSN difference within 5 %",
+      "rows %.0f" % total, "lsn %d" % lsn)
+check(all(r["db_commits_per_s"] != "" for r in rows[1:]) and
+      sum(float(r["db_commits_per_s"]) for r in rows if r["db_commits_per_s"]) > 0,
+      "commits/s is there, > 0 over the run")
+cols = m.get("columns", {})
+dev = m.get("devices", {}).get("data")
+w = [float(r["disk_data_writes_per_s"]) for r in rows if r["disk_data_writes_per_s"] != ""]
+if dev:
+    check(len(w) == len(rows) and sum(w) > 0,
+          "disk writes > 0 on the data directory's device %s" % dev, w)
+else:
+    note = cols.get("disk_data_writes_per_s", {}).get("note", "")
+    check(not w and note, "no block device under the data directory: its disk columns are "
+          "unavailable, with the note: %s" % note, w, note)
+    print("# accepted: the data directory has no block device here (%s)" % note)
+cu = cols.get("cpu_user_pct", {})
+check(all(isinstance(cu.get(k), float) for k in ("mean", "p95", "max")) and
+      cu["mean"] <= cu["p95"] + 1e-9 <= cu["max"] + 2e-9,
+      "run.json's metrics has mean <= p95 <= max of cpu_user_pct", cu)
+lw = cols.get("db_lock_waits_per_s", {})
+check(lw.get("available") is False and "reports no" in lw.get("note", ""),
+      "a column PostgreSQL does not report is unavailable with a note, never a zero", lw)
+check(all(r["db_lock_waits_per_s"] == "" for r in rows), "... and its cells are empty")
+samp = m.get("sampling_cpu_pct_of_core")
+check(isinstance(samp, float) and samp < 1.0, "sampling takes under 1 % of a core", samp)
+PYEOF
+tap_from "$tmp/checks"
+
+# 2. The endpoint.
+n1=$(grep '^tpccbench_transactions_total{type="new_order",outcome="committed"}' "$tmp/scrape1" | cut -d' ' -f2)
+n2=$(grep '^tpccbench_transactions_total{type="new_order",outcome="committed"}' "$tmp/scrape2" | cut -d' ' -f2)
+okc "[ '${n1:-0}' -gt 0 ] && [ '${n2:-0}' -gt '${n1:-0}' ]" \
+    "the New-Order committed counter grows between scrapes ($n1 -> $n2)"
+for f in scrape1 scrape2; do
+    if promtool check metrics <"$tmp/$f" >"$tmp/$f.lint" 2>&1; then
+        pass "promtool check metrics passes on $f"
+    else
+        fail "promtool check metrics passes on $f" "$(cat "$tmp/$f.lint")"
+    fi
+done
+for fam in tpccbench_response_seconds_bucket tpccbench_notpm tpccbench_tps tpccbench_connections_down \
+    tpccbench_terminals_in_transaction tpccbench_cpu_percent tpccbench_db_wal_bytes_per_second; do
+    okc "grep -q '^$fam' '$tmp/scrape2'" "the endpoint serves $fam"
+done
+is "$(tail -n 1 "$tmp/om1")" "# EOF" "the OpenMetrics text ends with # EOF"
+like "$(cat "$tmp/om1.type")" "application/openmetrics-text*" "... and says so in Content-Type"
+okc "grep -q '^# TYPE tpccbench_transactions counter' '$tmp/om1'" \
+    "OpenMetrics names the counter family without _total"
+okc "! grep -q -e '$TPCC_TEST_PASSWORD' -e 'user=' -e 'conninfo' '$tmp/scrape2' '$tmp/om1'" \
+    "the endpoint shows no password, user or connection string"
+
+# The report's charts of the metrics, under the throughput charts.
+run report "$bin" report "$d" -o "$tmp/report.html"
+is "$rc" 0 "report on the run: exit 0" || explain
+for ch in cpu-time disk-time wal-time; do
+    okc "grep -q 'data-chart=\"$ch\" data-series=\"1\"' '$tmp/report.html'" \
+        "the report has the $ch chart with the run's line"
+done
+metrics_after_time() {
+    python3 - "$1" <<'PYEOF'
+import sys
+h = open(sys.argv[1]).read()
+sys.exit(0 if 0 <= h.find('id="time"') < h.find('id="metrics"') else 1)
+PYEOF
+}
+okc "metrics_after_time '$tmp/report.html'" "... under the throughput charts"
+chrome=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chrome" ]; then
+    _ud=$(mktemp -d "$tmp/chrome.XXXXXX")
+    timeout -k 5 60 "$chrome" --headless --no-sandbox --disable-gpu --no-first-run \
+        --disable-background-networking --user-data-dir="$_ud" --window-size=1300,2600 \
+        --screenshot="$tmp/report.png" "file://$tmp/report.html" >/dev/null 2>&1 </dev/null
+    okc "[ -s '$tmp/report.png' ]" "headless Chromium renders the report (a screenshot is taken)"
+else
+    skip "no chromium: install it with 'apt-get install chromium' to render the report"
+fi
+
+# ---------------------------------------------------------------------------
+# 3. A port in use: exit 2 before anything runs.
+python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); time.sleep(60)' >"$tmp/holder" &
+lockpid=$!
+i=0
+while [ ! -s "$tmp/holder" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+busy=$(cat "$tmp/holder")
+run busy "$bin" run -c "$cfg" --duration 2s --label busy --metrics-listen "127.0.0.1:$busy"
+is "$rc" 2 "a port in use ($busy): exit 2" || explain
+like "$err" "*cannot listen on 127.0.0.1:$busy*in use*" "... saying the port is in use"
+is "$(rec busy)" "" "... before anything runs (no record)"
+kill "$lockpid" 2>/dev/null
+wait "$lockpid" 2>/dev/null
+lockpid=
+
+# ---------------------------------------------------------------------------
+# 4. A user without pg_monitor, pg_current_wal_lsn() revoked from PUBLIC, and
+# a session of another user open (its state is hidden from this user).
+pw=$(printf '%s' "$TPCC_TEST_PASSWORD" | sed "s/'/''/g")
+pg_psql "CREATE ROLE tpcc_low LOGIN PASSWORD '$pw';
+GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO tpcc_low;
+REVOKE EXECUTE ON FUNCTION pg_current_wal_lsn() FROM PUBLIC;" >/dev/null 2>"$tmp/grant.err" ||
+    bail_out "cannot make the user tpcc_low: $(cat "$tmp/grant.err")"
+low=$tmp/low.yaml
+sed "s/user=tpcc/user=tpcc_low/" "$cfg" >"$low"
+pg_psql "select pg_sleep(12)" >/dev/null 2>&1 &
+bgpid=$!
+run low "$bin" run -c "$low" --vus 2 --duration 4s --warmup 1s --label low --metrics-devices tpcc-gone0
+is "$rc" 0 "a user without pg_monitor: the run works (exit 0)" || explain
+like "$out" "*unavailable: db_wal_bytes_per_s*permission denied*" \
+    "the summary names the WAL column unavailable, with the server's reason"
+kill "$bgpid" 2>/dev/null
+wait "$bgpid" 2>/dev/null
+bgpid=
+jcheck "$(rec low)/run.json" "
+cols = rec.get('metrics', {}).get('columns', {})
+w = cols.get('db_wal_bytes_per_s', {})
+check(w.get('available') is False and 'permission denied' in w.get('note', ''),
+      'db_wal_bytes_per_s: unavailable, the note says permission denied', w)
+for c in ('db_commits_per_s', 'db_buffer_hit_pct', 'db_checkpoints_per_s', 'db_sessions_active',
+          'cpu_user_pct', 'disk_data_writes_per_s' if rec['metrics']['devices'].get('data') else 'cpu_idle_pct'):
+    check(cols.get(c, {}).get('available') is True, '%s: what it can read is there' % c, cols.get(c))
+g = cols.get('disk_tpcc-gone0_writes_per_s', {})
+check(g.get('available') is False and 'not in /proc/diskstats' in g.get('note', ''),
+      'a named device that is not there: its columns are unavailable, with a note', g)
+s = cols.get('db_sessions_active', {})
+check('not visible' in s.get('note', ''), 'the session columns say other users\\' sessions were hidden', s)
+"
+
+# ---------------------------------------------------------------------------
+# 5. Metrics off.
+run off "$bin" run -c "$cfg" --vus 1 --duration 1s --warmup 0s --label off --metrics false
+is "$rc" 0 "--metrics false: exit 0" || explain
+okc "[ ! -e '$(rec off)/metrics.csv' ]" "... no metrics.csv"
+jcheck "$(rec off)/run.json" "check('metrics' not in rec, 'no metrics in run.json', list(rec))"
+
+done_testing
