@@ -140,6 +140,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     int sec = 0;            /* series rows so far */
     int aborted = 0;        /* a VU was without a connection for run.max_outage */
     int on_time = 0;        /* the window reached its end (or every terminal finished) */
+    struct backend_probe *probe = NULL; /* pooler detection, once a second */
     int synthetic = 0;      /* the null driver: no tpcc_meta, no counts to compare */
     struct vu_stats *fin = NULL; /* the counts at the window's close */
     int stuck = 0;          /* threads did not stop: leave what they use */
@@ -210,8 +211,6 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     vus = calloc((size_t)nvu, sizeof(*vus));
     workers = nw ? calloc((size_t)nw, sizeof(*workers)) : NULL;
     m = calloc(1, sizeof(*m));
-    if (m)
-        m->backend = -1;
     base = calloc(1, sizeof(*base));
     conn_us = calloc((size_t)nvu, sizeof(*conn_us));
     if (!sh->q.ring || !vus || (nw && !workers) || !m || !base || !conn_us) {
@@ -278,6 +277,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         goto join;
     }
     backends_shared(vus, nvu, workers, nw, synthetic ? -1 : backend_of(mc, sh->backend_sql), r);
+    if (!synthetic)
+        probe = backend_probe_start(sh);
     r->connect_ms = calloc((size_t)nvu, sizeof(double));
     for (int i = 0; i < nvu; i++) {
         conn_us[i] = vus[i].connect_us;
@@ -403,8 +404,6 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 if (o->progress && r->n_series &&
                     (tty || sec % 10 == 0))
                     live_line(o, &r->series[r->n_series - 1], sec, total_s, tty);
-                if (!synthetic)
-                    backend_sample(sh, mc, m, r);
                 last_tick = next_tick;
                 next_tick += 1000000;
                 continue;
@@ -444,6 +443,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         phase_set(sh, PH_STOP);
         sched_close(&sh->sched);
     join:
+        backend_probe_stop(probe, r);
+        probe = NULL;
         if (join_bounded(vus, nvu, !sh->go) < 0)
             stuck = 1;
         /* A usage error met after the monitor's last look. */

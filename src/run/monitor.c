@@ -359,27 +359,90 @@ void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t 
 }
 
 /*
- * Once a second: which server process serves the monitor's connection
+ * Once a second, which server process serves a connection of the probe's own
  * (admin statement backend_id, an unnamed query).  Directly, or through a
  * pooler in session mode, it never changes on one connection; a pooler in
  * transaction mode hands the connection's transactions to whichever server
- * connection is free, so it changes.  A new connection (after a lost one)
- * starts a new baseline, so a server restart is not mistaken for a pooler.
- * One round trip a second on the monitor's connection, none on a worker's.
+ * connection is free, so it changes.  The probe has its own thread and
+ * connection, so a server that stops answering holds neither the monitor nor
+ * the window's close; a lost connection is made anew and starts a new
+ * baseline, so a server restart is not mistaken for a pooler.
  */
-void backend_sample(struct shared *sh, struct db_conn *mc, struct monitor *m,
-                    struct run_result *r)
-{
-    int64_t id = backend_of(mc, sh->backend_sql);
+struct backend_probe {
+    struct shared *sh;
+    pthread_t thread;
+    int started, stop;        /* stop: atomic */
+    pthread_mutex_t lock;     /* guards the counts */
+    int samples, changes;     /* pairs of successive samples, and those that differed */
+};
 
-    if (id < 0) {
-        m->backend = -1; /* lost, or a dialect that cannot tell */
+static void *probe_main(void *arg)
+{
+    struct backend_probe *p = arg;
+    struct shared *sh = p->sh;
+    struct db_conn *c = NULL;
+    int64_t last = -1;
+    struct err e;
+
+    while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+        int64_t id;
+        if (!c && db_connect(sh->o->ops, &sh->d, sh->o->args, &c, &e) < 0)
+            c = NULL;
+        id = backend_of(c, sh->backend_sql);
+        if (id < 0) {
+            db_close(c); /* lost, or a dialect that cannot tell: a new baseline */
+            c = NULL;
+            last = -1;
+        } else {
+            pthread_mutex_lock(&p->lock);
+            if (last >= 0) {
+                p->samples++;
+                p->changes += id != last;
+            }
+            pthread_mutex_unlock(&p->lock);
+            last = id;
+        }
+        for (int i = 0; i < 20 && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE); i++)
+            clock_sleep_us(50000);
+    }
+    db_close(c);
+    return NULL;
+}
+
+struct backend_probe *backend_probe_start(struct shared *sh)
+{
+    struct backend_probe *p;
+
+    if (!sh->backend_sql[0] || !(p = calloc(1, sizeof(*p))))
+        return NULL;
+    p->sh = sh;
+    pthread_mutex_init(&p->lock, NULL);
+    if (pthread_create(&p->thread, NULL, probe_main, p) != 0) {
+        pthread_mutex_destroy(&p->lock);
+        free(p);
+        return NULL;
+    }
+    p->started = 1;
+    return p;
+}
+
+void backend_probe_stop(struct backend_probe *p, struct run_result *r)
+{
+    struct timespec ts;
+
+    if (!p)
+        return;
+    __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+    pthread_mutex_lock(&p->lock);
+    r->backend_samples = p->samples;
+    r->backend_changes = p->changes;
+    pthread_mutex_unlock(&p->lock);
+    clock_deadline(&ts, 2000000);
+    if (pthread_timedjoin_np(p->thread, NULL, &ts) != 0) {
+        /* Blocked in a server that does not answer: left to the process's exit. */
+        pthread_detach(p->thread);
         return;
     }
-    if (m->backend >= 0 && m->backend_epoch == sh->mon_reconnects) {
-        r->backend_samples++;
-        r->backend_changes += id != m->backend;
-    }
-    m->backend = id;
-    m->backend_epoch = sh->mon_reconnects;
+    pthread_mutex_destroy(&p->lock);
+    free(p);
 }

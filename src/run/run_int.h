@@ -110,8 +110,6 @@ struct monitor {
     int n_cap;
     double in_tx_sum;
     int in_tx_samples;
-    int64_t backend;          /* server process of the last sample, -1 = none yet */
-    unsigned backend_epoch;   /* sh->mon_reconnects when it was taken */
 };
 #define JOIN_GRACE_US 3000000
 #define JOIN_CANCEL_US 2000000
@@ -150,7 +148,9 @@ void live_line(const struct run_opts *o, const struct series_row *row, int elaps
 int join_bounded(struct vu *vs, int n, int quick);
 void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t mon,
                      struct run_result *r);
-void backend_sample(struct shared *sh, struct db_conn *mc, struct monitor *m,
-                    struct run_result *r);
+/* The pooler probe: its own thread and connection, sampling once a second. */
+struct backend_probe;
+struct backend_probe *backend_probe_start(struct shared *sh);
+void backend_probe_stop(struct backend_probe *p, struct run_result *r);
 
 #endif
