@@ -103,7 +103,7 @@ srv_pid=$bg_pid
 srv_port=$bg_port
 
 # accuracy D_MS: median of 50 through a proxy at D vs median of 50 direct.
-# When $assert is 1 the added round trip must be 2 x D +- max(5 %, 50 us);
+# When $assert is 1 the added round trip must be 2 x D +- max(10 %, 250 us);
 # other programs on a busy machine delay wake-ups, so a miss is measured
 # again, up to 3 attempts (each printed), and the best one counts.
 accuracy() {
@@ -133,7 +133,7 @@ accuracy() {
 import sys
 d, direct, via = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 added, want = via - direct, 2 * d
-tol = max(0.05 * want, 0.05)
+tol = max(0.10 * want, 0.25)
 print('%s %.3f %.3f %.3f %.3f %.3f' % ('ok' if abs(added - want) <= tol else 'off', added, want, tol, direct, via))
 " "$_d" "$(p50 "$tmp/direct.out")" "$(p50 "$tmp/via.out")")
         set -- $_v
