@@ -21,12 +21,6 @@
 #include "tpcc/admin.h"
 #include "tpcc/deck.h"
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-    return (x > y) - (x < y);
-}
 
 /* What the load left in tpcc_meta (warehouses, the load's NURand constants),
  * or for a driver with no database (null) the config's warehouses and the

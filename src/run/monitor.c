@@ -104,7 +104,6 @@ int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct e
             return *mc ? E_CONN : err_prefix(e, "the monitor's connection is lost");
         db_close(*mc);
         *mc = NULL;
-        sh->mon_reconnects++;
         clock_sleep_us(backoff_us);
         backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
         if (db_connect(sh->o->ops, &sh->d, sh->o->args, mc, e) < 0)
@@ -318,13 +317,6 @@ int join_bounded(struct vu *vs, int n, int quick)
     return join_until(vs, n, quick ? JOIN_CANCEL_US / 4 : JOIN_CANCEL_US) ? 0 : -1;
 }
 
-static int cmp_id(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-    return (x > y) - (x < y);
-}
-
 /*
  * Right after the connect phase, while every connection is open: how many
  * distinct server processes the workers', the delivery workers' and the
@@ -335,6 +327,13 @@ static int cmp_id(const void *a, const void *b)
  * Sets r->backend_connections (connections that answered) and
  * r->backend_distinct.
  */
+int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
 void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t mon,
                      struct run_result *r)
 {
@@ -350,7 +349,7 @@ void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t 
     }
     if (mon >= 0)
         ids[k++] = (uint64_t)mon;
-    qsort(ids, (size_t)k, sizeof(*ids), cmp_id);
+    qsort(ids, (size_t)k, sizeof(*ids), cmp_u64);
     r->backend_connections = k;
     r->backend_distinct = 0;
     for (int i = 0; i < k; i++)

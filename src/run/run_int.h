@@ -68,7 +68,6 @@ struct shared {
     struct err conn_err;     /* first connect failure */
     int fatal;               /* atomic: 1 once a worker met a usage error (fatal_err) */
     struct err fatal_err;    /* under lock: the first one, e.g. a pooler and prepared statements */
-    unsigned mon_reconnects; /* monitor thread only: its connection was replaced this often */
     char backend_sql[512];   /* admin statement backend_id (a copy: workers read it) */
     uint64_t t0_us;          /* start of ramp-up */
     struct dlq q;
@@ -146,6 +145,8 @@ void series_add(struct run_result *r, struct monitor *m, int second, char phase,
 void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
                int total_s, int tty);
 int join_bounded(struct vu *vs, int n, int quick);
+/* qsort comparison of uint64_t values. */
+int cmp_u64(const void *a, const void *b);
 void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t mon,
                      struct run_result *r);
 /* The pooler probe: its own thread and connection, sampling once a second. */
