@@ -1,16 +1,21 @@
 #!/bin/bash
 # bench/run.sh - throughput and the driver's own cost on the private
-# PostgreSQL: W=4 (loaded once), then VUs 1, 4, 8, 16 for 60 s each.  Prints
-# NOTPM, TPS, New-Order p90 and the driver's CPU (getrusage of tpccbench)
-# per 1000 committed transactions and as % of one core per 1000 TPS.
-# Not part of `make test`.  Environment: W (4), VUS ("1 4 8 16"), DURATION (60s).
+# PostgreSQL, procedure mode: W=4 (loaded once), then one run per row of
+# ROWS, each TERMINALS:CONNECTIONS:BATCH (closed loop).  The default rows
+# are 1, 4, 8 and 16 virtual users (a terminal and a connection each), then
+# 8 connections carrying 8, 32 and 64 terminals one transaction at a time
+# and in batches (run.batch) of 4 and 8.  Prints NOTPM, TPS, New-Order p90
+# (response time, from the intended start), the transactions per round trip
+# and the driver's CPU (getrusage of tpccbench) per 1000 committed
+# transactions and as % of one core per 1000 TPS.  Not part of `make test`.
+# Environment: W (4), ROWS, DURATION (60s).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 make -s tpccbench
 . tests/lib/pg.sh
 W=${W:-4}
-VUS=${VUS:-1 4 8 16}
+ROWS=${ROWS:-1:1:1 4:4:1 8:8:1 16:16:1 32:8:1 32:8:4 64:8:8}
 DURATION=${DURATION:-60s}
 work=$(mktemp -d /tmp/tpcc-benchrun.XXXXXX)
 chmod 755 "$work"
@@ -22,18 +27,22 @@ cleanup() {
 }
 trap cleanup EXIT
 ./tpccbench load "${common[@]}" --warehouses "$W" --jobs 2 --keep-server >"$work/load.out" 2>&1
-printf '%4s %10s %9s %10s %16s %22s\n' VUs NOTPM TPS "NO p90 ms" "CPU ms/1000 tx" "% core per 1000 TPS"
-for v in $VUS; do
-    ./tpccbench run "${common[@]}" --keep-server --vus "$v" --warmup 10s --duration "$DURATION" \
-        --label "vus$v" >"$work/run.out" 2>&1
+printf '%5s %5s %5s %9s %8s %10s %8s %15s %20s\n' terms conns batch NOTPM TPS "NO p90 ms" "tx/RT" \
+    "CPU ms/1000 tx" "% core per 1000 TPS"
+for row in $ROWS; do
+    IFS=: read -r t c b <<<"$row"
+    ./tpccbench run "${common[@]}" --keep-server --mode procedure --terminals "$t" --connections "$c" \
+        --batch "$b" --warmup 10s --duration "$DURATION" --label "t$t-c$c-b$b" >"$work/run.out" 2>&1
     rec=$(ls -t "$work"/results/*/run.json | head -1)
-    python3 - "$rec" "$v" <<'EOP'
+    python3 - "$rec" "$t" "$c" "$b" <<'EOP'
 import json, sys
 r = json.load(open(sys.argv[1]))["run"]
 cpu = r["driver_cpu_ms_per_1000_tx"]
+p = r["terminals"]["pipelining"]
+per_rt = p["per_round_trip"] if isinstance(p, dict) and p.get("per_round_trip") else 1.0
 # % of one core per 1000 TPS = (CPU seconds per second at 1000 TPS) x 100 = cpu_ms_per_1000_tx / 10
-print("%4s %10.0f %9.1f %10.2f %16.1f %22.2f" % (sys.argv[2], r["notpm"], r["tps"],
-      r["transactions"]["new_order"]["p90_ms"], cpu, cpu / 10.0))
+print("%5s %5s %5s %9.0f %8.1f %10.2f %8.2f %15.1f %20.2f" % (sys.argv[2], sys.argv[3], sys.argv[4],
+      r["notpm"], r["tps"], r["transactions"]["new_order"]["p90_ms"], per_rt, cpu, cpu / 10.0))
 EOP
 done
 echo "(NOTPM: TPC-C derived, not audited)"

@@ -172,6 +172,7 @@ static const struct key key_table[] = {
     KEY("run.virtual_users",     K_INT,        run.virtual_users,     1, 10000, NULL),
     KEY("run.terminals",         K_INT,        run.terminals,         0, 1000000, NULL),
     KEY("run.connections",       K_INT,        run.connections,       0, 10000, NULL),
+    KEY("run.batch",             K_INT,        run.batch,             1, TXN_BATCH_MAX, NULL),
     KEY("run.rate",              K_REAL,       run.rate,              0, INT64_C(1000000) * 1000000, NULL),
     KEY("run.time_scale",        K_REAL,       run.time_scale,        1, INT64_C(1000) * 1000000, NULL),
     KEY("run.rampup",            K_DUR,        run.rampup_us,         0, US_PER_DAY, NULL),
@@ -1421,6 +1422,7 @@ void cfg_defaults(struct config *c)
     c->run.max_retries = 10;
     c->run.max_outage_us = 60 * US_PER_S;
     c->run.metrics = 1;
+    c->run.batch = 1; /* one transaction per round trip */
     c->run.delivery_workers = 0; /* as many as the connections need (driver.c) */
     c->run.time_scale = 1.0;
     c->run.delivery_queue = 64;

@@ -50,6 +50,9 @@ const char *run_statements_name(int statements);
 /* Length of every string field in struct config, including the NUL. */
 #define CFG_STR 256
 
+/* Most transactions one connection carries per round trip (run.batch). */
+#define TXN_BATCH_MAX 16
+
 struct config {
     char path[CFG_STR]; /* file it came from, "" for built-in defaults */
 
@@ -84,6 +87,8 @@ struct config {
         int virtual_users;      /* >= 1: terminals and connections of a closed-loop run */
         int terminals;          /* 0: virtual_users, or 10 x warehouses with think time */
         int connections;        /* 0: virtual_users, or what the offered load needs */
+        int batch;              /* most transactions of different terminals per round trip
+                                 * on one connection (procedure mode, PostgreSQL); 1 = off */
         double rate;            /* > 0: open loop, Poisson arrivals per second in total */
         double time_scale;      /* keying and think times x this (a deviation when not 1) */
         int64_t rampup_us;      /* VUs start staggered over this */

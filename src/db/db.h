@@ -79,7 +79,7 @@ struct db_connect_args {
 #define DB_PIPE_COMMIT (-2)
 
 /* Most statements one pipeline may hold. */
-#define DB_PIPE_MAX 40
+#define DB_PIPE_MAX 64
 
 #define DB_MAX_STMTS 64
 #define DB_MAX_SUB 6                          /* statements in one dialect step */

@@ -176,6 +176,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     /* Fails early, with what to do, when procedure mode lacks its functions. */
     if ((rc = txn_prepare(mc, sh->mode, e)) < 0)
         goto out;
+    if (cfg->run.batch > 1 && !txn_batch_possible(mc, sh->mode)) {
+        rc = err_set(e, E_USAGE,
+                     "'run.batch' is %d, but batches of transactions need run.mode procedure "
+                     "on the postgres driver (this run: mode %s, driver %s): set run.batch to 1",
+                     cfg->run.batch, run_mode_name(sh->mode), mc->ops->name);
+        goto out;
+    }
     r->seed = cfg->run.seed ? (uint64_t)cfg->run.seed : clock_wall_us();
     rng_init_stream(&seed_rng, r->seed, 0xC0, 0, 0);
     nurand_c_run(&seed_rng, &r->c_load, &r->c_run);

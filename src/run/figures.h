@@ -35,6 +35,7 @@ struct validity_item {
     const char *name;  /* "new_order_rollback_pct", ... */
     double value;
     double min, max;   /* allowed range (inclusive); one side only for VB_MIN/VB_MAX */
+    double resolution; /* VB_MIN: judged to this (v >= min - resolution); 0 = exactly */
     int bound;         /* enum validity_bound */
     double target;     /* what the spec aims at (1 % rollbacks); the se is judged from it */
     uint64_t n;        /* observations behind value (orders, lines, payments, samples) */

@@ -86,6 +86,19 @@ void sched_put(struct sched *s, struct terminal *t)
     pthread_mutex_unlock(&s->lock);
 }
 
+/* Remove and return heap[0] (under the lock, s->n > 0). */
+static struct terminal *pop_first(struct sched *s)
+{
+    struct terminal *t = s->heap[0];
+
+    t->heap_pos = -1;
+    if (--s->n > 0) {
+        s->heap[0] = s->heap[s->n];
+        sift_down(s, 0);
+    }
+    return t;
+}
+
 struct terminal *sched_take(struct sched *s, const int *stop, uint64_t max_wait_us,
                             uint64_t *now_us)
 {
@@ -99,12 +112,7 @@ struct terminal *sched_take(struct sched *s, const int *stop, uint64_t max_wait_
         if (s->closed || (stop && __atomic_load_n(stop, __ATOMIC_ACQUIRE)))
             break;
         if (s->n > 0 && s->heap[0]->due_us <= now) {
-            t = s->heap[0];
-            t->heap_pos = -1;
-            if (--s->n > 0) {
-                s->heap[0] = s->heap[s->n];
-                sift_down(s, 0);
-            }
+            t = pop_first(s);
             /* Another may be due too: let the next waiter look. */
             if (s->n > 0 && s->heap[0]->due_us <= now && s->n_waiting)
                 pthread_cond_signal(&s->cond);
@@ -119,6 +127,17 @@ struct terminal *sched_take(struct sched *s, const int *stop, uint64_t max_wait_
         pthread_cond_timedwait(&s->cond, &s->lock, &ts);
         s->n_waiting--;
     }
+    pthread_mutex_unlock(&s->lock);
+    return t;
+}
+
+struct terminal *sched_take_due(struct sched *s, uint64_t now_us)
+{
+    struct terminal *t = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    if (!s->closed && s->n_waiting == 0 && s->n > 0 && s->heap[0]->due_us <= now_us)
+        t = pop_first(s);
     pthread_mutex_unlock(&s->lock);
     return t;
 }

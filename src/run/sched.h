@@ -43,6 +43,13 @@ void sched_put(struct sched *s, struct terminal *t);
 struct terminal *sched_take(struct sched *s, const int *stop, uint64_t max_wait_us,
                             uint64_t *now_us);
 
+/*
+ * Take the terminal due first if it is due at now_us and no worker is
+ * waiting for one (so a batch never takes work an idle connection could
+ * start at once); NULL otherwise.  Never waits.
+ */
+struct terminal *sched_take_due(struct sched *s, uint64_t now_us);
+
 /* Wake every waiting worker (a phase change, a stop). */
 void sched_wake(struct sched *s);
 

@@ -19,7 +19,7 @@ void stats_init(struct vu_stats *s)
     X(no_orders) X(no_lines) X(no_remote_lines) X(pay_total) X(pay_remote) X(pay_by_name)         \
     X(os_total) X(os_by_name) X(os_lines) X(no_total_cents) X(no_brand_b) X(dl_districts)         \
     X(dl_skipped) X(dl_queue_full) X(dl_queue_wait_us) X(reconnects) X(lost_connections)          \
-    X(down_us) X(waits_over_think)
+    X(down_us) X(waits_over_think) X(batches) X(batched_tx) X(batch_skipped)
 #define TX_FIELDS(X)                                                                               \
     X(committed) X(rolled_back) X(retries) X(err_retry) X(err_conn) X(err_other) X(unknown)        \
     X(in_tx_us) X(roundtrips)

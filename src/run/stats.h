@@ -52,6 +52,9 @@ struct vu_stats {
     uint64_t lost_connections; /* connections found lost (each starts an outage) */
     uint64_t down_us;          /* time spent without a connection, reconnecting */
     uint64_t waits_over_think; /* terminals dispatched later than their own think time */
+    uint64_t batches;          /* round trips that carried a batch (run.batch > 1) */
+    uint64_t batched_tx;       /* transactions sent in them (a resent one counts again) */
+    uint64_t batch_skipped;    /* skipped by the server after a failure before them: sent again */
     struct hist lag;           /* schedule lag: how late terminals were dispatched (us) */
     struct {
         char state[6];

@@ -41,6 +41,7 @@ struct terminal {
     int heap_pos;         /* its index in the scheduler's heap; -1 while taken */
     int retries;          /* retries of the current input so far */
     int has_input;        /* in holds the current input (kept across retries) */
+    int again;            /* skipped in a batch (never ran): sent again, its lag counted once */
     int64_t n_done;       /* transactions completed (for run.transactions) */
     uint64_t n_stock_level; /* Stock-Levels it ran (they all use w_id, d_id) */
     struct txn_input in;  /* the current input */

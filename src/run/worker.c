@@ -424,12 +424,143 @@ static void term_done(struct vu *v, struct terminal *t, uint64_t end_us)
     sched_put(&sh->sched, t);
 }
 
+/* A terminal taken at now: its schedule lag (once per input) and its input. */
+static void term_start(struct vu *v, struct terminal *t, uint64_t now)
+{
+    struct shared *sh = v->sh;
+
+    if (t->retries == 0 && !t->again) {
+        uint64_t lag = now > t->due_us ? now - t->due_us : 0;
+        hist_record(&v->st.lag, lag);
+        /* Waited for a connection longer than the think + keying it was given. */
+        if (sh->pace.load == TERM_THINK && t->gap_us && lag > t->gap_us)
+            v->st.waits_over_think++;
+    }
+    t->again = 0;
+    if (!t->has_input) {
+        txn_gen(&t->rng, &sh->ctx, t->type, t->w_id, t->d_id, &t->in);
+        t->has_input = 1;
+    }
+}
+
+/* 1 when t's transaction is a deferred Delivery (queued, not run here). */
+static int term_deferred(const struct vu *v, const struct terminal *t)
+{
+    return t->in.type == TX_DELIVERY && !v->sh->cfg->run.delivery_inline;
+}
+
+/* Queue t's deferred Delivery: its response time ends when it is queued. */
+static int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e)
+{
+    uint64_t start = clock_us(), end;
+    struct dl_item it = { .in = t->in.u.dl, .queued_us = start, .queued_wall_us = clock_wall_us(),
+                          .measured = measured };
+    int rc = dlq_push(v, &it) == 0 ? 0 : err_set(e, E_FAIL, "delivery queue closed");
+
+    end = clock_us();
+    if (rc == 0) {
+        /* Deliveries are counted when queued; districts by the workers. */
+        hist_record(&v->st.tx[TX_DELIVERY].lat, end - t->intended_us);
+        hist_record(&v->st.tx[TX_DELIVERY].svc, end - start);
+        v->st.tx[TX_DELIVERY].committed++;
+    }
+    term_done(v, t, end);
+    return rc;
+}
+
+/* t's transaction ran once (sent at start, ended at end) with rc: back off
+ * a retryable failure in the scheduler, or record it and move on. */
+static void term_result(struct vu *v, struct terminal *t, int rc, const struct txn_output *out,
+                        uint64_t start, uint64_t end, const struct err *e)
+{
+    struct shared *sh = v->sh;
+
+    if (rc == E_RETRY && t->retries < sh->cfg->run.max_retries &&
+        !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED)) {
+        /* Back off in the scheduler, not on this connection. */
+        t->retries++;
+        v->st.tx[t->in.type].retries++;
+        t->due_us = end + retry_backoff_us(v, t->retries);
+        sched_put(&sh->sched, t);
+        return;
+    }
+    vu_record(v, &t->in, out, rc, t->retries, end - t->intended_us, e);
+    if (rc == 0)
+        hist_record(&v->st.tx[t->in.type].svc, end - start);
+    if (rc == 0 && t->in.type == TX_STOCK_LEVEL)
+        t->n_stock_level++;
+    term_done(v, t, end);
+}
+
+/*
+ * More due terminals for t's round trip (run.batch > 1): while no other
+ * worker waits for work, take those already due, up to the batch; a
+ * deferred Delivery among them is queued at once.  Returns how many
+ * terminals bt[] holds (t first).
+ */
+static int batch_fill(struct vu *v, struct terminal **bt, int measured, struct err *e)
+{
+    struct shared *sh = v->sh;
+    int n = 1, max = sh->cfg->run.batch;
+    struct terminal *t;
+
+    while (n < max && (t = sched_take_due(&sh->sched, clock_us())) != NULL) {
+        term_start(v, t, clock_us());
+        if (term_deferred(v, t))
+            term_defer(v, t, measured, e);
+        else
+            bt[n++] = t;
+    }
+    return n;
+}
+
+/* Run the n terminals' transactions in one round trip and settle each. */
+static int batch_run(struct vu *v, struct terminal **bt, int n)
+{
+    struct txn_batch_item b[TXN_BATCH_MAX];
+    struct txn_output outs[TXN_BATCH_MAX];
+    uint64_t start = clock_us(), end, rt0 = v->c->n_roundtrips;
+    int rc;
+
+    for (int i = 0; i < n; i++) {
+        b[i].in = &bt[i]->in;
+        b[i].out = &outs[i];
+    }
+    __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
+    rc = txn_exec_batch(v->c, b, n);
+    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+    end = clock_us();
+    v->st.batches += v->c->n_roundtrips - rt0;
+    v->st.batched_tx += (uint64_t)n;
+    for (int i = 0; i < n; i++) {
+        struct terminal *t = bt[i];
+        /* Each took part in the round trip (run.terminals.pipelining says how many shared it). */
+        v->st.tx[t->in.type].roundtrips++;
+        if (b[i].rc == TXN_SKIPPED) {
+            /* It never ran: it goes again as it is, now. */
+            v->st.batch_skipped++;
+            t->again = 1;
+            t->due_us = end;
+            sched_put(&v->sh->sched, t);
+            continue;
+        }
+        if (b[i].rc == E_USAGE) {
+            vu_fatal(v, &b[i].e);
+            rc = E_USAGE;
+        }
+        term_result(v, t, b[i].rc, &outs[i], start, end, &b[i].e);
+    }
+    return rc;
+}
+
 /*
  * A worker: one connection, serving whichever terminal is due.  Each pass
  * takes the terminal due first from the scheduler (the lag: how late), runs
  * its transaction once, records response time (from the terminal's
  * intended submit time) and service time (from the send), and puts the
- * terminal back with its next time.  A retryable failure puts the terminal
+ * terminal back with its next time.  With run.batch > 1 it first adds other
+ * due terminals while no worker is idle, and sends their transactions in
+ * one round trip (txn_exec_batch).  A retryable failure puts the terminal
  * back with the time of its retry (same input) and the worker serves
  * others meanwhile; a lost connection loses that transaction, the terminal
  * moves on, and only this worker reconnects.
@@ -438,11 +569,10 @@ void *vu_main(void *arg)
 {
     struct vu *v = arg;
     struct shared *sh = v->sh;
-    const struct config *cfg = sh->cfg;
     struct txn_output out;
     struct err e;
     uint64_t t0 = clock_us();
-    int connected;
+    int connected, batch;
 
     err_clear(&e);
     v->jitter = t0 ^ ((uint64_t)(uintptr_t)v << 16) ^ (uint64_t)v->id;
@@ -458,6 +588,8 @@ void *vu_main(void *arg)
     }
     if (vu_wait_go(v, connected) < 0)
         return NULL;
+    /* driver.c refused run.batch where batches cannot run. */
+    batch = sh->cfg->run.batch > 1;
     for (;;) {
         int ph = phase_get(sh), rc, measured;
         uint64_t start, end, now;
@@ -490,33 +622,23 @@ void *vu_main(void *arg)
             continue;
         }
         measured = phase_get(sh) == PH_MEASURE;
-        if (t->retries == 0) {
-            uint64_t lag = now > t->due_us ? now - t->due_us : 0;
-            hist_record(&v->st.lag, lag);
-            /* Waited for a connection longer than the think + keying it was given. */
-            if (sh->pace.load == TERM_THINK && t->gap_us && lag > t->gap_us)
-                v->st.waits_over_think++;
+        term_start(v, t, now);
+        if (term_deferred(v, t)) {
+            term_defer(v, t, measured, &e);
+            continue;
         }
-        if (!t->has_input) {
-            txn_gen(&t->rng, &sh->ctx, t->type, t->w_id, t->d_id, &t->in);
-            t->has_input = 1;
-        }
-        memset(&out, 0, sizeof(out));
-        start = clock_us();
-        if (t->in.type == TX_DELIVERY && !cfg->run.delivery_inline) {
-            /* Deferred: the response time ends when the request is queued. */
-            struct dl_item it = { .in = t->in.u.dl, .queued_us = start,
-                                  .queued_wall_us = clock_wall_us(), .measured = measured };
-            rc = dlq_push(v, &it) == 0 ? 0 : err_set(&e, E_FAIL, "delivery queue closed");
-            end = clock_us();
-            if (rc == 0) {
-                /* Deliveries are counted when queued; districts by the workers. */
-                hist_record(&v->st.tx[TX_DELIVERY].lat, end - t->intended_us);
-                hist_record(&v->st.tx[TX_DELIVERY].svc, end - start);
-                v->st.tx[TX_DELIVERY].committed++;
-            }
+        if (batch && v->c) {
+            struct terminal *bt[TXN_BATCH_MAX];
+            int n;
+            bt[0] = t;
+            n = batch_fill(v, bt, measured, &e);
+            rc = batch_run(v, bt, n);
+            if (rc == E_USAGE)
+                break;
         } else {
             int retries = 0;
+            memset(&out, 0, sizeof(out));
+            start = clock_us();
             /* One attempt: a retry goes back through the scheduler. */
             rc = vu_exec(v, &t->in, &out, 0, &retries, &e);
             end = clock_us();
@@ -524,22 +646,8 @@ void *vu_main(void *arg)
                 vu_fatal(v, &e);
                 break;
             }
-            if (rc == E_RETRY && t->retries < cfg->run.max_retries &&
-                !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED)) {
-                /* Back off in the scheduler, not on this connection. */
-                t->retries++;
-                v->st.tx[t->in.type].retries++;
-                t->due_us = end + retry_backoff_us(v, t->retries);
-                sched_put(&sh->sched, t);
-                continue;
-            }
-            vu_record(v, &t->in, &out, rc, t->retries, end - t->intended_us, &e);
-            if (rc == 0)
-                hist_record(&v->st.tx[t->in.type].svc, end - start);
-            if (rc == 0 && t->in.type == TX_STOCK_LEVEL)
-                t->n_stock_level++;
+            term_result(v, t, rc, &out, start, end, &e);
         }
-        term_done(v, t, end);
         if (rc == E_CONN)
             vu_reconnect(v);
     }

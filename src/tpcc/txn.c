@@ -829,58 +829,91 @@ static int proc_order_status(struct db_conn *c, const struct os_input *o,
     return rc;
 }
 
-static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
-                          struct err *e)
-{
-    int rc;
+/* The call of a server-side function for in (not Order-Status, which runs
+ * in its own read-only transaction): its statement id, its parameters in
+ * prm (texts in bufs) and their count. */
+struct proc_call {
+    int id, np;
+    struct db_param prm[8];
+    char ids[200], sup[200], qty[100];
+};
 
+static void proc_call_of(const struct txn_input *in, struct proc_call *pc)
+{
     switch (in->type) {
     case TX_NEW_ORDER: {
         const struct no_input *no = &in->u.no;
-        char ids[200], sup[200], qty[100];
-        items_array(ids, sizeof(ids), no, 0);
-        items_array(sup, sizeof(sup), no, 1);
-        items_array(qty, sizeof(qty), no, 2);
-        rc = db_exec(c, S_PROC_NEW_ORDER,
-                     (const struct db_param[]){ DBP_INT(no->w_id), DBP_INT(no->d_id),
-                                                DBP_INT(no->c_id), DBP_INT(no->ol_cnt),
-                                                DBP_INT(no->all_local), DBP_TEXT(ids),
-                                                DBP_TEXT(sup), DBP_TEXT(qty) },
-                     8, e);
-        /* The unused item: the function raised TPCRB after the valid lines. */
-        if (rc < 0 && no->rollback && strcmp(e->sqlstate, "TPCRB") == 0) {
-            out->rolled_back = 1;
-            rc = 0;
-            if (!(c->ops->flags & DB_F_AUTOCOMMIT))
-                rc = db_rollback(c, e);
-            return rc;
-        }
-        if (rc == 0 && db_next(c) == 1) {
-            out->no_total_cents = db_col_int(c, 0);
-            col_copy(c, 1, out->no_brand, sizeof(out->no_brand));
-        }
+        items_array(pc->ids, sizeof(pc->ids), no, 0);
+        items_array(pc->sup, sizeof(pc->sup), no, 1);
+        items_array(pc->qty, sizeof(pc->qty), no, 2);
+        pc->id = S_PROC_NEW_ORDER;
+        pc->np = 8;
+        pc->prm[0] = DBP_INT(no->w_id);
+        pc->prm[1] = DBP_INT(no->d_id);
+        pc->prm[2] = DBP_INT(no->c_id);
+        pc->prm[3] = DBP_INT(no->ol_cnt);
+        pc->prm[4] = DBP_INT(no->all_local);
+        pc->prm[5] = DBP_TEXT(pc->ids);
+        pc->prm[6] = DBP_TEXT(pc->sup);
+        pc->prm[7] = DBP_TEXT(pc->qty);
         break;
     }
     case TX_PAYMENT: {
         const struct pay_input *p = &in->u.pay;
-        rc = db_exec(c, S_PROC_PAYMENT,
-                     (const struct db_param[]){ DBP_INT(p->w_id), DBP_INT(p->d_id),
-                                                DBP_INT(p->c_w_id), DBP_INT(p->c_d_id),
-                                                DBP_INT(p->by_name ? 0 : p->c_id),
-                                                DBP_TEXT(p->by_name ? p->c_last : ""),
-                                                DBP_NUM(p->amount_cents, 2) },
-                     7, e);
+        pc->id = S_PROC_PAYMENT;
+        pc->np = 7;
+        pc->prm[0] = DBP_INT(p->w_id);
+        pc->prm[1] = DBP_INT(p->d_id);
+        pc->prm[2] = DBP_INT(p->c_w_id);
+        pc->prm[3] = DBP_INT(p->c_d_id);
+        pc->prm[4] = DBP_INT(p->by_name ? 0 : p->c_id);
+        pc->prm[5] = DBP_TEXT(p->by_name ? p->c_last : "");
+        pc->prm[6] = DBP_NUM(p->amount_cents, 2);
         break;
     }
+    case TX_ORDER_STATUS: {
+        const struct os_input *o = &in->u.os;
+        /* The function takes c_id 0 and a name, or an id. */
+        pc->id = S_PROC_ORDER_STATUS;
+        pc->np = 4;
+        pc->prm[0] = DBP_INT(o->w_id);
+        pc->prm[1] = DBP_INT(o->d_id);
+        pc->prm[2] = DBP_INT(o->by_name ? 0 : o->c_id);
+        pc->prm[3] = DBP_TEXT(o->by_name ? o->c_last : "");
+        break;
+    }
+    case TX_DELIVERY:
+        pc->id = S_PROC_DELIVERY;
+        pc->np = 2;
+        pc->prm[0] = DBP_INT(in->u.dl.w_id);
+        pc->prm[1] = DBP_INT(in->u.dl.carrier_id);
+        break;
+    default:
+        pc->id = S_PROC_STOCK_LEVEL;
+        pc->np = 3;
+        pc->prm[0] = DBP_INT(in->u.sl.w_id);
+        pc->prm[1] = DBP_INT(in->u.sl.d_id);
+        pc->prm[2] = DBP_INT(in->u.sl.threshold);
+        break;
+    }
+}
+
+/* Read what the function's result (the current one on c) says into out. */
+static int proc_read(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+                     struct err *e)
+{
+    switch (in->type) {
+    case TX_NEW_ORDER:
+        if (db_next(c) == 1) {
+            out->no_total_cents = db_col_int(c, 0);
+            col_copy(c, 1, out->no_brand, sizeof(out->no_brand));
+        }
+        break;
     case TX_ORDER_STATUS:
-        return proc_order_status(c, &in->u.os, out, e);
-    case TX_DELIVERY: {
-        const struct dl_input *dl = &in->u.dl;
-        rc = db_exec(c, S_PROC_DELIVERY,
-                     (const struct db_param[]){ DBP_INT(dl->w_id), DBP_INT(dl->carrier_id) }, 2,
-                     e);
+        return os_rows(c, &out->os, e);
+    case TX_DELIVERY:
         out->n_skipped = 0;
-        if (rc == 0 && db_next(c) == 1) {
+        if (db_next(c) == 1) {
             /* "{o1,o2,...,o10}" */
             int len, d = 0;
             const char *t = db_col_text(c, 0, &len), *end = t + len;
@@ -897,18 +930,42 @@ static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct 
             }
         }
         break;
-    }
-    default: {
-        const struct sl_input *sl = &in->u.sl;
-        rc = db_exec(c, S_PROC_STOCK_LEVEL,
-                     (const struct db_param[]){ DBP_INT(sl->w_id), DBP_INT(sl->d_id),
-                                                DBP_INT(sl->threshold) },
-                     3, e);
-        if (rc == 0 && db_next(c) == 1)
+    case TX_STOCK_LEVEL:
+        if (db_next(c) == 1)
             out->sl_low_stock = db_col_int(c, 0);
         break;
+    default:
+        break;
     }
+    return 0;
+}
+
+/* New-Order's unused item: the function raised TPCRB after the valid lines
+ * (the spec's rollback, a success). */
+static int proc_spec_rollback(const struct txn_input *in, const struct err *e)
+{
+    return in->type == TX_NEW_ORDER && in->u.no.rollback && strcmp(e->sqlstate, "TPCRB") == 0;
+}
+
+static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct txn_output *out,
+                          struct err *e)
+{
+    struct proc_call pc;
+    int rc;
+
+    if (in->type == TX_ORDER_STATUS)
+        return proc_order_status(c, &in->u.os, out, e);
+    proc_call_of(in, &pc);
+    rc = db_exec(c, pc.id, pc.prm, pc.np, e);
+    if (rc < 0 && proc_spec_rollback(in, e)) {
+        out->rolled_back = 1;
+        rc = 0;
+        if (!(c->ops->flags & DB_F_AUTOCOMMIT))
+            rc = db_rollback(c, e);
+        return rc;
     }
+    if (rc == 0)
+        rc = proc_read(c, in, out, e);
     /* With autocommit the call is its own transaction; otherwise (ODBC) the
      * commit is a second round trip. */
     if (!(c->ops->flags & DB_F_AUTOCOMMIT)) {
@@ -922,6 +979,84 @@ static int exec_procedure(struct db_conn *c, const struct txn_input *in, struct 
     /* A lost connection after the call (or its commit) was sent: unknown. */
     out->commit_sent = rc == E_CONN && in->type != TX_ORDER_STATUS && in->type != TX_STOCK_LEVEL;
     return rc;
+}
+
+int txn_batch_possible(const struct db_conn *c, int mode)
+{
+    return mode == RUN_MODE_PROCEDURE && (c->ops->flags & DB_F_PIPELINE) &&
+           (c->ops->flags & DB_F_AUTOCOMMIT);
+}
+
+/*
+ * The transactions of several terminals in one round trip (one pipeline):
+ * each its own BEGIN (Order-Status: its read-only repeatable-read one), the
+ * function call and COMMIT, and one Sync for all, so the server sends every
+ * result at once and the worker waits once.  The server skips what follows
+ * a failure until the Sync: those never ran (TXN_SKIPPED) and their
+ * terminals go again; the failed transaction's block is rolled back after.
+ */
+int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n)
+{
+    struct err e;
+    uint64_t t0 = clock_us(), t1;
+    int rc, n_ok = 0, failed, at;
+
+    for (int i = 0; i < n; i++) {
+        memset(b[i].out, 0, sizeof(*b[i].out));
+        err_clear(&b[i].e);
+        b[i].rc = TXN_SKIPPED;
+    }
+    if (n * 3 > DB_PIPE_MAX) {
+        for (int i = 0; i < n; i++)
+            b[i].rc = err_set(&b[i].e, E_FAIL, "%d transactions do not fit one pipeline", n);
+        return E_FAIL;
+    }
+    if ((rc = db_pipe_begin(c, &e)) == 0) {
+        for (int i = 0; i < n && rc == 0; i++) {
+            struct proc_call pc;
+            proc_call_of(b[i].in, &pc);
+            rc = db_pipe_exec(c, b[i].in->type == TX_ORDER_STATUS ? S_OS_BEGIN : DB_PIPE_BEGIN,
+                              (const struct db_param[]){ DBP_NULL() }, 1, &e);
+            if (rc == 0)
+                rc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &e);
+            if (rc == 0)
+                rc = db_pipe_exec(c, DB_PIPE_COMMIT, (const struct db_param[]){ DBP_NULL() }, 1,
+                                  &e);
+        }
+        if (rc == 0)
+            rc = db_pipe_sync(c, &n_ok, &e);
+    }
+    t1 = clock_us();
+    /* Statements 3i, 3i + 1, 3i + 2 are transaction i's; the first n_ok ran. */
+    failed = rc < 0 ? n_ok / 3 : n;
+    at = n_ok % 3;
+    for (int i = 0; i < n; i++) {
+        struct txn_output *out = b[i].out;
+        const struct txn_input *in = b[i].in;
+        out->in_tx_us = t1 - t0;
+        if (i < failed) {
+            b[i].rc = db_pipe_result(c, 3 * i + 1) == 0 ? proc_read(c, in, out, &b[i].e)
+                                                        : err_set(&b[i].e, E_FAIL,
+                                                                  "the call returned no result");
+        } else if (i == failed || rc == E_CONN) {
+            /* Lost: whatever was sent may have run.  Else the failure is i's. */
+            b[i].e = e;
+            b[i].rc = rc;
+            if (rc == E_CONN) {
+                out->commit_sent = in->type != TX_ORDER_STATUS && in->type != TX_STOCK_LEVEL;
+            } else if (at == 1 && proc_spec_rollback(in, &e)) {
+                out->rolled_back = 1;
+                b[i].rc = 0;
+            }
+        }
+    }
+    /* The failed call (or BEGIN) left its transaction block open, aborted. */
+    if (rc < 0 && rc != E_CONN && at < 2) {
+        struct err ignore;
+        if (db_rollback(c, &ignore) == E_CONN)
+            return E_CONN;
+    }
+    return rc == E_CONN ? E_CONN : 0;
 }
 
 int txn_exec(struct db_conn *c, int mode, const struct txn_input *in, struct txn_output *out,

@@ -139,6 +139,29 @@ int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
                    struct txn_output *out, int max_retries, const int *stop, int *retries,
                    struct err *e);
 
+/* One transaction of a batch (txn_exec_batch): in and out as txn_exec, its
+ * result in rc (0, a negative class with e, or TXN_SKIPPED: it never ran). */
+#define TXN_SKIPPED (-100)
+struct txn_batch_item {
+    const struct txn_input *in;
+    struct txn_output *out;
+    int rc;
+    struct err e;
+};
+
+/* 1 when c in mode can run batches: procedure mode, a driver with pipelines
+ * and autocommit (PostgreSQL). */
+int txn_batch_possible(const struct db_conn *c, int mode);
+
+/* Run n transactions (of different terminals) in one round trip, each its
+ * own transaction, in procedure mode (txn_batch_possible).  Every item gets
+ * its rc; a transaction after a failed one was skipped by the server
+ * (TXN_SKIPPED: nothing happened, run it again).  Returns E_CONN when the
+ * connection was lost (items not known to have ended carry E_CONN, with
+ * out->commit_sent where a change may have committed), else 0.  At most
+ * DB_PIPE_MAX / 3 items. */
+int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n);
+
 /* New-Order's total (clause 2.4.2.2), sum(ol_amount) x (1 - c_discount) x
  * (1 + w_tax + d_tax), exactly: amounts in cents, rates in units of 10^-4
  * (as the columns are), integer arithmetic, rounded once, half up, to the

@@ -14,8 +14,13 @@
 #     in a transaction are counted unfinished, the database's count is not
 #     taken (never a figure that was not measured);
 #  5. an open loop offering far more than 1 connection carries: the driver
-#     fell behind (schedule lag), said in the summary and the validity.
-# Prints TAP.  About 90 s.
+#     fell behind (schedule lag), said in the summary and the validity;
+#  6. batches (run.batch 4): 20 terminals' transactions four to a round trip
+#     on 4 connections, each its own transaction: NOTPM equals the database
+#     count, the record says how many shared a round trip and how many the
+#     server skipped after a failure (at most 3 per failure) and were sent
+#     again, conditions 1-4 hold; a batch in client mode is refused (exit 2).
+# Prints TAP.  About 110 s.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,6 +53,37 @@ check(run.get('notpm_counts_agree') is True and run.get('new_orders_client') == 
       'closed loop: NOTPM equals the database count', {k: run.get(k) for k in ('new_orders_client', 'new_orders_db')})
 check(run.get('unfinished') == {'at_open': 0, 'at_close': 0}, 'nothing unfinished at the edges', run.get('unfinished'))
 "
+
+# 6. Batches: several terminals' transactions in one round trip.
+run batch "$bin" run -c "$cfg" --terminals 20 --connections 4 --batch 4 --duration 8s --warmup 1s \
+    --label batch
+is "$rc" 0 "batches of 4 over 4 connections: exit 0" || explain
+like "$out" "*20 terminals over 4 connections, closed loop (no think time), batches of up to 4 (*" \
+    "the summary says transactions went in batches" || explain
+jcheck "$(rec batch)/run.json" "
+run = rec.get('run', {})
+p = run.get('terminals', {}).get('pipelining', {})
+check(isinstance(p, dict) and p.get('batch_max') == 4 and p.get('round_trips', 0) > 0,
+      'the record describes the batches', p)
+check(2.0 <= (p.get('per_round_trip') or 0) <= 4.0,
+      '20 terminals on 4 connections: 2 to 4 transactions per round trip', p)
+tx = run.get('transactions', {})
+failures = tx.get('new_order', {}).get('rolled_back', 0) + sum(
+    sum(o.get('errors', {}).values()) + o.get('retries', 0) for o in tx.values() if isinstance(o, dict))
+check(tx.get('new_order', {}).get('rolled_back', 0) > 0, 'the spec rollbacks happened in batches',
+      tx.get('new_order'))
+check(p.get('skipped_sent_again', -1) <= 3 * failures + 3,
+      'the server skipped at most the 3 after each failure (those were sent again)',
+      (p.get('skipped_sent_again'), failures))
+check(run.get('notpm_counts_agree') is True and run.get('new_orders_client') == run.get('new_orders_db'),
+      'batches: NOTPM equals the database count', {k: run.get(k) for k in ('new_orders_client', 'new_orders_db')})
+"
+run batchck "$bin" check -c "$cfg" --conditions 1-4
+is "$rc" 0 "after batches: consistency conditions 1-4 hold" || explain
+run batchcl "$bin" run -c "$cfg" --batch 4 --mode client --duration 2s --label batchcl
+is "$rc" 2 "a batch in client mode: exit 2" || explain
+like "$err" "*'run.batch' is 4, but batches of transactions need run.mode procedure*set run.batch to 1*" \
+    "... saying what it needs and what to do" || explain
 
 # 2. Think time, 100 x shorter.
 run think "$bin" run -c "$cfg" --think-time true --time-scale 0.01 --duration 20s --warmup 3s --label think
