@@ -8,7 +8,9 @@
 # New-Order totals in cents, the brand-generic "B" lines, Order-Status's
 # lines).  Then each mode passes the run checks (client NOTPM equals the
 # database's, conditions 1-4) and its round trips per transaction are what
-# the mode promises.  Prints TAP; the server and temp files go on exit.
+# the mode promises.  Last, batches of several terminals' transactions per
+# round trip: each ran exactly once, conditions 1-4 hold.  Prints TAP; the
+# server and temp files go on exit.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -117,4 +119,22 @@ ok "$([ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] && echo 
 "$bin" load -c "$tmp/t.yaml" --warehouses 2 --drop --label reload >/dev/null 2>&1
 checksums >"$tmp/sum.fresh"
 isnt "$(diff "$tmp/sum.client" "$tmp/sum.fresh" | grep -c '^<')" "0" "the runs changed the tables the checksums cover"
+
+# Batches (run.batch): 8 terminals over 2 connections, up to 4 transactions
+# per round trip (inline Delivery too), 100 per terminal.  Each ran exactly
+# once, whatever the server skipped after a failure and was sent again.
+before=$(pg_psql "select sum(d_next_o_id) from district")
+"$bin" run -c "$tmp/t.yaml" --mode procedure --terminals 8 --connections 2 --batch 4 \
+    --transactions 100 --warmup 0s --duration 120s --delivery inline --label batch >"$tmp/run.out" 2>&1
+ok $? "batch: 8 terminals x 100 transactions over 2 connections, batches of 4" || diag "$(tail -5 "$tmp/run.out")"
+after=$(pg_psql "select sum(d_next_o_id) from district")
+rec=$(ls -d "$tmp"/results/*-batch)/run.json
+is "$(json "$rec" "sum(t['count'] + t['rolled_back'] for t in r['run']['transactions'].values())")" \
+    "800" "batch: exactly 800 transactions ran, none twice, none lost"
+is "$(json "$rec" "r['run']['new_orders_client']")" "$((after - before))" \
+    "batch: committed New-Orders equal the increase of sum(d_next_o_id)"
+is "$(json "$rec" "(lambda p: p['batch_max'] == 4 and p['per_round_trip'] > 1.5)(r['run']['terminals']['pipelining'])")" \
+    "True" "batch: the record says transactions shared round trips" || diag "$(json "$rec" "r['run']['terminals']['pipelining']")"
+"$bin" check -c "$tmp/t.yaml" --conditions 1-4 >"$tmp/check.out" 2>&1
+ok $? "batch: conditions 1-4 hold after the run" || diag "$(cat "$tmp/check.out")"
 done_testing

@@ -212,12 +212,47 @@ static void test_sched_order(void **state)
     sched_release(&s);
 }
 
+/* A batch's extra terminals: only those due, first due first, never while
+ * a worker waits for work (it would start them at once), never once closed. */
+static void test_sched_take_due(void **state)
+{
+    static struct terminal t[3];
+    struct sched s;
+    uint64_t now = clock_us();
+
+    (void)state;
+    assert_int_equal(sched_init(&s, 3), 0);
+    for (int i = 0; i < 3; i++) {
+        memset(&t[i], 0, sizeof(t[i]));
+        t[i].id = i;
+    }
+    t[0].due_us = now - 200;
+    t[1].due_us = now - 100;
+    t[2].due_us = now + 1000000;
+    for (int i = 2; i >= 0; i--)
+        sched_put(&s, &t[i]);
+    s.n_waiting = 1; /* as if a worker waited in sched_take() */
+    assert_null(sched_take_due(&s, now));
+    s.n_waiting = 0;
+    assert_ptr_equal(sched_take_due(&s, now), &t[0]);
+    assert_int_equal(t[0].heap_pos, -1);
+    assert_ptr_equal(sched_take_due(&s, now), &t[1]);
+    /* t[2] is not due until a second from now. */
+    assert_null(sched_take_due(&s, now));
+    assert_int_equal(sched_count(&s), 1);
+    assert_ptr_equal(sched_take_due(&s, now + 1000000), &t[2]);
+    sched_put(&s, &t[0]);
+    sched_close(&s);
+    assert_null(sched_take_due(&s, now));
+    sched_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity),   cmocka_unit_test(test_keying_think),
         cmocka_unit_test(test_pacing),     cmocka_unit_test(test_mean_cycle),
-        cmocka_unit_test(test_sched_order),
+        cmocka_unit_test(test_sched_order), cmocka_unit_test(test_sched_take_due),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
