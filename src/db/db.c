@@ -449,12 +449,31 @@ int64_t db_parse_scaled(const char *s, int len, int scale)
 
 int db_format_scaled(char *buf, size_t cap, int64_t v, int scale)
 {
-    static const int64_t pow10[] = { 1, 10, 100, 1000, 10000, 100000, 1000000 };
+    /* By hand, not snprintf: it runs for every parameter of every
+     * transaction.  Digits least significant first, the point after scale
+     * of them, at least one digit before it. */
     uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
-    int64_t p = pow10[scale];
+    char tmp[32];
+    int n = 0, digits = 0, len;
 
-    if (scale == 0)
-        return snprintf(buf, cap, "%s%llu", v < 0 ? "-" : "", (unsigned long long)a);
-    return snprintf(buf, cap, "%s%llu.%0*llu", v < 0 ? "-" : "", (unsigned long long)(a / p),
-                    scale, (unsigned long long)(a % p));
+    if (scale < 0 || scale > 6)
+        scale = 0;
+    do {
+        tmp[n++] = (char)('0' + (int)(a % 10));
+        a /= 10;
+        if (++digits == scale)
+            tmp[n++] = '.';
+    } while (a || digits <= scale);
+    len = n + (v < 0);
+    if ((size_t)len + 1 > cap) {
+        if (cap)
+            buf[0] = '\0';
+        return len;
+    }
+    if (v < 0)
+        *buf++ = '-';
+    while (n)
+        *buf++ = tmp[--n];
+    *buf = '\0';
+    return len;
 }

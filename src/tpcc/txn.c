@@ -793,7 +793,9 @@ static int items_array(char *buf, size_t cap, const struct no_input *no, int fie
     for (int i = 0; i < no->ol_cnt && n + 12 + 2 <= cap; i++) {
         const struct no_item *it = &no->items[i];
         int v = field == 0 ? it->i_id : field == 1 ? it->supply_w_id : it->quantity;
-        n += (size_t)snprintf(buf + n, cap - n, "%s%d", i ? "," : "", v);
+        if (i)
+            buf[n++] = ',';
+        n += (size_t)db_format_scaled(buf + n, cap - n, v, 0);
     }
     buf[n++] = '}';
     buf[n] = '\0';

@@ -468,6 +468,34 @@ static int run_retry(struct db_conn *c, unsigned ops, int n, int code, const cha
 }
 
 /* The default mode: procedure where the dialect ships functions, else client. */
+/* Parameters as text, by hand: the same as printf would write them. */
+static void test_format_scaled(void **state)
+{
+    static const int64_t vals[] = { 0, 1, 5, 9, 10, 99, 100, 12345, -1, -5, -12345, 3000000,
+                                    INT64_MAX, INT64_MIN, INT64_MIN + 1 };
+    char got[40], want[48], small[4];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+        for (int scale = 0; scale <= 6; scale++) {
+            int64_t v = vals[i], p = 1;
+            uint64_t a = v < 0 ? (uint64_t)(-(v + 1)) + 1 : (uint64_t)v;
+            for (int k = 0; k < scale; k++)
+                p *= 10;
+            if (scale)
+                snprintf(want, sizeof(want), "%s%" PRIu64 ".%0*" PRIu64, v < 0 ? "-" : "",
+                         a / (uint64_t)p, scale, a % (uint64_t)p);
+            else
+                snprintf(want, sizeof(want), "%s%" PRIu64, v < 0 ? "-" : "", a);
+            assert_int_equal(db_format_scaled(got, sizeof(got), v, scale), (int)strlen(want));
+            assert_string_equal(got, want);
+        }
+    }
+    /* Too small: the length it needs, and nothing half-written. */
+    assert_int_equal(db_format_scaled(small, sizeof(small), -12345, 2), 7);
+    assert_string_equal(small, "");
+}
+
 static void test_mode_resolve(void **state)
 {
     (void)state;
@@ -625,6 +653,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_resolve),
+        cmocka_unit_test(test_format_scaled),
         cmocka_unit_test(test_no_total_cents),
         cmocka_unit_test(test_gen_new_order),
         cmocka_unit_test(test_gen_two_warehouses),
