@@ -999,9 +999,9 @@ int txn_batch_possible(const struct db_conn *c, int mode)
  */
 int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n)
 {
-    struct err e;
+    struct err e, qe;
     uint64_t t0 = clock_us(), t1;
-    int rc, n_ok = 0, failed, at;
+    int rc = 0, qrc = 0, n_ok = 0, nst = 0, failed, at;
 
     for (int i = 0; i < n; i++) {
         memset(b[i].out, 0, sizeof(*b[i].out));
@@ -1013,22 +1013,35 @@ int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n)
             b[i].rc = err_set(&b[i].e, E_FAIL, "%d transactions do not fit one pipeline", n);
         return E_FAIL;
     }
+    err_clear(&qe);
     if ((rc = db_pipe_begin(c, &e)) == 0) {
-        for (int i = 0; i < n && rc == 0; i++) {
+        /* Queue BEGIN, call, COMMIT per transaction; nst counts what went in. */
+        for (int i = 0; i < n && qrc == 0; i++) {
             struct proc_call pc;
             proc_call_of(b[i].in, &pc);
-            rc = db_pipe_exec(c, b[i].in->type == TX_ORDER_STATUS ? S_OS_BEGIN : DB_PIPE_BEGIN,
-                              (const struct db_param[]){ DBP_NULL() }, 1, &e);
-            if (rc == 0)
-                rc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &e);
-            if (rc == 0)
-                rc = db_pipe_exec(c, DB_PIPE_COMMIT, (const struct db_param[]){ DBP_NULL() }, 1,
-                                  &e);
+            qrc = db_pipe_exec(c, b[i].in->type == TX_ORDER_STATUS ? S_OS_BEGIN : DB_PIPE_BEGIN,
+                               (const struct db_param[]){ DBP_NULL() }, 1, &qe);
+            nst += qrc == 0;
+            if (qrc == 0)
+                qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &qe);
+            nst += qrc == 0;
+            if (qrc == 0)
+                qrc = db_pipe_exec(c, DB_PIPE_COMMIT, (const struct db_param[]){ DBP_NULL() }, 1,
+                                   &qe);
+            nst += qrc == 0;
         }
-        if (rc == 0)
-            rc = db_pipe_sync(c, &n_ok, &e);
+        /* What was queued goes out even when a later statement could not be. */
+        rc = qrc == E_CONN ? E_CONN : db_pipe_sync(c, &n_ok, &e);
+        if (qrc == E_CONN)
+            e = qe;
     }
     t1 = clock_us();
+    if (rc == 0 && qrc < 0) {
+        /* Everything queued ran; the transaction that could not be queued failed. */
+        rc = qrc;
+        e = qe;
+        n_ok = nst;
+    }
     /* Statements 3i, 3i + 1, 3i + 2 are transaction i's; the first n_ok ran. */
     failed = rc < 0 ? n_ok / 3 : n;
     at = n_ok % 3;
@@ -1052,11 +1065,14 @@ int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n)
             }
         }
     }
-    /* The failed call (or BEGIN) left its transaction block open, aborted. */
-    if (rc < 0 && rc != E_CONN && at < 2) {
+    /* A failed call (or BEGIN), or a transaction queued only in part, left
+     * its transaction block open: roll it back. */
+    if (rc < 0 && rc != E_CONN && at >= 1 && at < 3) {
         struct err ignore;
-        if (db_rollback(c, &ignore) == E_CONN)
-            return E_CONN;
+        if (at == 1 || qrc < 0) {
+            if (db_rollback(c, &ignore) == E_CONN)
+                return E_CONN;
+        }
     }
     return rc == E_CONN ? E_CONN : 0;
 }
