@@ -80,7 +80,10 @@ int txn_prepare(struct db_conn *c, int mode, struct err *e)
                                "installed (%s): run 'tpccbench install-procedures' or load again",
                                why);
             }
-        /* Functions of another version return other columns. */
+        /* Functions of another version return other columns.  The null
+         * driver has no functions, so no version to be wrong. */
+        if (c->ops->flags & DB_F_SYNTHETIC)
+            return 0;
         rc = db_exec(c, S_PROC_VERSION, NULL, 0, e);
         if (rc == E_CONN)
             return rc;

@@ -19,7 +19,8 @@
 #     on 4 connections, each its own transaction: NOTPM equals the database
 #     count, the record says how many shared a round trip and how many the
 #     server skipped after a failure (at most 3 per failure) and were sent
-#     again, conditions 1-4 hold; a batch in client mode is refused (exit 2).
+#     again, conditions 1-4 hold; a batch in client mode is refused (exit 2);
+#  7. the null driver runs 1000 spec terminals without a server.
 # Prints TAP.  About 110 s.
 set -u
 
@@ -52,6 +53,18 @@ check(sum(p[2] for p in pairs) >= run['transactions']['stock_level']['count'],
 check(run.get('notpm_counts_agree') is True and run.get('new_orders_client') == run.get('new_orders_db'),
       'closed loop: NOTPM equals the database count', {k: run.get(k) for k in ('new_orders_client', 'new_orders_db')})
 check(run.get('unfinished') == {'at_open': 0, 'at_close': 0}, 'nothing unfinished at the edges', run.get('unfinished'))
+"
+
+# 7. The null driver runs the whole scheduler without a server (as
+# bench/terminals.sh does at 100,000 terminals), in the default mode.
+printf 'database: {driver: null, null_service_time: 1ms}\nresults: {dir: %s}\n' "$tmp/results" >"$tmp/null.yaml"
+run null "$bin" run -c "$tmp/null.yaml" --warehouses 100 --think-time true --time-scale 0.01 \
+    --duration 3s --warmup 1s --label null
+is "$rc" 0 "the null driver: 1000 spec terminals, load-free, exit 0" || explain
+jcheck "$(rec null)/run.json" "
+run = rec.get('run', {})
+check(run.get('terminals', {}).get('count') == 1000 and run.get('transactions', {}).get('new_order', {}).get('count', 0) > 0,
+      'the null driver: 1000 terminals ran New-Orders', run.get('terminals', {}).get('count'))
 "
 
 # 6. Batches: several terminals' transactions in one round trip.
