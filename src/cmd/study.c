@@ -381,7 +381,7 @@ static int initial_load(struct study *x, struct err *e)
     c.load.drop = 1;
     x->s.cfg = &c;
     if ((rc = record_make_dir(x->dir, "study-load", ldir, sizeof(ldir), e)) == 0) {
-        rc = load_with_session(&x->s, rec, ldir, 0, e);
+        rc = load_with_session(&x->s, rec, ldir, 0, NULL, e);
         json_object_set_new(rec, "status", json_string(rc == 0 ? "complete" : "failed"));
         record_write_json(ldir, "run.json", rec, e);
     }

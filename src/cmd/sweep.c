@@ -337,7 +337,7 @@ int cmd_sweep(int argc, char **argv)
         char ldir[4096];
         cfg.load.drop = 1;
         if ((rc = record_make_dir(cfg.results.dir, "sweep-load", ldir, sizeof(ldir), &e)) == 0) {
-            rc = load_with_session(&s, rec, ldir, 0, &e);
+            rc = load_with_session(&s, rec, ldir, 0, NULL, &e);
             if (rc == 0)
                 json_object_set_new(rec, "status", json_string("complete"));
             record_write_json(ldir, "run.json", rec, &e);

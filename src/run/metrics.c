@@ -13,7 +13,8 @@
  * or newer server lacks) is named in the notes of exactly its columns.  A statement refused for
  * good (SQLSTATE class 42: privilege, undefined object) is not tried again.
  *
- * Runs on the monitor's thread only; nothing here prints or exits, and
+ * Runs on the monitor's thread only (during a load: the load command's sampling
+ * thread); nothing here prints or exits, and
  * nothing here is on the per-transaction path.
  */
 #include "run/metrics.h"
@@ -27,10 +28,11 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "db/dialect.h"
 #include "core/hist.h"
+#include "db/dialect.h"
 #include "run/mserve.h"
 #include "run/osmetrics.h"
+#include "tpcc/loader.h"
 
 #define MCOL_MAX 192
 #define MDEV_MAX 8
@@ -1077,11 +1079,12 @@ static void histogram(struct sbuf *b, const struct metrics *m, const char *name,
               (unsigned long long)h->n_samples);
 }
 
+static void render_figures(struct sbuf *b, const struct metrics *m, int om);
+
 /* The whole text; om: OpenMetrics 1.0 (else Prometheus text 0.0.4). */
 static void render(struct sbuf *b, const struct metrics *m, const struct series_row *row,
                    const struct vu_stats *cum, int in_tx, int down, int om)
 {
-    const double *v = m->nrow ? &m->vals[(size_t)(m->nrow - 1) * (size_t)m->ncol] : NULL;
     static const char *const outcomes[5] = { "committed", "rolled_back", "error", "unknown",
                                              "retried" };
 
@@ -1127,7 +1130,15 @@ static void render(struct sbuf *b, const struct metrics *m, const struct series_
     family(b, om, "tpccbench_connections_down", "gauge",
            "virtual users and delivery workers without a connection");
     sb_printf(b, "tpccbench_connections_down %d\n", down);
-    /* The OS and database figures, one family at a time (first appearance order). */
+    render_figures(b, m, om);
+}
+
+/* The OS and database figures of the latest row, one family at a time
+ * (first appearance order), then the end of the text. */
+static void render_figures(struct sbuf *b, const struct metrics *m, int om)
+{
+    const double *v = m->nrow ? &m->vals[(size_t)(m->nrow - 1) * (size_t)m->ncol] : NULL;
+
     for (int i = 0; v && i < m->ncol; i++) {
         int first = 1, any = 0;
         for (int j = 0; j < i && first; j++)
@@ -1155,6 +1166,17 @@ static void render(struct sbuf *b, const struct metrics *m, const struct series_
         sb_printf(b, "# EOF\n");
 }
 
+/* Hand both texts to the endpoint (it takes them), or drop them. */
+static void publish(struct metrics *m, struct sbuf *om, struct sbuf *pt)
+{
+    if (!om->oom && !pt->oom) {
+        mserve_publish(m->serve, om->p, om->n, pt->p, pt->n);
+    } else {
+        free(om->p);
+        free(pt->p);
+    }
+}
+
 void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
                   int in_tx, int down)
 {
@@ -1165,12 +1187,62 @@ void metrics_tick(struct metrics *m, const struct series_row *row, const struct 
         struct sbuf om = { 0 }, pt = { 0 };
         render(&om, m, row, cum, in_tx, down, 1);
         render(&pt, m, row, cum, in_tx, down, 0);
-        if (!om.oom && !pt.oom)
-            mserve_publish(m->serve, om.p, om.n, pt.p, pt.n); /* takes both buffers */
-        else {
-            free(om.p);
-            free(pt.p);
-        }
+        publish(m, &om, &pt);
+    }
+}
+
+/* The load's own families (see metrics_load_tick), then the OS and DB figures. */
+static void render_load(struct sbuf *b, const struct metrics *m, const struct load_live *l,
+                        double elapsed_s, int om)
+{
+    int phase = __atomic_load_n(&l->phase, __ATOMIC_RELAXED);
+
+    family(b, om, "tpccbench_load_rows_total", "counter",
+           "rows committed per table since the load started (at each step's commit)");
+    for (int t = 0; t < T_NTABLES; t++)
+        sb_printf(b, "tpccbench_load_rows_total{table=\"%s\"} %lld\n", tpcc_table_name(t),
+                  (long long)__atomic_load_n(&l->rows[t], __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_rows_sent_total", "counter",
+           "rows sent to the server per table, committed or not (per 256 kB buffer)");
+    for (int t = 0; t < T_NTABLES; t++)
+        sb_printf(b, "tpccbench_load_rows_sent_total{table=\"%s\"} %lld\n", tpcc_table_name(t),
+                  (long long)__atomic_load_n(&l->rows_sent[t], __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_steps_total", "counter",
+           "load steps committed (the plan, one table's rows for one warehouse, one index)");
+    sb_printf(b, "tpccbench_load_steps_total %lld\n",
+              (long long)__atomic_load_n(&l->steps, __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_phase", "gauge",
+           "1 for the phase the load is in (done: finished), 0 for the others");
+    for (int p = 0; p < LOAD_NPHASES; p++)
+        sb_printf(b, "tpccbench_load_phase{phase=\"%s\"} %d\n", load_phase_name(p), p == phase);
+    family(b, om, "tpccbench_load_phase_done", "gauge",
+           "work done in the current phase: rows (copy), indexes (index), tables (analyze)");
+    sb_printf(b, "tpccbench_load_phase_done %lld\n",
+              (long long)__atomic_load_n(&l->phase_done, __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_phase_planned", "gauge",
+           "the current phase's work, in the units of tpccbench_load_phase_done");
+    sb_printf(b, "tpccbench_load_phase_planned %lld\n",
+              (long long)__atomic_load_n(&l->phase_total, __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_warehouses", "gauge", "warehouses being loaded");
+    sb_printf(b, "tpccbench_load_warehouses %d\n",
+              __atomic_load_n(&l->warehouses, __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_elapsed_seconds", "gauge", "time since the load started");
+    sb_printf(b, "tpccbench_load_elapsed_seconds %.3f\n", elapsed_s);
+    render_figures(b, m, om);
+}
+
+void metrics_load_tick(struct metrics *m, const struct load_live *l, double elapsed_s)
+{
+    if (!m)
+        return;
+    /* Only the latest row is served: a load keeps no history (no metrics.csv). */
+    m->nrow = 0;
+    add_row(m, (int)elapsed_s, 'l', DB_WAIT_US);
+    if (m->serve) {
+        struct sbuf om = { 0 }, pt = { 0 };
+        render_load(&om, m, l, elapsed_s, 1);
+        render_load(&pt, m, l, elapsed_s, 0);
+        publish(m, &om, &pt);
     }
 }
 

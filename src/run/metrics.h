@@ -34,6 +34,7 @@
 
 struct metrics;
 struct mserve;
+struct load_live;
 
 struct metrics_opts {
     const char *dialect;     /* "postgresql", "mysql", "ansi" */
@@ -64,6 +65,15 @@ void metrics_start(struct metrics *m, struct db_conn *c);
  */
 void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
                   int in_tx, int down);
+
+/*
+ * The same sample during a load, from a thread of the load command's once a
+ * second: the endpoint serves the load's rows by table, steps and phase
+ * (read from l, which the loader updates with atomics) beside the OS and
+ * database figures.  Keeps only the latest row (a load writes no
+ * metrics.csv).  m may be NULL: nothing happens.
+ */
+void metrics_load_tick(struct metrics *m, const struct load_live *l, double elapsed_s);
 
 /* The last row, after the run (phase 's'). */
 void metrics_finish(struct metrics *m);
