@@ -7,7 +7,9 @@
  * its unit in its name, its Prometheus family and labels, and a note saying
  * why it was unavailable when it was.  Rates are differences of two samples
  * over the time between them (measured here, not assumed to be 1 s).  The
- * database's statistics come from four statements of admin.sql, each
+ * database's statistics come from four statements of admin.sql (for
+ * checkpoints, one of two by the server's version where the dialect has a
+ * metrics_server_version: PostgreSQL 17 moved them to pg_stat_checkpointer), each
  * returning rows (name, value); db_keys[] says which statement each name
  * is expected from, so a statement that fails (no privilege, a view an older
  * or newer server lacks) is named in the notes of exactly its columns.  A statement refused for
@@ -30,6 +32,7 @@
 #include "core/clock.h"
 #include "core/hist.h"
 #include "db/dialect.h"
+#include "db/schema_sql.h"
 #include "run/mserve.h"
 #include "run/osmetrics.h"
 #include "tpcc/loader.h"
@@ -38,10 +41,23 @@
 #define MDEV_MAX 8
 #define MNET_MAX 16
 
-/* The database statements, in id order. */
-enum { MQ_COUNTERS, MQ_WAL, MQ_CHECKPOINTS, MQ_SESSIONS, MQ_N };
-static const char *const mq_names[MQ_N] = { "metrics_counters", "metrics_wal",
-                                            "metrics_checkpoints", "metrics_sessions" };
+/* The database statements, in id order: the four every dialect has, then
+ * two a dialect may add (PostgreSQL): the server's version, and the
+ * checkpoint statement of servers from PostgreSQL 17 on, used instead of
+ * metrics_checkpoints there (metrics_checkpoints_stmt). */
+enum {
+    MQ_COUNTERS,
+    MQ_WAL,
+    MQ_CHECKPOINTS,
+    MQ_SESSIONS,
+    MQ_NBASE,
+    MQ_VERSION = MQ_NBASE,
+    MQ_CHECKPOINTS_17,
+    MQ_N
+};
+static const char *const mq_names[MQ_N] = { "metrics_counters",       "metrics_wal",
+                                            "metrics_checkpoints",    "metrics_sessions",
+                                            "metrics_server_version", "metrics_checkpoints_17" };
 
 /* The names the statements return, and which statement returns each. */
 enum {
@@ -170,6 +186,10 @@ struct mdb {
     const struct dialect *d; /* the metrics' (outlives the thread: see mdb_release) */
     struct dialect own_d;    /* ... kept here */
     int stmt_off[MQ_N];      /* thread only: refused for good */
+    int n_mq;                /* statements loaded: MQ_NBASE, or MQ_N with the versioned ones */
+    int version_read;        /* thread only: server_version_num asked for */
+    long server_version;     /* thread only: server_version_num, 0 when unknown */
+    int ckpt_q;              /* MQ_CHECKPOINTS or MQ_CHECKPOINTS_17 (under lock once read) */
     /* The latest sample, under lock. */
     double val[NDBK];
     int have[NDBK];
@@ -191,6 +211,9 @@ struct metrics {
     int have_d;
     char d_note[300];          /* why there are no database statements */
     char stmt_note[MQ_N][300]; /* the latest failure of each statement (from db) */
+    int n_mq;                  /* statements in d: MQ_NBASE or MQ_N */
+    int ckpt_q;                /* the checkpoint statement in use (from db) */
+    long server_version;       /* server_version_num (from db), 0 when unknown */
     struct mcol cols[MCOL_MAX];
     int ncol;
     struct mdev dev[MDEV_MAX];
@@ -423,6 +446,21 @@ static void dev_add(struct metrics *m, const char *name, const char *role, const
     snprintf(d->note, sizeof(d->note), "%s", note ? note : "");
 }
 
+/* Whether the dialect's admin.sql has the versioned statements (both). */
+static int dialect_has_versions(const char *dialect)
+{
+    const char *admin = schema_sql(dialect, "admin");
+
+    return admin && strstr(admin, "-- name: metrics_server_version\n") &&
+           strstr(admin, "-- name: metrics_checkpoints_17\n");
+}
+
+const char *metrics_checkpoints_stmt(long server_version_num, int have_17)
+{
+    return have_17 && server_version_num >= 170000 ? mq_names[MQ_CHECKPOINTS_17]
+                                                   : mq_names[MQ_CHECKPOINTS];
+}
+
 struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
 {
     struct metrics *m = calloc(1, sizeof(*m));
@@ -436,6 +474,7 @@ struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
     snprintf(m->dialect, sizeof(m->dialect), "%s", o->dialect ? o->dialect : "");
     m->synthetic = o->synthetic;
     m->serve = o->serve;
+    m->ckpt_q = MQ_CHECKPOINTS;
     m->clk_tck = sysconf(_SC_CLK_TCK);
     if (m->clk_tck <= 0)
         m->clk_tck = 100;
@@ -478,7 +517,8 @@ struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
     /* The database's statements; a dialect without them records why. */
     if (m->synthetic) {
         snprintf(m->d_note, sizeof(m->d_note), "driver null: no database behind it");
-    } else if (dialect_load(&m->d, m->dialect, "admin", mq_names, MQ_N, e) < 0) {
+    } else if ((m->n_mq = dialect_has_versions(m->dialect) ? MQ_N : MQ_NBASE),
+               dialect_load(&m->d, m->dialect, "admin", mq_names, m->n_mq, e) < 0) {
         snprintf(m->d_note, sizeof(m->d_note), "no metrics statements for dialect '%.31s': %.200s",
                  m->dialect, e->msg);
         err_clear(e);
@@ -534,6 +574,51 @@ static int refused_for_good(const struct err *e)
     return strncmp(e->sqlstate, "42", 2) == 0 || strcmp(e->sqlstate, "55000") == 0;
 }
 
+/* Once per connection: the server's version (metrics_server_version), and
+ * from it the checkpoint statement.  Unknown (no such statement, or it
+ * failed): metrics_checkpoints, whose failure then names itself. */
+static void db_version(struct mdb *w, char notes[MQ_N][300], int *lost)
+{
+    struct db_conn *c = w->c;
+    struct err e;
+    int rc;
+
+    err_clear(&e);
+    if (w->n_mq > MQ_VERSION) {
+        if ((rc = db_query(c, w->d->sql[MQ_VERSION], NULL, 0, &e)) < 0) {
+            snprintf(notes[MQ_VERSION], sizeof(notes[MQ_VERSION]), "%s: %.220s",
+                     mq_names[MQ_VERSION], e.msg);
+            if (rc == E_CONN) {
+                *lost = 1;
+                return;
+            }
+            if (!(c->ops->flags & DB_F_AUTOCOMMIT)) {
+                struct err e2;
+                db_rollback(c, &e2);
+            }
+        } else {
+            while (db_next(c) == 1) {
+                int len = 0;
+                const char *v = db_col_text(c, 1, &len);
+                char vbuf[32];
+                if (v && len > 0 && len < (int)sizeof(vbuf)) {
+                    memcpy(vbuf, v, (size_t)len);
+                    vbuf[len] = '\0';
+                    w->server_version = strtol(vbuf, NULL, 10);
+                }
+            }
+            db_end_reads(c, &e);
+        }
+    }
+    pthread_mutex_lock(&w->lock);
+    w->ckpt_q = strcmp(metrics_checkpoints_stmt(w->server_version, w->n_mq > MQ_CHECKPOINTS_17),
+                       mq_names[MQ_CHECKPOINTS_17]) == 0
+                    ? MQ_CHECKPOINTS_17
+                    : MQ_CHECKPOINTS;
+    pthread_mutex_unlock(&w->lock);
+    w->version_read = 1;
+}
+
 /* Read the statistics through w->c into val/have/notes (the thread's own
  * copies); *lost: the connection is gone. */
 static void db_read(struct mdb *w, double *val, int *have, char notes[MQ_N][300], int *lost)
@@ -542,7 +627,10 @@ static void db_read(struct mdb *w, double *val, int *have, char notes[MQ_N][300]
 
     memset(have, 0, sizeof(int) * NDBK);
     *lost = 0;
-    for (int q = 0; q < MQ_N; q++) {
+    if (!w->version_read && (db_version(w, notes, lost), *lost))
+        return;
+    for (int qb = 0; qb < MQ_NBASE; qb++) {
+        int q = qb == MQ_CHECKPOINTS ? w->ckpt_q : qb;
         struct err e;
         int rc;
         if (w->stmt_off[q])
@@ -690,6 +778,8 @@ static void db_get(struct metrics *m, uint64_t wait_us)
         memcpy(m->db_cur, w->val, sizeof(m->db_cur));
         memcpy(m->db_cur_have, w->have, sizeof(m->db_cur_have));
         memcpy(m->stmt_note, w->stmt_note, sizeof(m->stmt_note));
+        m->ckpt_q = w->ckpt_q;
+        m->server_version = w->server_version;
         m->db_t_cur = w->t_us;
         m->db_cpu_ms = w->cpu_ms;
     }
@@ -699,10 +789,15 @@ static void db_get(struct metrics *m, uint64_t wait_us)
 /* Why database key k has no value now. */
 static void db_why(const struct metrics *m, int k, int have_conn, char *out, size_t len)
 {
-    int q = db_keys[k].stmt;
+    int q = db_keys[k].stmt == MQ_CHECKPOINTS ? m->ckpt_q : db_keys[k].stmt;
 
     (void)have_conn;
-    if (!m->have_d)
+    if (k == K_BUF_BACKEND && q == MQ_CHECKPOINTS_17 && !m->db_miss[0])
+        snprintf(out, len,
+                 "PostgreSQL %ld.%ld has no buffers_backend (removed in 17 with "
+                 "pg_stat_bgwriter's checkpoint columns; backends' writes are in pg_stat_io)",
+                 m->server_version / 10000, m->server_version % 10000);
+    else if (!m->have_d)
         snprintf(out, len, "%s", m->d_note);
     else if (m->db_miss[0])
         snprintf(out, len, "%s", m->db_miss);
@@ -953,6 +1048,8 @@ void metrics_start(struct metrics *m, struct db_conn *c)
             w->c = c;
             w->own_d = m->d; /* the statements move to the worker, which may outlive m */
             w->d = &w->own_d;
+            w->n_mq = m->n_mq;
+            w->ckpt_q = MQ_CHECKPOINTS;
             m->have_d = 1;
             memset(&m->d, 0, sizeof(m->d));
             if (pthread_create(&th, NULL, mdb_main, w) == 0) {

@@ -89,6 +89,15 @@ json_t *metrics_json(const struct metrics *m);
  * checkpoints (means over the measured rows). */
 void metrics_print(FILE *out, const struct metrics *m);
 
+/*
+ * The admin.sql statement that reads checkpoints from a server whose
+ * server_version_num is server_version_num (0: unknown): PostgreSQL 17 moved
+ * the checkpoint counters from pg_stat_bgwriter to pg_stat_checkpointer, so
+ * from 170000 on "metrics_checkpoints_17" when the dialect has it (have_17),
+ * else "metrics_checkpoints".
+ */
+const char *metrics_checkpoints_stmt(long server_version_num, int have_17);
+
 /* Mean over the measured rows of column name, NaN when none (tests). */
 double metrics_mean(const struct metrics *m, const char *name);
 
