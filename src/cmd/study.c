@@ -1020,6 +1020,14 @@ static int study_main(struct study *x, int argc, char **argv)
     if (study_plan_load(&x->plan, &x->cfg, x->args.pos[0], &e) < 0 ||
         cfg_validate(&x->cfg, &e) < 0)
         return cmd_fail("study", &e);
+    /* Not served here: refused rather than ignored. */
+    if (x->cfg.run.metrics_listen[0]) {
+        err_set(&e, E_USAGE,
+                "'run.metrics_listen': study does not serve the live endpoint (run, bench and "
+                "load do): remove it from the config, or watch one step with 'tpccbench bench "
+                "--metrics-listen'");
+        return cmd_fail("study", &e);
+    }
     {
         static struct study_run sched[STUDY_MAX_RUNS];
         x->nruns = study_schedule(&x->plan, sched, STUDY_MAX_RUNS);

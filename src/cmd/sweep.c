@@ -251,6 +251,14 @@ int cmd_sweep(int argc, char **argv)
                   sweep_opts);
         return 0;
     }
+    /* Not served here: refused rather than ignored. */
+    if (cfg.run.metrics_listen[0]) {
+        err_set(&e, E_USAGE,
+                "'run.metrics_listen': sweep does not serve the live endpoint (run, bench and "
+                "load do): remove it from the config, or watch one point with 'tpccbench run "
+                "--metrics-listen'");
+        return cmd_fail("sweep", &e);
+    }
     if (!(rl = cmd_extra(&a, "rtt"))) {
         err_set(&e, E_USAGE, "--rtt: give a list of round-trip times such as 0,0.3ms,6.5ms");
         return cmd_fail("sweep", &e);

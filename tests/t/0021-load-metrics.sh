@@ -9,7 +9,8 @@
 #     metrics`, the OpenMetrics text ends in "# EOF"; the load's own record
 #     agrees with the rows it served;
 #  3. `bench --metrics-listen`: the same endpoint shows the load, then the
-#     run's transactions.
+#     run's transactions;
+#  4. study and sweep refuse run.metrics_listen (they do not serve it).
 # Prints TAP.  About 60 s.
 set -u
 
@@ -204,5 +205,19 @@ okc "grep -q '^tpccbench_load_rows_sent_total{table=\"stock\"}' '$tmp/scrape1'" 
 okc "! grep -q '^tpccbench_load_' '$tmp/scrape2' && grep -q '^tpccbench_notpm ' '$tmp/scrape2'" \
     "... during its run: the run's figures, not the load's"
 okc "promtool check metrics <'$tmp/scrape1' >/dev/null 2>&1" "... promtool check metrics passes"
+
+# ---------------------------------------------------------------------------
+# 4. study and sweep do not serve the endpoint: run.metrics_listen is refused
+# (exit 2, nothing run), not ignored.
+printf 'study: { name: ml, reset: none }\nworkload: { duration: 1s, warmup: 0s }\nsteps:\n  - label: baseline\n' \
+    >"$tmp/ml.yaml"
+run mlstudy "$bin" study "$tmp/ml.yaml" -c "$root/tests/data/config/metrics-listen.yaml" \
+    --results-dir "$tmp/mlres"
+is "$rc" 2 "study with run.metrics_listen: exit 2" || explain
+like "$err" "*'run.metrics_listen': study does not serve the live endpoint*remove it*" \
+    "... saying it is not served there and what to do"
+okc "[ ! -e '$tmp/mlres' ]" "... before anything runs"
+run mlsweep "$bin" sweep -c "$root/tests/data/config/metrics-listen.yaml" --rtt 0
+is "$rc" 2 "sweep with run.metrics_listen: exit 2" || explain
 
 done_testing
