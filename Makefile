@@ -118,8 +118,8 @@ else
 endif
 
 # The whole suite under ASan+UBSan (leak checker on), and under TSan the
-# tests whose threads share state: the proxy unit test, load (parallel
-# jobs), run with its VUs, delivery workers and monitor (interrupted too,
+# tests whose threads share state: the proxy unit test, load (parallel jobs,
+# and its live endpoint), run with its VUs, delivery workers and monitor (interrupted too,
 # and in every mode, and through a restart of the server), iobench and
 # netbench workers, the proxy, and VUs through ODBC.  The other tests run
 # these same paths again at a higher cost.  0034-signals is left out: its
@@ -129,7 +129,7 @@ test-asan:
 	$(MAKE) SANITIZE=address,undefined test
 
 TSAN_UNITS := test_proxy
-TSAN_TESTS := 0020-load 0030-run 0031-run-signals 0032-run-faults 0035-modes \
+TSAN_TESTS := 0020-load 0021-load-metrics 0030-run 0031-run-signals 0032-run-faults 0035-modes \
 	0040-iobench 0050-netbench 0051-proxy 0071-odbc-modes
 test-tsan:
 	$(MAKE) SANITIZE=thread UNITS="$(TSAN_UNITS)" TESTS="$(TSAN_TESTS)" test

@@ -281,13 +281,27 @@ WHERE d.datname = current_database();
 SELECT 'wal_bytes', pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8;
 
 -- name: metrics_checkpoints
--- pg_stat_bgwriter as in PostgreSQL 15 and 16 (17 moved the checkpoint columns to
--- pg_stat_checkpointer: there this fails and the columns say so).
+-- pg_stat_bgwriter up to PostgreSQL 16.  metrics.c picks this or
+-- metrics_checkpoints_17 by metrics_server_version (read once per connection).
 SELECT v.name, v.value
 FROM pg_stat_bgwriter b
 CROSS JOIN LATERAL (VALUES ('checkpoints', (b.checkpoints_timed + b.checkpoints_req)::float8),
                            ('buffers_checkpoint', b.buffers_checkpoint::float8),
                            ('buffers_backend', b.buffers_backend::float8)) AS v(name, value);
+
+-- name: metrics_checkpoints_17
+-- PostgreSQL 17 and later: the checkpoint counters moved to pg_stat_checkpointer
+-- (checkpoints_timed -> num_timed, checkpoints_req -> num_requested,
+-- buffers_checkpoint -> buffers_written), and buffers_backend is gone (backends'
+-- writes are in pg_stat_io): that column is marked unavailable, not zero.
+SELECT v.name, v.value
+FROM pg_stat_checkpointer c
+CROSS JOIN LATERAL (VALUES ('checkpoints', (c.num_timed + c.num_requested)::float8),
+                           ('buffers_checkpoint', c.buffers_written::float8)) AS v(name, value);
+
+-- name: metrics_server_version
+-- Which statistics views this server has: server_version_num (170002 for 17.2).
+SELECT 'server_version_num', current_setting('server_version_num')::float8;
 
 -- name: metrics_sessions
 -- Client sessions of this database but the monitor's own.  A session this user

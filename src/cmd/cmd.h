@@ -8,6 +8,7 @@
 #ifndef TPCC_CMD_H
 #define TPCC_CMD_H
 
+#include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -75,6 +76,20 @@ struct stop_watch {
 };
 void stop_watch_start(struct stop_watch *w, struct db_conn *c);
 void stop_watch_end(struct stop_watch *w);
+
+struct metrics;
+struct mserve;
+
+/* The live endpoint of run.metrics_listen, when set: bound now, so a bad
+ * address or a port in use is E_USAGE before anything starts (*out NULL
+ * when unset).  Says its address on stderr.  Stop it with mserve_stop. */
+int cmd_serve_start(const struct config *cfg, struct mserve **out, struct err *e);
+
+/* The OS and database sampler of one run or load (metrics_new,
+ * metrics_start), publishing to serve when not NULL (kept, not owned); NULL
+ * with run.metrics false, or with a warning on stderr when it cannot be made
+ * (the command goes on without).  rec: the record, its fingerprint taken. */
+struct metrics *session_metrics(struct session *s, json_t *rec, struct mserve *serve);
 
 /* Start the managed server if configured and prepare connection arguments. */
 int session_open(struct session *s, const struct config *cfg, struct err *e);

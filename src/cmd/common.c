@@ -18,6 +18,8 @@
 #include "core/secret.h"
 #include "core/signals.h"
 #include "db/dialect.h"
+#include "run/metrics.h"
+#include "run/mserve.h"
 
 const struct cmd_opt cmd_db_opts[] = {
     { "driver", 0, 1, "database.driver", "driver: postgres (libpq), odbc (unixODBC) or null (testing)" },
@@ -335,4 +337,57 @@ void session_close(struct session *s)
      * their own copies until their connections are closed). */
     secret_wipe(s->password, sizeof(s->password));
     s->managed = 0;
+}
+
+/* The sampler of one run or load (see cmd.h): the data directory's device
+ * from the record's environment (the fingerprint found it), a baseline
+ * through a connection of its own (the metrics keep it). */
+struct metrics *session_metrics(struct session *s, json_t *rec, struct mserve *serve)
+{
+    struct db_conn *conn = NULL, **c = &conn;
+    json_t *st = json_object_get(json_object_get(rec, "environment"), "storage");
+    const char *dev = json_string_value(json_object_get(st, "device"));
+    const char *fstype = json_string_value(json_object_get(st, "fstype"));
+    char note[256];
+    struct metrics_opts mo;
+    struct metrics *m;
+    struct err e;
+
+    if (!s->cfg->run.metrics)
+        return NULL;
+    err_clear(&e);
+    memset(&mo, 0, sizeof(mo));
+    mo.dialect = s->dialect;
+    mo.data_device = dev;
+    if (dev && strcmp(dev, "none") == 0) {
+        snprintf(note, sizeof(note), "the data directory is on %s: no block device",
+                 fstype ? fstype : "a filesystem");
+        mo.data_note = note;
+    }
+    mo.devices = s->cfg->run.metrics_devices[0] ? s->cfg->run.metrics_devices : NULL;
+    mo.synthetic = (s->ops->flags & DB_F_SYNTHETIC) != 0;
+    mo.serve = serve;
+    if (!(m = metrics_new(&mo, &e))) {
+        fprintf(stderr, "warning: no metrics: %s\n", e.msg);
+        return NULL;
+    }
+    if (!mo.synthetic && db_connect(s->ops, NULL, &s->args, c, &e) < 0) {
+        fprintf(stderr, "warning: metrics: no connection for the baseline: %s\n", e.msg);
+        *c = NULL;
+    }
+    metrics_start(m, *c);
+    return m;
+}
+
+int cmd_serve_start(const struct config *cfg, struct mserve **out, struct err *e)
+{
+    *out = NULL;
+    if (!cfg->run.metrics_listen[0])
+        return 0;
+    if (!cfg->run.metrics)
+        return err_set(e, E_USAGE, "'run.metrics_listen' needs 'run.metrics' true");
+    if (mserve_start(out, cfg->run.metrics_listen, "run.metrics_listen", e) < 0)
+        return e->code;
+    fprintf(stderr, "metrics: http://%s/metrics\n", mserve_address(*out));
+    return 0;
 }

@@ -1,14 +1,21 @@
 /*
- * load.c - `tpccbench load`: create the schema, load it, record how long it took.
+ * load.c - `tpccbench load`: create the schema, load it, record how long it
+ * took; with run.metrics_listen, serve the load's progress and the OS and
+ * database figures live while it runs (a sampling thread of its own, once a
+ * second, reading the loader's atomics: nothing on the loader's path).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
 #include "cmd/load.h"
+#include "core/clock.h"
 #include "core/signals.h"
 #include "results/fingerprint.h"
 #include "results/record.h"
+#include "run/metrics.h"
+#include "run/mserve.h"
 #include "tpcc/loader.h"
 
 static const struct cmd_opt load_opts[] = {
@@ -16,6 +23,8 @@ static const struct cmd_opt load_opts[] = {
     { "seed", 0, 1, "load.seed", "data seed: the same seed gives the same rows (default 1)" },
     { "drop", 0, 0, "load.drop", "drop an existing TPC-C schema first" },
     { "resume", 0, 0, NULL, "continue a load that failed or was interrupted" },
+    { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
+    { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -63,8 +72,42 @@ static void load_print_summary(FILE *out, const struct load_opts *o, const struc
                 st->table_s[t]);
 }
 
+/* The live endpoint's sampler during a load: a tick a second until done. */
+struct load_watch {
+    struct metrics *m;
+    struct load_live *live;
+    uint64_t t0_us; /* the load's start */
+    int done;       /* atomic: 1 asks the thread to end */
+    pthread_t thread;
+    int started;
+};
+
+static double watch_elapsed_s(const struct load_watch *w)
+{
+    return (double)(clock_us() - w->t0_us) / 1e6;
+}
+
+static void *load_watch_main(void *arg)
+{
+    struct load_watch *w = arg;
+    uint64_t next = w->t0_us + 1000000;
+
+    while (!__atomic_load_n(&w->done, __ATOMIC_ACQUIRE)) {
+        if (clock_us() < next) {
+            clock_sleep_us(50000);
+            continue;
+        }
+        metrics_load_tick(w->m, w->live, watch_elapsed_s(w));
+        next += 1000000;
+        if (next < clock_us()) /* a slow sample: the next tick a second from now */
+            next = clock_us() + 1000000;
+    }
+    return NULL;
+}
+
 /* Load with the session's database; fills the record's "load" and "status". */
-int load_with_session(struct session *s, json_t *rec, const char *dir, int resume, struct err *e)
+int load_with_session(struct session *s, json_t *rec, const char *dir, int resume,
+                      struct mserve *serve, struct err *e)
 {
     const struct config *cfg = s->cfg;
     struct load_opts o = {
@@ -79,9 +122,28 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, int resum
         .progress = stderr,
     };
     struct load_stats st;
+    struct load_live live;
+    struct load_watch w;
     int rc;
 
+    memset(&live, 0, sizeof(live));
+    memset(&w, 0, sizeof(w));
+    w.live = &live;
+    w.t0_us = clock_us();
+    /* Sampled only for the endpoint: a load writes no metrics.csv. */
+    if (serve && (w.m = session_metrics(s, rec, serve)) != NULL) {
+        o.live = &live;
+        metrics_load_tick(w.m, &live, 0); /* served from the start */
+        w.started = pthread_create(&w.thread, NULL, load_watch_main, &w) == 0;
+    }
     rc = load_run(&o, &st, e);
+    if (w.started) {
+        __atomic_store_n(&w.done, 1, __ATOMIC_RELEASE);
+        pthread_join(w.thread, NULL);
+    }
+    /* The end as it was: served until the run's first tick (bench) or the exit. */
+    metrics_load_tick(w.m, &live, watch_elapsed_s(&w));
+    metrics_free(w.m);
     json_object_set_new(rec, "load", load_stats_json(&o, &st));
     if (rc == 0) {
         load_print_summary(stdout, &o, &st);
@@ -130,6 +192,7 @@ int cmd_load(int argc, char **argv)
     struct config cfg;
     struct cmd_args a;
     struct session s;
+    struct mserve *serve = NULL;
     struct err e;
     char dir[4096];
     json_t *rec = NULL;
@@ -140,12 +203,15 @@ int cmd_load(int argc, char **argv)
         return cmd_fail("load", &e);
     if (a.help) {
         cmd_usage(stdout, "load",
-                  "[-c FILE] [--warehouses N] [--jobs N] [--seed N] [--drop | --resume]",
+                  "[-c FILE] [--warehouses N] [--jobs N] [--seed N] [--drop | --resume]\n"
+                  "       [--metrics-listen HOST:PORT]",
                   "Create the nine TPC-C tables, generate every row per TPC-C clause 4.3, stream\n"
                   "it in with parallel bulk loads, then build keys and indexes and ANALYZE.\n"
                   "Each table's rows for one warehouse commit as one step; after a failure,\n"
                   "--resume loads only the steps not committed (same warehouses and seed).\n"
-                  "Writes RESULTS/<time>-<label>/run.json with the load time per phase.",
+                  "Writes RESULTS/<time>-<label>/run.json with the load time per phase.\n"
+                  "With --metrics-listen, serves the rows loaded by table, the phase and the\n"
+                  "OS and database figures for Prometheus while it loads.",
                   load_opts);
         return 0;
     }
@@ -155,9 +221,14 @@ int cmd_load(int argc, char **argv)
         return err_set(&e, E_USAGE, "--resume continues a load and --drop starts a new one: "
                                     "give one of them"),
                cmd_fail("load", &e);
-    sig_install();
-    if ((rc = record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e)) < 0)
+    /* The live endpoint: a port in use is a usage error, before anything starts. */
+    if (cmd_serve_start(&cfg, &serve, &e) < 0)
         return cmd_fail("load", &e);
+    sig_install();
+    if ((rc = record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e)) < 0) {
+        mserve_stop(serve);
+        return cmd_fail("load", &e);
+    }
     rec = record_begin(&cfg, "load");
     record_write_json(dir, "run.json", rec, &e);
     if ((rc = session_open(&s, &cfg, &e)) < 0) {
@@ -166,13 +237,15 @@ int cmd_load(int argc, char **argv)
         record_write_json(dir, "run.json", rec, &e);
         json_decref(rec);
         session_close(&s);
+        mserve_stop(serve);
         return cmd_fail("load", &e);
     }
     fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
-    rc = load_with_session(&s, rec, dir, cmd_extra(&a, "resume") != NULL, &e);
+    rc = load_with_session(&s, rec, dir, cmd_extra(&a, "resume") != NULL, serve, &e);
     if (rc == 0)
         json_object_set_new(rec, "status", json_string("complete"));
     session_close(&s);
+    mserve_stop(serve);
     {
         struct err we;
         if (record_write_json(dir, "run.json", rec, &we) < 0)

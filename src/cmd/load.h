@@ -10,7 +10,12 @@
 
 /* A new run record with status "running" (tool, label, config, environment). */
 json_t *record_begin(const struct config *cfg, const char *kind);
-/* Load through session s, filling rec's "load" (and "status"/"error" on failure). */
-int load_with_session(struct session *s, json_t *rec, const char *dir, int resume, struct err *e);
+struct mserve;
+
+/* Load through session s, filling rec's "load" (and "status"/"error" on
+ * failure).  With serve (not NULL): the live endpoint shows the load's rows
+ * by table, steps and phase, and the OS and database figures, once a second. */
+int load_with_session(struct session *s, json_t *rec, const char *dir, int resume,
+                      struct mserve *serve, struct err *e);
 
 #endif

@@ -128,47 +128,6 @@ static void pooler_warning(const struct config *cfg, const struct run_result *r,
  * port in use, exit 2) is decided once, before anything runs. */
 static struct mserve *run_serve;
 
-/* The sampler of one run: the data directory's device from the record's
- * environment (the fingerprint found it), a baseline through a connection
- * of its own (the metrics keep it).  NULL with metrics off or out of memory
- * (the run goes on without). */
-static struct metrics *metrics_begin(struct session *s, json_t *rec)
-{
-    struct db_conn *conn = NULL, **c = &conn;
-    json_t *st = json_object_get(json_object_get(rec, "environment"), "storage");
-    const char *dev = json_string_value(json_object_get(st, "device"));
-    const char *fstype = json_string_value(json_object_get(st, "fstype"));
-    char note[256];
-    struct metrics_opts mo;
-    struct metrics *m;
-    struct err e;
-
-    if (!s->cfg->run.metrics)
-        return NULL;
-    err_clear(&e);
-    memset(&mo, 0, sizeof(mo));
-    mo.dialect = s->dialect;
-    mo.data_device = dev;
-    if (dev && strcmp(dev, "none") == 0) {
-        snprintf(note, sizeof(note), "the data directory is on %s: no block device",
-                 fstype ? fstype : "a filesystem");
-        mo.data_note = note;
-    }
-    mo.devices = s->cfg->run.metrics_devices[0] ? s->cfg->run.metrics_devices : NULL;
-    mo.synthetic = (s->ops->flags & DB_F_SYNTHETIC) != 0;
-    mo.serve = run_serve;
-    if (!(m = metrics_new(&mo, &e))) {
-        fprintf(stderr, "warning: no metrics: %s\n", e.msg);
-        return NULL;
-    }
-    if (!mo.synthetic && db_connect(s->ops, NULL, &s->args, c, &e) < 0) {
-        fprintf(stderr, "warning: metrics: no connection for the baseline: %s\n", e.msg);
-        *c = NULL;
-    }
-    metrics_start(m, *c);
-    return m;
-}
-
 /* The last sample, metrics.csv and run.json's "metrics". */
 static void metrics_end(struct metrics *m, json_t *rec, const char *dir)
 {
@@ -199,7 +158,7 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
     if (!r)
         return err_set(e, E_FAIL, "out of memory");
     json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
-    o.metrics = m = metrics_begin(s, rec);
+    o.metrics = m = session_metrics(s, rec, run_serve);
     rc = run_run(&o, r, e);
     pooler_warning(s->cfg, r, json_object_get(rec, "warnings"));
     if (m)
@@ -370,7 +329,7 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
         rc = attach_iobench(&s, rec, cmd_extra(a, "iobench"), &e);
     if (rc == 0 && bench && !cmd_extra(a, "no-load")) {
         cfg->load.drop = 1; /* a bench step always starts from fresh data */
-        rc = load_with_session(&s, rec, dir, 0, &e);
+        rc = load_with_session(&s, rec, dir, 0, run_serve, &e);
     }
     if (rc == 0 && !sig_stop_requested())
         rc = run_with_session(&s, rec, dir, &valid, &e);
@@ -436,15 +395,8 @@ static int run_or_bench(int argc, char **argv, int bench)
             return cmd_fail(cmd, &e);
     }
     /* The live endpoint: a port in use is a usage error, before anything starts. */
-    if (cfg.run.metrics_listen[0]) {
-        if (!cfg.run.metrics) {
-            err_set(&e, E_USAGE, "'run.metrics_listen' needs 'run.metrics' true");
-            return cmd_fail(cmd, &e);
-        }
-        if (mserve_start(&run_serve, cfg.run.metrics_listen, "run.metrics_listen", &e) < 0)
-            return cmd_fail(cmd, &e);
-        fprintf(stderr, "metrics: http://%s/metrics\n", mserve_address(run_serve));
-    }
+    if (cmd_serve_start(&cfg, &run_serve, &e) < 0)
+        return cmd_fail(cmd, &e);
     sig_install();
     /* Each repeat is a record of its own; compare groups them by label. */
     for (int i = 1; i <= repeat && rc == 0 && !sig_stop_requested(); i++) {

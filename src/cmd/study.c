@@ -381,7 +381,7 @@ static int initial_load(struct study *x, struct err *e)
     c.load.drop = 1;
     x->s.cfg = &c;
     if ((rc = record_make_dir(x->dir, "study-load", ldir, sizeof(ldir), e)) == 0) {
-        rc = load_with_session(&x->s, rec, ldir, 0, e);
+        rc = load_with_session(&x->s, rec, ldir, 0, NULL, e);
         json_object_set_new(rec, "status", json_string(rc == 0 ? "complete" : "failed"));
         record_write_json(ldir, "run.json", rec, e);
     }
@@ -1020,6 +1020,14 @@ static int study_main(struct study *x, int argc, char **argv)
     if (study_plan_load(&x->plan, &x->cfg, x->args.pos[0], &e) < 0 ||
         cfg_validate(&x->cfg, &e) < 0)
         return cmd_fail("study", &e);
+    /* Not served here: refused rather than ignored. */
+    if (x->cfg.run.metrics_listen[0]) {
+        err_set(&e, E_USAGE,
+                "'run.metrics_listen': study does not serve the live endpoint (run, bench and "
+                "load do): remove it from the config, or watch one step with 'tpccbench bench "
+                "--metrics-listen'");
+        return cmd_fail("study", &e);
+    }
     {
         static struct study_run sched[STUDY_MAX_RUNS];
         x->nruns = study_schedule(&x->plan, sched, STUDY_MAX_RUNS);

@@ -251,6 +251,14 @@ int cmd_sweep(int argc, char **argv)
                   sweep_opts);
         return 0;
     }
+    /* Not served here: refused rather than ignored. */
+    if (cfg.run.metrics_listen[0]) {
+        err_set(&e, E_USAGE,
+                "'run.metrics_listen': sweep does not serve the live endpoint (run, bench and "
+                "load do): remove it from the config, or watch one point with 'tpccbench run "
+                "--metrics-listen'");
+        return cmd_fail("sweep", &e);
+    }
     if (!(rl = cmd_extra(&a, "rtt"))) {
         err_set(&e, E_USAGE, "--rtt: give a list of round-trip times such as 0,0.3ms,6.5ms");
         return cmd_fail("sweep", &e);
@@ -337,7 +345,7 @@ int cmd_sweep(int argc, char **argv)
         char ldir[4096];
         cfg.load.drop = 1;
         if ((rc = record_make_dir(cfg.results.dir, "sweep-load", ldir, sizeof(ldir), &e)) == 0) {
-            rc = load_with_session(&s, rec, ldir, 0, &e);
+            rc = load_with_session(&s, rec, ldir, 0, NULL, &e);
             if (rc == 0)
                 json_object_set_new(rec, "status", json_string("complete"));
             record_write_json(ldir, "run.json", rec, &e);

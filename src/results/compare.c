@@ -237,6 +237,8 @@ static void redact_at(json_t *obj, const char *key, int mask_whole)
     json_string_set(v, out);
 }
 
+static void metrics_why(json_t *doc, struct cmp_run *r);
+
 /*
  * What compare and report show comes from the record; a record written by
  * an older tpccbench (whose redaction missed ODBC's PWD=) or edited by hand
@@ -347,7 +349,56 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
         r->v[CMP_CPU] = user + sys; /* NAN when either is absent */
         r->v[CMP_DISK] = rd + wr;
     }
+    metrics_why(doc, r);
     return 0;
+}
+
+/* The note of metrics column col in doc, or NULL. */
+static const char *column_note(json_t *doc, const char *col)
+{
+    char path[128];
+
+    snprintf(path, sizeof(path), "metrics.columns.%s.note", col);
+    return json_string_value(jget(doc, path));
+}
+
+/* Why r's metrics figures are absent (r->metrics_note; "" when all are there):
+ * no "metrics" at all (metrics off, a load's record, a record from before
+ * tpccbench sampled them), or the columns' own notes. */
+static void metrics_why(json_t *doc, struct cmp_run *r)
+{
+    const char *n;
+    json_t *on = jget(doc, "config.run.metrics");
+    const char *kind = json_string_value(json_object_get(doc, "kind"));
+
+    r->metrics_note[0] = '\0';
+    if (!isnan(r->v[CMP_CPU]) && !isnan(r->v[CMP_IOWAIT]) && !isnan(r->v[CMP_DISK]))
+        return;
+    if (!json_is_object(json_object_get(doc, "metrics"))) {
+        if (json_is_false(on))
+            snprintf(r->metrics_note, sizeof(r->metrics_note),
+                     "no metrics: the run had run.metrics false");
+        else if (kind && strcmp(kind, "load") == 0)
+            snprintf(r->metrics_note, sizeof(r->metrics_note),
+                     "no metrics: a load's record (metrics are sampled for runs)");
+        else if (json_is_object(json_object_get(doc, "run")) && !jget(doc, "run.notpm"))
+            snprintf(r->metrics_note, sizeof(r->metrics_note),
+                     "no metrics: the run ended before it measured anything");
+        else
+            snprintf(r->metrics_note, sizeof(r->metrics_note),
+                     "no metrics in this record (written before tpccbench recorded them)");
+        return;
+    }
+    if (isnan(r->v[CMP_CPU]) || isnan(r->v[CMP_IOWAIT])) {
+        n = column_note(doc, isnan(r->v[CMP_IOWAIT]) ? "cpu_iowait_pct" : "cpu_user_pct");
+        snprintf(r->metrics_note, sizeof(r->metrics_note), "CPU: %s",
+                 n ? n : "not in the record's metrics");
+    }
+    if (isnan(r->v[CMP_DISK]) && !r->metrics_note[0]) {
+        n = column_note(doc, "disk_data_write_mb_per_s");
+        snprintf(r->metrics_note, sizeof(r->metrics_note), "data disk: %s",
+                 n ? n : "not in the record's metrics");
+    }
 }
 
 /*
@@ -1274,6 +1325,15 @@ static int left_aligned(int col)
     return col == C_LABEL || col == C_NOTE;
 }
 
+/* Why a step lacks a metrics figure: the note of its first run that does, "" when none. */
+static const char *step_metrics_note(const struct cmp *c, const struct cmp_step *st)
+{
+    for (int i = 0; i < st->n; i++)
+        if (c->runs[st->first + i].metrics_note[0])
+            return c->runs[st->first + i].metrics_note;
+    return "";
+}
+
 static void print_text(FILE *out, const struct cmp *c)
 {
     char(*cells)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*cells));
@@ -1330,6 +1390,14 @@ static void print_text(FILE *out, const struct cmp *c)
     }
     if (any_noise(c))
         fprintf(out, "\n~ within noise: the step's min..max overlaps its baseline's\n");
+    /* A step without the metrics the others have: why. */
+    for (int s = 0, first = 1; mets && s < c->n_steps; s++) {
+        const char *why = step_metrics_note(c, &c->steps[s]);
+        if (!why[0])
+            continue;
+        fprintf(out, "%s- metrics of step %d: %s\n", first ? "\n" : "", s + 1, why);
+        first = 0;
+    }
     if (c->n_steps > 1) {
         const struct cmp_step *a = &c->steps[0], *b = &c->steps[c->n_steps - 1];
         char l[32], n[32], t[32], p[32];
@@ -1475,6 +1543,8 @@ static void print_csv(FILE *out, const struct cmp *c)
 {
     static const int ms[] = { CMP_LOAD, CMP_NOTPM, CMP_TPS, CMP_P90 + TX_NEW_ORDER };
     static const char *const names[] = { "load_s", "notpm", "tps", "new_order_p90_ms" };
+    static const int mms[] = { CMP_CPU, CMP_IOWAIT, CMP_DISK };
+    static const char *const mnames[] = { "cpu_pct", "iowait_pct", "disk_mb_per_s" };
 
     fputs("step,label,change,runs", out);
     for (int k = 0; k < 4; k++) {
@@ -1487,7 +1557,11 @@ static void print_csv(FILE *out, const struct cmp *c)
         if (k == 0)
             fputs(",load_s_gain_first_pct", out);
     }
-    fputs(",changes\n", out);
+    /* The metrics of the text table's step row; empty cells and a note when a
+     * record has none (metrics off, or older than them). */
+    for (int k = 0; k < 3; k++)
+        fprintf(out, ",%s,%s_min,%s_max", mnames[k], mnames[k], mnames[k]);
+    fputs(",metrics_note,changes\n", out);
     for (int s = 0; s < c->n_steps; s++) {
         const struct cmp_step *st = &c->steps[s];
         const struct cmp_run *r = &c->runs[st->first];
@@ -1508,6 +1582,12 @@ static void print_csv(FILE *out, const struct cmp *c)
             if (k == 0)
                 csv_num(out, s ? cmp_gain(m, c->steps[0].med[m], st->med[m]) * 100.0 : NAN, "%.2f");
         }
+        for (int k = 0; k < 3; k++) {
+            csv_num(out, st->med[mms[k]], "%.6g");
+            csv_num(out, st->lo[mms[k]], "%.6g");
+            csv_num(out, st->hi[mms[k]], "%.6g");
+        }
+        csv_field(out, step_metrics_note(c, st), 0);
         buf[0] = '\0';
         for (int i = 0; i < st->n_diffs && o + 1 < sizeof(buf); i++) {
             int w = snprintf(buf + o, sizeof(buf) - o, "%s%s: %s -> %s%s", i ? "; " : "",
@@ -1565,6 +1645,9 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
                             json_pack("{s:o, s:o, s:o}", "cpu_pct", jfig(st, CMP_CPU),
                                       "iowait_pct", jfig(st, CMP_IOWAIT), "disk_mb_per_s",
                                       jfig(st, CMP_DISK)));
+        if (step_metrics_note(c, st)[0])
+            json_object_set_new(json_object_get(o, "metrics"), "note",
+                                json_string(step_metrics_note(c, st)));
         if (s > 0) {
             const struct cmp_step *pv = &c->steps[s - 1], *f = &c->steps[0];
             json_object_set_new(

@@ -71,6 +71,7 @@ struct cmp_run {
     const char *status;     /* "complete", "interrupted", ... */
     const char *started;    /* UTC start time, "" when absent */
     double v[CMP_NMETRICS]; /* the figures, NAN when absent */
+    char metrics_note[320]; /* why a metrics figure (CMP_CPU..CMP_DISK) is absent, "" if none is */
 };
 
 /* One difference between a step and the step before. */

@@ -189,6 +189,8 @@ json_t *record_config(const struct config *c)
                         c->database.pooler[0] ? json_string(c->database.pooler) : json_null());
     json_object_set_new(json_object_get(cfg, "run"), "statements",
                         json_string(run_statements_name(c->run.statements)));
+    /* Whether the run sampled metrics: compare says so where a record has none. */
+    json_object_set_new(json_object_get(cfg, "run"), "metrics", json_boolean(c->run.metrics));
     return cfg;
 }
 

@@ -7,13 +7,16 @@
  * its unit in its name, its Prometheus family and labels, and a note saying
  * why it was unavailable when it was.  Rates are differences of two samples
  * over the time between them (measured here, not assumed to be 1 s).  The
- * database's statistics come from four statements of admin.sql, each
+ * database's statistics come from four statements of admin.sql (for
+ * checkpoints, one of two by the server's version where the dialect has a
+ * metrics_server_version: PostgreSQL 17 moved them to pg_stat_checkpointer), each
  * returning rows (name, value); db_keys[] says which statement each name
  * is expected from, so a statement that fails (no privilege, a view an older
  * or newer server lacks) is named in the notes of exactly its columns.  A statement refused for
  * good (SQLSTATE class 42: privilege, undefined object) is not tried again.
  *
- * Runs on the monitor's thread only; nothing here prints or exits, and
+ * Runs on the monitor's thread only (during a load: the load command's sampling
+ * thread); nothing here prints or exits, and
  * nothing here is on the per-transaction path.
  */
 #include "run/metrics.h"
@@ -27,19 +30,34 @@
 #include <unistd.h>
 
 #include "core/clock.h"
-#include "db/dialect.h"
 #include "core/hist.h"
+#include "db/dialect.h"
+#include "db/schema_sql.h"
 #include "run/mserve.h"
 #include "run/osmetrics.h"
+#include "tpcc/loader.h"
 
 #define MCOL_MAX 192
 #define MDEV_MAX 8
 #define MNET_MAX 16
 
-/* The database statements, in id order. */
-enum { MQ_COUNTERS, MQ_WAL, MQ_CHECKPOINTS, MQ_SESSIONS, MQ_N };
-static const char *const mq_names[MQ_N] = { "metrics_counters", "metrics_wal",
-                                            "metrics_checkpoints", "metrics_sessions" };
+/* The database statements, in id order: the four every dialect has, then
+ * two a dialect may add (PostgreSQL): the server's version, and the
+ * checkpoint statement of servers from PostgreSQL 17 on, used instead of
+ * metrics_checkpoints there (metrics_checkpoints_stmt). */
+enum {
+    MQ_COUNTERS,
+    MQ_WAL,
+    MQ_CHECKPOINTS,
+    MQ_SESSIONS,
+    MQ_NBASE,
+    MQ_VERSION = MQ_NBASE,
+    MQ_CHECKPOINTS_17,
+    MQ_N
+};
+static const char *const mq_names[MQ_N] = { "metrics_counters",       "metrics_wal",
+                                            "metrics_checkpoints",    "metrics_sessions",
+                                            "metrics_server_version", "metrics_checkpoints_17" };
 
 /* The names the statements return, and which statement returns each. */
 enum {
@@ -168,6 +186,10 @@ struct mdb {
     const struct dialect *d; /* the metrics' (outlives the thread: see mdb_release) */
     struct dialect own_d;    /* ... kept here */
     int stmt_off[MQ_N];      /* thread only: refused for good */
+    int n_mq;                /* statements loaded: MQ_NBASE, or MQ_N with the versioned ones */
+    int version_read;        /* thread only: server_version_num asked for */
+    long server_version;     /* thread only: server_version_num, 0 when unknown */
+    int ckpt_q;              /* MQ_CHECKPOINTS or MQ_CHECKPOINTS_17 (under lock once read) */
     /* The latest sample, under lock. */
     double val[NDBK];
     int have[NDBK];
@@ -189,6 +211,9 @@ struct metrics {
     int have_d;
     char d_note[300];          /* why there are no database statements */
     char stmt_note[MQ_N][300]; /* the latest failure of each statement (from db) */
+    int n_mq;                  /* statements in d: MQ_NBASE or MQ_N */
+    int ckpt_q;                /* the checkpoint statement in use (from db) */
+    long server_version;       /* server_version_num (from db), 0 when unknown */
     struct mcol cols[MCOL_MAX];
     int ncol;
     struct mdev dev[MDEV_MAX];
@@ -421,6 +446,21 @@ static void dev_add(struct metrics *m, const char *name, const char *role, const
     snprintf(d->note, sizeof(d->note), "%s", note ? note : "");
 }
 
+/* Whether the dialect's admin.sql has the versioned statements (both). */
+static int dialect_has_versions(const char *dialect)
+{
+    const char *admin = schema_sql(dialect, "admin");
+
+    return admin && strstr(admin, "-- name: metrics_server_version\n") &&
+           strstr(admin, "-- name: metrics_checkpoints_17\n");
+}
+
+const char *metrics_checkpoints_stmt(long server_version_num, int have_17)
+{
+    return have_17 && server_version_num >= 170000 ? mq_names[MQ_CHECKPOINTS_17]
+                                                   : mq_names[MQ_CHECKPOINTS];
+}
+
 struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
 {
     struct metrics *m = calloc(1, sizeof(*m));
@@ -434,6 +474,7 @@ struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
     snprintf(m->dialect, sizeof(m->dialect), "%s", o->dialect ? o->dialect : "");
     m->synthetic = o->synthetic;
     m->serve = o->serve;
+    m->ckpt_q = MQ_CHECKPOINTS;
     m->clk_tck = sysconf(_SC_CLK_TCK);
     if (m->clk_tck <= 0)
         m->clk_tck = 100;
@@ -476,7 +517,8 @@ struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
     /* The database's statements; a dialect without them records why. */
     if (m->synthetic) {
         snprintf(m->d_note, sizeof(m->d_note), "driver null: no database behind it");
-    } else if (dialect_load(&m->d, m->dialect, "admin", mq_names, MQ_N, e) < 0) {
+    } else if ((m->n_mq = dialect_has_versions(m->dialect) ? MQ_N : MQ_NBASE),
+               dialect_load(&m->d, m->dialect, "admin", mq_names, m->n_mq, e) < 0) {
         snprintf(m->d_note, sizeof(m->d_note), "no metrics statements for dialect '%.31s': %.200s",
                  m->dialect, e->msg);
         err_clear(e);
@@ -532,6 +574,51 @@ static int refused_for_good(const struct err *e)
     return strncmp(e->sqlstate, "42", 2) == 0 || strcmp(e->sqlstate, "55000") == 0;
 }
 
+/* Once per connection: the server's version (metrics_server_version), and
+ * from it the checkpoint statement.  Unknown (no such statement, or it
+ * failed): metrics_checkpoints, whose failure then names itself. */
+static void db_version(struct mdb *w, char notes[MQ_N][300], int *lost)
+{
+    struct db_conn *c = w->c;
+    struct err e;
+    int rc;
+
+    err_clear(&e);
+    if (w->n_mq > MQ_VERSION) {
+        if ((rc = db_query(c, w->d->sql[MQ_VERSION], NULL, 0, &e)) < 0) {
+            snprintf(notes[MQ_VERSION], sizeof(notes[MQ_VERSION]), "%s: %.220s",
+                     mq_names[MQ_VERSION], e.msg);
+            if (rc == E_CONN) {
+                *lost = 1;
+                return;
+            }
+            if (!(c->ops->flags & DB_F_AUTOCOMMIT)) {
+                struct err e2;
+                db_rollback(c, &e2);
+            }
+        } else {
+            while (db_next(c) == 1) {
+                int len = 0;
+                const char *v = db_col_text(c, 1, &len);
+                char vbuf[32];
+                if (v && len > 0 && len < (int)sizeof(vbuf)) {
+                    memcpy(vbuf, v, (size_t)len);
+                    vbuf[len] = '\0';
+                    w->server_version = strtol(vbuf, NULL, 10);
+                }
+            }
+            db_end_reads(c, &e);
+        }
+    }
+    pthread_mutex_lock(&w->lock);
+    w->ckpt_q = strcmp(metrics_checkpoints_stmt(w->server_version, w->n_mq > MQ_CHECKPOINTS_17),
+                       mq_names[MQ_CHECKPOINTS_17]) == 0
+                    ? MQ_CHECKPOINTS_17
+                    : MQ_CHECKPOINTS;
+    pthread_mutex_unlock(&w->lock);
+    w->version_read = 1;
+}
+
 /* Read the statistics through w->c into val/have/notes (the thread's own
  * copies); *lost: the connection is gone. */
 static void db_read(struct mdb *w, double *val, int *have, char notes[MQ_N][300], int *lost)
@@ -540,7 +627,10 @@ static void db_read(struct mdb *w, double *val, int *have, char notes[MQ_N][300]
 
     memset(have, 0, sizeof(int) * NDBK);
     *lost = 0;
-    for (int q = 0; q < MQ_N; q++) {
+    if (!w->version_read && (db_version(w, notes, lost), *lost))
+        return;
+    for (int qb = 0; qb < MQ_NBASE; qb++) {
+        int q = qb == MQ_CHECKPOINTS ? w->ckpt_q : qb;
         struct err e;
         int rc;
         if (w->stmt_off[q])
@@ -688,6 +778,8 @@ static void db_get(struct metrics *m, uint64_t wait_us)
         memcpy(m->db_cur, w->val, sizeof(m->db_cur));
         memcpy(m->db_cur_have, w->have, sizeof(m->db_cur_have));
         memcpy(m->stmt_note, w->stmt_note, sizeof(m->stmt_note));
+        m->ckpt_q = w->ckpt_q;
+        m->server_version = w->server_version;
         m->db_t_cur = w->t_us;
         m->db_cpu_ms = w->cpu_ms;
     }
@@ -697,10 +789,15 @@ static void db_get(struct metrics *m, uint64_t wait_us)
 /* Why database key k has no value now. */
 static void db_why(const struct metrics *m, int k, int have_conn, char *out, size_t len)
 {
-    int q = db_keys[k].stmt;
+    int q = db_keys[k].stmt == MQ_CHECKPOINTS ? m->ckpt_q : db_keys[k].stmt;
 
     (void)have_conn;
-    if (!m->have_d)
+    if (k == K_BUF_BACKEND && q == MQ_CHECKPOINTS_17 && !m->db_miss[0])
+        snprintf(out, len,
+                 "PostgreSQL %ld.%ld has no buffers_backend (removed in 17 with "
+                 "pg_stat_bgwriter's checkpoint columns; backends' writes are in pg_stat_io)",
+                 m->server_version / 10000, m->server_version % 10000);
+    else if (!m->have_d)
         snprintf(out, len, "%s", m->d_note);
     else if (m->db_miss[0])
         snprintf(out, len, "%s", m->db_miss);
@@ -951,6 +1048,8 @@ void metrics_start(struct metrics *m, struct db_conn *c)
             w->c = c;
             w->own_d = m->d; /* the statements move to the worker, which may outlive m */
             w->d = &w->own_d;
+            w->n_mq = m->n_mq;
+            w->ckpt_q = MQ_CHECKPOINTS;
             m->have_d = 1;
             memset(&m->d, 0, sizeof(m->d));
             if (pthread_create(&th, NULL, mdb_main, w) == 0) {
@@ -1077,11 +1176,12 @@ static void histogram(struct sbuf *b, const struct metrics *m, const char *name,
               (unsigned long long)h->n_samples);
 }
 
+static void render_figures(struct sbuf *b, const struct metrics *m, int om);
+
 /* The whole text; om: OpenMetrics 1.0 (else Prometheus text 0.0.4). */
 static void render(struct sbuf *b, const struct metrics *m, const struct series_row *row,
                    const struct vu_stats *cum, int in_tx, int down, int om)
 {
-    const double *v = m->nrow ? &m->vals[(size_t)(m->nrow - 1) * (size_t)m->ncol] : NULL;
     static const char *const outcomes[5] = { "committed", "rolled_back", "error", "unknown",
                                              "retried" };
 
@@ -1127,7 +1227,15 @@ static void render(struct sbuf *b, const struct metrics *m, const struct series_
     family(b, om, "tpccbench_connections_down", "gauge",
            "virtual users and delivery workers without a connection");
     sb_printf(b, "tpccbench_connections_down %d\n", down);
-    /* The OS and database figures, one family at a time (first appearance order). */
+    render_figures(b, m, om);
+}
+
+/* The OS and database figures of the latest row, one family at a time
+ * (first appearance order), then the end of the text. */
+static void render_figures(struct sbuf *b, const struct metrics *m, int om)
+{
+    const double *v = m->nrow ? &m->vals[(size_t)(m->nrow - 1) * (size_t)m->ncol] : NULL;
+
     for (int i = 0; v && i < m->ncol; i++) {
         int first = 1, any = 0;
         for (int j = 0; j < i && first; j++)
@@ -1155,6 +1263,17 @@ static void render(struct sbuf *b, const struct metrics *m, const struct series_
         sb_printf(b, "# EOF\n");
 }
 
+/* Hand both texts to the endpoint (it takes them), or drop them. */
+static void publish(struct metrics *m, struct sbuf *om, struct sbuf *pt)
+{
+    if (!om->oom && !pt->oom) {
+        mserve_publish(m->serve, om->p, om->n, pt->p, pt->n);
+    } else {
+        free(om->p);
+        free(pt->p);
+    }
+}
+
 void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
                   int in_tx, int down)
 {
@@ -1165,12 +1284,62 @@ void metrics_tick(struct metrics *m, const struct series_row *row, const struct 
         struct sbuf om = { 0 }, pt = { 0 };
         render(&om, m, row, cum, in_tx, down, 1);
         render(&pt, m, row, cum, in_tx, down, 0);
-        if (!om.oom && !pt.oom)
-            mserve_publish(m->serve, om.p, om.n, pt.p, pt.n); /* takes both buffers */
-        else {
-            free(om.p);
-            free(pt.p);
-        }
+        publish(m, &om, &pt);
+    }
+}
+
+/* The load's own families (see metrics_load_tick), then the OS and DB figures. */
+static void render_load(struct sbuf *b, const struct metrics *m, const struct load_live *l,
+                        double elapsed_s, int om)
+{
+    int phase = __atomic_load_n(&l->phase, __ATOMIC_RELAXED);
+
+    family(b, om, "tpccbench_load_rows_total", "counter",
+           "rows committed per table since the load started (at each step's commit)");
+    for (int t = 0; t < T_NTABLES; t++)
+        sb_printf(b, "tpccbench_load_rows_total{table=\"%s\"} %lld\n", tpcc_table_name(t),
+                  (long long)__atomic_load_n(&l->rows[t], __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_rows_sent_total", "counter",
+           "rows sent to the server per table, committed or not (per 256 kB buffer)");
+    for (int t = 0; t < T_NTABLES; t++)
+        sb_printf(b, "tpccbench_load_rows_sent_total{table=\"%s\"} %lld\n", tpcc_table_name(t),
+                  (long long)__atomic_load_n(&l->rows_sent[t], __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_steps_total", "counter",
+           "load steps committed (the plan, one table's rows for one warehouse, one index)");
+    sb_printf(b, "tpccbench_load_steps_total %lld\n",
+              (long long)__atomic_load_n(&l->steps, __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_phase", "gauge",
+           "1 for the phase the load is in (done: finished), 0 for the others");
+    for (int p = 0; p < LOAD_NPHASES; p++)
+        sb_printf(b, "tpccbench_load_phase{phase=\"%s\"} %d\n", load_phase_name(p), p == phase);
+    family(b, om, "tpccbench_load_phase_done", "gauge",
+           "work done in the current phase: rows (copy), indexes (index), tables (analyze)");
+    sb_printf(b, "tpccbench_load_phase_done %lld\n",
+              (long long)__atomic_load_n(&l->phase_done, __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_phase_planned", "gauge",
+           "the current phase's work, in the units of tpccbench_load_phase_done");
+    sb_printf(b, "tpccbench_load_phase_planned %lld\n",
+              (long long)__atomic_load_n(&l->phase_total, __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_warehouses", "gauge", "warehouses being loaded");
+    sb_printf(b, "tpccbench_load_warehouses %d\n",
+              __atomic_load_n(&l->warehouses, __ATOMIC_RELAXED));
+    family(b, om, "tpccbench_load_elapsed_seconds", "gauge", "time since the load started");
+    sb_printf(b, "tpccbench_load_elapsed_seconds %.3f\n", elapsed_s);
+    render_figures(b, m, om);
+}
+
+void metrics_load_tick(struct metrics *m, const struct load_live *l, double elapsed_s)
+{
+    if (!m)
+        return;
+    /* Only the latest row is served: a load keeps no history (no metrics.csv). */
+    m->nrow = 0;
+    add_row(m, (int)elapsed_s, 'l', DB_WAIT_US);
+    if (m->serve) {
+        struct sbuf om = { 0 }, pt = { 0 };
+        render_load(&om, m, l, elapsed_s, 1);
+        render_load(&pt, m, l, elapsed_s, 0);
+        publish(m, &om, &pt);
     }
 }
 

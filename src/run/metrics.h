@@ -34,6 +34,7 @@
 
 struct metrics;
 struct mserve;
+struct load_live;
 
 struct metrics_opts {
     const char *dialect;     /* "postgresql", "mysql", "ansi" */
@@ -65,6 +66,15 @@ void metrics_start(struct metrics *m, struct db_conn *c);
 void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
                   int in_tx, int down);
 
+/*
+ * The same sample during a load, from a thread of the load command's once a
+ * second: the endpoint serves the load's rows by table, steps and phase
+ * (read from l, which the loader updates with atomics) beside the OS and
+ * database figures.  Keeps only the latest row (a load writes no
+ * metrics.csv).  m may be NULL: nothing happens.
+ */
+void metrics_load_tick(struct metrics *m, const struct load_live *l, double elapsed_s);
+
 /* The last row, after the run (phase 's'). */
 void metrics_finish(struct metrics *m);
 
@@ -78,6 +88,15 @@ json_t *metrics_json(const struct metrics *m);
 /* The summary's lines: CPU, iowait, data disk MB/s and await, WAL MB/s,
  * checkpoints (means over the measured rows). */
 void metrics_print(FILE *out, const struct metrics *m);
+
+/*
+ * The admin.sql statement that reads checkpoints from a server whose
+ * server_version_num is server_version_num (0: unknown): PostgreSQL 17 moved
+ * the checkpoint counters from pg_stat_bgwriter to pg_stat_checkpointer, so
+ * from 170000 on "metrics_checkpoints_17" when the dialect has it (have_17),
+ * else "metrics_checkpoints".
+ */
+const char *metrics_checkpoints_stmt(long server_version_num, int have_17);
 
 /* Mean over the measured rows of column name, NaN when none (tests). */
 double metrics_mean(const struct metrics *m, const char *name);

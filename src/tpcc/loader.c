@@ -4,8 +4,9 @@
  * Phases: schema (one connection), copy (o->jobs connections pull work units
  * (table, warehouse) from a shared counter, biggest first, each one bulk load
  * committed on its own), index (the same connections pull statements of
- * indexes.sql), analyze.  Threads share only the counters below, updated with
- * atomics once per buffer, never per row.
+ * indexes.sql), analyze.  Threads share only the counters below (and the
+ * caller's struct load_live), updated with atomics once per buffer, never
+ * per row.
  */
 #include "tpcc/loader.h"
 
@@ -49,6 +50,27 @@ static void done_release(struct done_steps *d)
         free(d->names[i]);
     free(d->names);
     memset(d, 0, sizeof(*d));
+}
+
+const char *load_phase_name(int phase)
+{
+    static const char *const names[LOAD_NPHASES] = { "connect", "schema",  "copy",
+                                                     "index",   "analyze", "done" };
+
+    return phase >= 0 && phase < LOAD_NPHASES ? names[phase] : "unknown";
+}
+
+/* A live counter: add n when the caller watches. */
+static void live_add(int64_t *p, int64_t n)
+{
+    __atomic_add_fetch(p, n, __ATOMIC_RELAXED);
+}
+
+static void set_phase(const struct load_opts *o, struct load_stats *st, int phase)
+{
+    snprintf(st->phase, sizeof(st->phase), "%s", load_phase_name(phase));
+    if (o->live)
+        __atomic_store_n(&o->live->phase, phase, __ATOMIC_RELAXED);
 }
 
 static void unit_step(const struct unit *u, char *buf, size_t len)
@@ -98,6 +120,7 @@ static void fail_shared(struct load_shared *sh, const struct err *e)
 
 struct put_arg {
     struct load_shared *sh;
+    int table;
     struct db_conn *c;
     struct err *e;
     int64_t rows_reported;
@@ -116,6 +139,8 @@ static int put_rows(void *arg, const char *buf, size_t len)
     if ((rc = db_bulk_put(a->c, buf, len, a->e)) < 0)
         return rc;
     __atomic_add_fetch(&a->sh->rows_done, a->sink->rows - a->rows_reported, __ATOMIC_RELAXED);
+    if (a->sh->o->live)
+        live_add(&a->sh->o->live->rows_sent[a->table], a->sink->rows - a->rows_reported);
     a->rows_reported = a->sink->rows;
     return 0;
 }
@@ -131,7 +156,9 @@ static int step_commit(struct load_shared *sh, struct db_conn *c, const char *st
 
     if ((rc = db_query(c, sh->ad.sql[A_STEP_INSERT], p, 5, e)) < 0)
         return err_prefix(e, "recording load step %s", step);
-    return db_commit(c, e);
+    if ((rc = db_commit(c, e)) == 0 && sh->o->live)
+        live_add(&sh->o->live->steps, 1);
+    return rc;
 }
 
 static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const struct unit *u,
@@ -140,7 +167,7 @@ static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const
     char step[64];
 
     struct gen_sink sink = { .buf = buf, .cap = LOAD_BUF_BYTES };
-    struct put_arg pa = { .sh = sh, .c = c, .e = e, .sink = &sink };
+    struct put_arg pa = { .sh = sh, .table = u->table, .c = c, .e = e, .sink = &sink };
     uint64_t t0 = clock_us();
     int rc;
 
@@ -174,6 +201,8 @@ static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const
     sh->rows[u->table] += sink.rows;
     sh->bytes += sink.bytes;
     pthread_mutex_unlock(&sh->lock);
+    if (sh->o->live)
+        live_add(&sh->o->live->rows[u->table], sink.rows);
     return 0;
 }
 
@@ -249,6 +278,10 @@ static int run_phase(struct load_shared *sh, void *(*fn)(void *), const char *na
     sh->next = 0;
     sh->ndone = 0;
     sh->rows_done = 0;
+    if (o->live) {
+        __atomic_store_n(&o->live->phase_done, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&o->live->phase_total, total, __ATOMIC_RELAXED);
+    }
     if (o->progress) {
         progress_init(&pr, o->progress);
         progress_phase(&pr, name, total, unit);
@@ -275,7 +308,13 @@ static int run_phase(struct load_shared *sh, void *(*fn)(void *), const char *na
         }
         if (o->progress)
             progress_update(&pr, __atomic_load_n(&sh->rows_done, __ATOMIC_RELAXED));
+        if (o->live)
+            __atomic_store_n(&o->live->phase_done,
+                             __atomic_load_n(&sh->rows_done, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
     }
+    if (o->live)
+        __atomic_store_n(&o->live->phase_done, __atomic_load_n(&sh->rows_done, __ATOMIC_RELAXED),
+                         __ATOMIC_RELAXED);
     for (int i = 0; i < started; i++)
         pthread_join(jobs[i].thread, NULL);
     free(jobs);
@@ -543,6 +582,8 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     err_clear(&sh.err);
     st->warehouses = o->warehouses;
     st->seed = o->seed;
+    if (o->live)
+        __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
     if ((rc = admin_dialect_load(&sh.ad, o->dialect, e)) < 0)
         goto out;
 
@@ -551,13 +592,13 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
         rc = err_set(e, E_FAIL, "out of memory");
         goto out;
     }
-    snprintf(st->phase, sizeof(st->phase), "connect");
+    set_phase(o, st, LOAD_CONNECT);
     for (; nconn < o->jobs; nconn++) {
         if ((rc = db_connect(o->ops, NULL, o->args, &sh.conns[nconn], e)) < 0)
             goto out;
     }
 
-    snprintf(st->phase, sizeof(st->phase), "schema");
+    set_phase(o, st, LOAD_SCHEMA);
     t0 = clock_us();
     sh.load_epoch = (int64_t)time(NULL);
     if (o->resume) {
@@ -575,6 +616,8 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
                     done.n);
         st->warehouses = o->warehouses;
         st->seed = o->seed;
+        if (o->live)
+            __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
     }
     if (!o->resume) {
         if ((rc = create_schema(&sh, sh.conns[0], e)) < 0)
@@ -599,7 +642,7 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
         goto out;
     }
 
-    snprintf(st->phase, sizeof(st->phase), "copy");
+    set_phase(o, st, LOAD_COPY);
     st->steps_skipped = make_units(&sh, o->warehouses, &done, &expect_rows);
     t0 = clock_us();
     rc = run_phase(&sh, copy_job, "copy", expect_rows, "rows", e);
@@ -610,7 +653,7 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     if (rc < 0)
         goto out;
 
-    snprintf(st->phase, sizeof(st->phase), "index");
+    set_phase(o, st, LOAD_INDEX);
     /* Session settings for the index build, if the dialect has any. */
     if (schema_sql(o->dialect, "load_session"))
         for (int i = 0; i < nconn; i++) {
@@ -637,7 +680,7 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     if (rc < 0)
         goto out;
 
-    snprintf(st->phase, sizeof(st->phase), "analyze");
+    set_phase(o, st, LOAD_ANALYZE);
     for (int i = 0; i < sh.nstmts; i++)
         free(sa.owned[i]);
     memset(&sa.owned, 0, sizeof(sa.owned));
@@ -665,7 +708,7 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     }
     if (rc < 0)
         goto out;
-    snprintf(st->phase, sizeof(st->phase), "done");
+    set_phase(o, st, LOAD_DONE);
 out:
     st->total_s = since_s(t_all);
     for (int i = 0; i < sh.nstmts; i++)

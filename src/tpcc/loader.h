@@ -21,6 +21,36 @@
 #include "tpcc/gen.h"
 #include "tpcc/random.h"
 
+/* The phases of a load, in order (load_stats.phase holds the name). */
+enum load_phase {
+    LOAD_CONNECT,
+    LOAD_SCHEMA,
+    LOAD_COPY,
+    LOAD_INDEX,
+    LOAD_ANALYZE,
+    LOAD_DONE,
+    LOAD_NPHASES
+};
+
+/* "connect", "schema", "copy", "index", "analyze", "done". */
+const char *load_phase_name(int phase);
+
+/*
+ * A load in progress, as another thread may read it (the live metrics
+ * endpoint): every field is written by the loader with relaxed atomics -
+ * rows once per bulk buffer (256 kB) or step, never per row - and read with
+ * __atomic_load_n.  Caller-owned and zeroed; the loader only adds and sets.
+ */
+struct load_live {
+    int64_t rows_sent[T_NTABLES]; /* rows sent to the server per table (uncommitted too) */
+    int64_t rows[T_NTABLES];      /* rows committed per table (each step's, at its commit) */
+    int64_t steps;                /* steps this load committed (plan, copy units, indexes) */
+    int64_t phase_done;           /* work done in the phase (rows, indexes, tables), ~0.1 s old */
+    int64_t phase_total;          /* the phase's work (0 before the copy) */
+    int phase;                    /* enum load_phase reached */
+    int warehouses;               /* of the load (with resume: the failed load's) */
+};
+
 struct load_opts {
     const struct db_ops *ops;
     const struct db_connect_args *args;
@@ -31,6 +61,7 @@ struct load_opts {
     int resume;           /* continue a failed load: skip its committed steps */
     uint64_t seed;
     FILE *progress;       /* NULL: no output */
+    struct load_live *live; /* kept up to date when not NULL (kept, not owned) */
 };
 
 struct load_stats {

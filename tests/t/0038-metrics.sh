@@ -24,7 +24,11 @@
 #     it cannot see are said in the session columns' note; a device named
 #     with --metrics-devices that is not there has its columns unavailable,
 #     with a note;
-#  5. run.metrics false: no metrics.csv, no "metrics" in run.json.
+#  5. run.metrics false: no metrics.csv, no "metrics" in run.json; compare's
+#     CSV and JSON give the metrics of the run that has them and empty cells
+#     with a note for the one that has not;
+#  6. PostgreSQL 17's checkpoint statement runs against a stand-in
+#     pg_stat_checkpointer view and returns no buffers_backend.
 # Prints TAP.  About 45 s.
 set -u
 
@@ -212,6 +216,9 @@ cu = cols.get("cpu_user_pct", {})
 check(all(isinstance(cu.get(k), float) for k in ("mean", "p95", "max")) and
       cu["mean"] <= cu["p95"] + 1e-9 <= cu["max"] + 2e-9,
       "run.json's metrics has mean <= p95 <= max of cpu_user_pct", cu)
+for c in ("db_checkpoints_per_s", "db_buffers_checkpoint_per_s", "db_buffers_backend_per_s"):
+    check(cols.get(c, {}).get("available") is True,
+          "PostgreSQL %s (pg_stat_bgwriter): %s is filled" % (rec["dbms"]["version"], c), cols.get(c))
 lw = cols.get("db_lock_waits_per_s", {})
 check(lw.get("available") is False and "reports no" in lw.get("note", ""),
       "a column PostgreSQL does not report is unavailable with a note, never a zero", lw)
@@ -328,5 +335,68 @@ run off "$bin" run -c "$cfg" --vus 1 --duration 1s --warmup 0s --label off --met
 is "$rc" 0 "--metrics false: exit 0" || explain
 okc "[ ! -e '$(rec off)/metrics.csv' ]" "... no metrics.csv"
 jcheck "$(rec off)/run.json" "check('metrics' not in rec, 'no metrics in run.json', list(rec))"
+
+# compare's CSV and JSON carry the metrics columns of the step table; the run
+# without metrics has empty cells and a note saying why.
+run cmpcsv "$bin" compare --force --format csv "$d" "$(rec off)"
+is "$rc" 0 "compare --format csv (a run with metrics, one without): exit 0" || explain
+python3 - "$tmp/cmpcsv.out" "$d/run.json" >"$tmp/checks" 2>&1 <<'PYEOF'
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+rec = json.load(open(sys.argv[2]))
+cols = rec["metrics"]["columns"]
+def check(cond, desc, *details):
+    print("\t".join(["PASS" if cond else "FAIL", desc] + ([] if cond else [str(x) for x in details])))
+check(len(rows) == 2, "csv: one row per step", rows)
+a, b = rows[0], rows[1]
+want = cols["cpu_user_pct"]["mean"] + cols["cpu_system_pct"]["mean"]
+check(abs(float(a["cpu_pct"]) - want) < 1e-3 * max(1, want),
+      "csv: cpu_pct is the record's mean user + system CPU", a["cpu_pct"], want)
+check(abs(float(a["iowait_pct"]) - cols["cpu_iowait_pct"]["mean"]) < 1e-3 + 1e-3 * cols["cpu_iowait_pct"]["mean"],
+      "csv: iowait_pct is the record's mean", a["iowait_pct"], cols["cpu_iowait_pct"]["mean"])
+if cols["disk_data_write_mb_per_s"]["mean"] is not None:
+    disk = cols["disk_data_read_mb_per_s"]["mean"] + cols["disk_data_write_mb_per_s"]["mean"]
+    check(a["disk_mb_per_s"] != "" and abs(float(a["disk_mb_per_s"]) - disk) < 1e-3 + 1e-3 * disk,
+          "csv: disk_mb_per_s is the record's mean read + write", a["disk_mb_per_s"], disk)
+    check(a["metrics_note"] == "", "csv: no note for the run with metrics", a["metrics_note"])
+else:
+    check(a["disk_mb_per_s"] == "" and a["metrics_note"].startswith("data disk: "),
+          "csv: no block device here: disk_mb_per_s empty, the note says why", a)
+check(b["cpu_pct"] == "" and b["iowait_pct"] == "" and b["disk_mb_per_s"] == "",
+      "csv: the run without metrics has empty cells", b)
+check("run.metrics false" in b["metrics_note"], "csv: ... and a note saying why", b["metrics_note"])
+PYEOF
+tap_from "$tmp/checks"
+run cmpjson "$bin" compare --force --format json "$d" "$(rec off)"
+is "$rc" 0 "compare --format json: exit 0" || explain
+printf '%s' "$out" >"$tmp/cmp.json"
+jcheck "$tmp/cmp.json" "
+m = [s['metrics'] for s in rec['steps']]
+check(m[0]['cpu_pct']['median'] is not None and 'note' not in m[0], 'json: the metrics of the run with them', m[0])
+check(m[1]['cpu_pct']['median'] is None and 'run.metrics false' in m[1].get('note', ''),
+      'json: null and a note for the run without', m[1])
+"
+
+# ---------------------------------------------------------------------------
+# 6. PostgreSQL 17's statement, against a stand-in pg_stat_checkpointer (no
+# PostgreSQL 17 here: the version choice itself is unit-tested in
+# tests/unit/test_metrics.c): on this server the name resolves to a view of
+# the columns 17 has, so the statement's text runs and returns checkpoints
+# and the buffers they wrote, and no buffers_backend row.
+admin_stmt() {
+    awk -v n="-- name: $1" '$0 == n { on = 1; next } /^-- name: / { on = 0 } on && !/^--/' \
+        "$root/schema/postgresql/admin.sql"
+}
+pg_psql "CREATE VIEW public.pg_stat_checkpointer AS
+    SELECT 7::bigint AS num_timed, 2::bigint AS num_requested, 40::bigint AS buffers_written,
+           0::bigint AS restartpoints_timed" >/dev/null 2>"$tmp/view.err" ||
+    bail_out "cannot make the stand-in view: $(cat "$tmp/view.err")"
+is "$(pg_psql "$(admin_stmt metrics_checkpoints_17)" | tr '\n' ' ')" \
+    "checkpoints|9 buffers_checkpoint|40 " \
+    "metrics_checkpoints_17 reads num_timed + num_requested and buffers_written, no buffers_backend"
+pg_psql "DROP VIEW public.pg_stat_checkpointer" >/dev/null
+is "$(pg_psql "$(admin_stmt metrics_server_version)")" \
+    "server_version_num|$(pg_psql 'show server_version_num')" \
+    "metrics_server_version returns server_version_num"
 
 done_testing

@@ -37,6 +37,9 @@ struct spec {
     const char *work_mem, *shared_buffers, *wal_buffers, *swappiness, *kernel;
     const char *started; /* differs in every run */
     const char *hash;    /* environment.config_hash */
+    int metrics;         /* 1: a "metrics" section with the figures below; 2: config.run.metrics
+                          * false and no section; 0: no section (an older record) */
+    double cpu_user, cpu_sys, iowait, disk_rd, disk_wr; /* NAN: the column is unavailable */
 };
 
 static json_t *spec_record(const struct spec *s)
@@ -77,6 +80,24 @@ static json_t *spec_record(const struct spec *s)
     if (!isnan(s->load_s))
         json_object_set_new(doc, "load",
                             json_pack("{s:f, s:s}", "seconds", s->load_s, "phase_reached", "done"));
+    if (s->metrics == 2)
+        json_object_set_new(json_object_get(json_object_get(doc, "config"), "run"), "metrics",
+                            json_false());
+    if (s->metrics == 1) {
+        static const char *const names[5] = { "cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct",
+                                              "disk_data_read_mb_per_s",
+                                              "disk_data_write_mb_per_s" };
+        const double v[5] = { s->cpu_user, s->cpu_sys, s->iowait, s->disk_rd, s->disk_wr };
+        json_t *cols = json_object();
+        for (int i = 0; i < 5; i++)
+            json_object_set_new(cols, names[i],
+                                isnan(v[i])
+                                    ? json_pack("{s:n, s:b, s:s}", "mean", "available", 0, "note",
+                                                "the data directory is on tmpfs: "
+                                                "no block device")
+                                    : json_pack("{s:f, s:b}", "mean", v[i], "available", 1));
+        json_object_set_new(doc, "metrics", json_pack("{s:i, s:o}", "rows", 10, "columns", cols));
+    }
     return doc;
 }
 
@@ -726,17 +747,104 @@ static void test_fingerprint_helpers(void **state)
     json_decref(c);
 }
 
+/* compare's machine-readable formats carry the metrics columns of the text
+ * table, and a reason where a record has none. */
+static void test_metrics_columns(void **state)
+{
+    struct spec s[] = {
+        { .label = "old", .load_s = NAN, .notpm = 1000, .tps = 40, .p90 = 10 },
+        { .label = "now",
+          .load_s = NAN,
+          .notpm = 1100,
+          .tps = 44,
+          .p90 = 9,
+          .metrics = 1,
+          .cpu_user = 30,
+          .cpu_sys = 10.5,
+          .iowait = 2.25,
+          .disk_rd = 1.5,
+          .disk_wr = 20 },
+        { .label = "tmpfs",
+          .load_s = NAN,
+          .notpm = 1200,
+          .tps = 48,
+          .p90 = 9,
+          .metrics = 1,
+          .cpu_user = 31,
+          .cpu_sys = 11,
+          .iowait = 0,
+          .disk_rd = NAN,
+          .disk_wr = NAN },
+        { .label = "off", .load_s = NAN, .notpm = 1200, .tps = 48, .p90 = 9, .metrics = 2 },
+    };
+    struct cmp c;
+    struct err e;
+    char *t;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(build(&c, s, 4, 1, &e), 0);
+    assert_int_equal(c.n_steps, 4);
+    t = printed(&c, CMP_CSV);
+    expect_contains("csv header", t,
+                    ",cpu_pct,cpu_pct_min,cpu_pct_max,iowait_pct,iowait_pct_min,iowait_pct_max,"
+                    "disk_mb_per_s,disk_mb_per_s_min,disk_mb_per_s_max,metrics_note,changes\n");
+    /* Step 1: an older record: empty cells and why. */
+    expect_contains("csv old", t,
+                    ",,,,,,,,,,no metrics in this record (written before tpccbench recorded "
+                    "them),");
+    expect_contains("csv now", t, ",40.5,40.5,40.5,2.25,2.25,2.25,21.5,21.5,21.5,,");
+    expect_contains("csv tmpfs", t,
+                    ",42,42,42,0,0,0,,,,data disk: the data directory is on tmpfs: no block "
+                    "device,");
+    expect_contains("csv off", t, ",,,,,,,,,,no metrics: the run had run.metrics false,");
+    free(t);
+    t = printed(&c, CMP_TEXT);
+    expect_contains("text", t,
+                    "- metrics of step 1: no metrics in this record (written before tpccbench "
+                    "recorded them)");
+    expect_contains("text", t, "- metrics of step 4: no metrics: the run had run.metrics false");
+    free(t);
+    t = printed(&c, CMP_JSON);
+    {
+        json_error_t je;
+        json_t *doc = json_loads(t, 0, &je), *steps = json_object_get(doc, "steps");
+        json_t *m1 = json_object_get(json_array_get(steps, 0), "metrics");
+        json_t *m2 = json_object_get(json_array_get(steps, 1), "metrics");
+        assert_non_null(doc);
+        assert_true(json_is_null(json_object_get(json_object_get(m1, "cpu_pct"), "median")));
+        assert_string_equal(json_string_value(json_object_get(m1, "note")),
+                            "no metrics in this record (written before tpccbench recorded them)");
+        assert_true(
+            fabs(json_number_value(json_object_get(json_object_get(m2, "cpu_pct"), "median")) -
+                 40.5) < 1e-9);
+        assert_null(json_object_get(m2, "note"));
+        json_decref(doc);
+    }
+    free(t);
+    cmp_release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gains_exact),      cmocka_unit_test(test_step_table),
-        cmocka_unit_test(test_run_without_load), cmocka_unit_test(test_diff_one_setting),
-        cmocka_unit_test(test_diff_derived),     cmocka_unit_test(test_multiple_changes_warn),
-        cmocka_unit_test(test_incomparable),     cmocka_unit_test(test_repeats_noise),
-        cmocka_unit_test(test_gate_boundary),    cmocka_unit_test(test_gate_missing_metric),
-        cmocka_unit_test(test_rule_parse),       cmocka_unit_test(test_bad_files),
-        cmocka_unit_test(test_sparse_files),     cmocka_unit_test(test_series_parse),
-        cmocka_unit_test(test_mount_find),       cmocka_unit_test(test_fingerprint_helpers),
+        cmocka_unit_test(test_gains_exact),
+        cmocka_unit_test(test_step_table),
+        cmocka_unit_test(test_metrics_columns),
+        cmocka_unit_test(test_run_without_load),
+        cmocka_unit_test(test_diff_one_setting),
+        cmocka_unit_test(test_diff_derived),
+        cmocka_unit_test(test_multiple_changes_warn),
+        cmocka_unit_test(test_incomparable),
+        cmocka_unit_test(test_repeats_noise),
+        cmocka_unit_test(test_gate_boundary),
+        cmocka_unit_test(test_gate_missing_metric),
+        cmocka_unit_test(test_rule_parse),
+        cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_sparse_files),
+        cmocka_unit_test(test_series_parse),
+        cmocka_unit_test(test_mount_find),
+        cmocka_unit_test(test_fingerprint_helpers),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,103 @@
+/*
+ * test_metrics.c - unit tests for the database side of src/run/metrics.c
+ * that need no server: which checkpoint statement a server version gets
+ * (PostgreSQL 17 moved the checkpoint counters from pg_stat_bgwriter to
+ * pg_stat_checkpointer and dropped buffers_backend), and that the dialects'
+ * admin.sql hold what that choice assumes.  No PostgreSQL 17 is installed
+ * where these were written (Debian 12 has PostgreSQL 15 only), so the
+ * choice is tested here and the statement's text against a stand-in view
+ * in tests/t/0038-metrics.sh.  Each failure prints both sides.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "db/dialect.h"
+#include "run/metrics.h"
+
+#define CHECK_STMT(version, have_17, want)                                                    \
+    do {                                                                                      \
+        const char *g_ = metrics_checkpoints_stmt((version), (have_17));                      \
+        if (strcmp(g_, (want)) != 0)                                                          \
+            fail_msg("server_version_num %ld, have_17 %d: got %s, want %s", (long)(version), \
+                     (have_17), g_, (want));                                                  \
+    } while (0)
+
+static void test_checkpoint_statement_by_version(void **state)
+{
+    (void)state;
+    CHECK_STMT(150018, 1, "metrics_checkpoints");
+    CHECK_STMT(160004, 1, "metrics_checkpoints");
+    CHECK_STMT(169999, 1, "metrics_checkpoints");
+    CHECK_STMT(170000, 1, "metrics_checkpoints_17"); /* 17beta1 reports 170000 */
+    CHECK_STMT(170002, 1, "metrics_checkpoints_17");
+    CHECK_STMT(180001, 1, "metrics_checkpoints_17");
+    /* Unknown version (the version statement failed): the older statement,
+     * whose own failure then names itself in the columns' notes. */
+    CHECK_STMT(0, 1, "metrics_checkpoints");
+    /* A dialect without the PostgreSQL 17 statement (mysql, ansi). */
+    CHECK_STMT(170002, 0, "metrics_checkpoints");
+}
+
+/* The text of statement name in dialect's admin.sql, or NULL (into d). */
+static const char *admin_stmt(struct dialect *d, const char *dialect, const char *name)
+{
+    const char *names[1] = { name };
+    struct err e;
+
+    err_clear(&e);
+    if (dialect_load(d, dialect, "admin", names, 1, &e) < 0)
+        return NULL;
+    return d->sql[0];
+}
+
+static void test_admin_sql(void **state)
+{
+    struct dialect d;
+    const char *sql;
+
+    (void)state;
+    sql = admin_stmt(&d, "postgresql", "metrics_checkpoints");
+    assert_non_null(sql);
+    assert_non_null(strstr(sql, "pg_stat_bgwriter"));
+    assert_non_null(strstr(sql, "'buffers_backend'"));
+    dialect_release(&d);
+    sql = admin_stmt(&d, "postgresql", "metrics_checkpoints_17");
+    assert_non_null(sql);
+    if (!strstr(sql, "FROM pg_stat_checkpointer") || !strstr(sql, "num_timed") ||
+        !strstr(sql, "num_requested") || !strstr(sql, "buffers_written"))
+        fail_msg("metrics_checkpoints_17 must read pg_stat_checkpointer's num_timed, "
+                 "num_requested and buffers_written; got:\n%s",
+                 sql);
+    /* No buffers_backend row at all: never a silent zero. */
+    if (strstr(sql, "('buffers_backend'"))
+        fail_msg("metrics_checkpoints_17 returns buffers_backend:\n%s", sql);
+    assert_non_null(strstr(sql, "('checkpoints'"));
+    assert_non_null(strstr(sql, "('buffers_checkpoint'"));
+    dialect_release(&d);
+    sql = admin_stmt(&d, "postgresql", "metrics_server_version");
+    assert_non_null(sql);
+    assert_non_null(strstr(sql, "'server_version_num'"));
+    dialect_release(&d);
+    /* The other dialects have neither: they keep metrics_checkpoints. */
+    assert_null(admin_stmt(&d, "mysql", "metrics_checkpoints_17"));
+    assert_null(admin_stmt(&d, "ansi", "metrics_checkpoints_17"));
+    assert_non_null(admin_stmt(&d, "mysql", "metrics_checkpoints"));
+    dialect_release(&d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_checkpoint_statement_by_version),
+        cmocka_unit_test(test_admin_sql),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
