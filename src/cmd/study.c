@@ -68,7 +68,7 @@ static const struct {
 /* One run of the schedule, as study.json keeps it. */
 struct run_state {
     int step, repeat;
-    char dir[4096]; /* its record's folder, "" before it ran */
+    char dir[4096];  /* its record's folder, "" before it ran */
     char status[16]; /* "" not run, complete, interrupted, failed, aborted */
     int restarted;   /* the server was restarted before it */
 };
@@ -76,8 +76,8 @@ struct run_state {
 /* The study while it runs. */
 struct study {
     struct study_plan plan;
-    struct config cfg;     /* the config with the workload applied */
-    struct cmd_args args;  /* as parsed; one_record reads no-load from runs_args */
+    struct config cfg;    /* the config with the workload applied */
+    struct cmd_args args; /* as parsed; one_record reads no-load from runs_args */
     struct cmd_args runs_args;
     struct session s;      /* the study's own: starts (and stops) the private server */
     struct dialect d;      /* the study_* statements */
@@ -95,7 +95,7 @@ struct study {
     int restarts;
     int has_template;
     char dbname[128], template_db[160];
-    char status[16];       /* running, complete, interrupted, failed */
+    char status[16]; /* running, complete, interrupted, failed */
     char stop_reason[512];
     int yes;
 };
@@ -417,29 +417,30 @@ static json_t *study_json(const struct study *x, json_t *verdicts, json_t *extra
         for (int r = 0; r < x->nruns; r++)
             if (x->runs[r].step == i) {
                 ok += !strcmp(x->runs[r].status, "complete");
-                failed += !strcmp(x->runs[r].status, "failed") ||
-                          !strcmp(x->runs[r].status, "aborted");
+                failed +=
+                    !strcmp(x->runs[r].status, "failed") || !strcmp(x->runs[r].status, "aborted");
             }
-        json_array_append_new(
-            steps, json_pack("{s:i, s:s, s:o, s:o, s:s, s:s, s:b, s:i, s:s}", "step", i + 1,
-                             "label", st->label, "set", own, "settings", settings_json(x, i),
-                             "before", st->before, "after", st->after, "control", st->control,
-                             "runs_complete", ok, "status",
-                             failed ? "failed" : ok == x->plan.repeat ? "complete" : "incomplete"));
+        json_array_append_new(steps, json_pack("{s:i, s:s, s:o, s:o, s:s, s:s, s:b, s:i, s:s}",
+                                               "step", i + 1, "label", st->label, "set", own,
+                                               "settings", settings_json(x, i), "before",
+                                               st->before, "after", st->after, "control",
+                                               st->control, "runs_complete", ok, "status",
+                                               failed                 ? "failed"
+                                               : ok == x->plan.repeat ? "complete"
+                                                                      : "incomplete"));
     }
     for (int r = 0; r < x->nruns; r++) {
         const struct run_state *rs = &x->runs[r];
         json_array_append_new(runs, json_pack("{s:i, s:s, s:i, s:s, s:s, s:b}", "step",
-                                              rs->step + 1, "label",
-                                              x->plan.steps[rs->step].label, "repeat", rs->repeat,
-                                              "dir", rs->dir, "status",
+                                              rs->step + 1, "label", x->plan.steps[rs->step].label,
+                                              "repeat", rs->repeat, "dir", rs->dir, "status",
                                               rs->status[0] ? rs->status : "pending", "restarted",
                                               rs->restarted));
     }
     doc = json_pack("{s:o, s:s, s:s, s:s, s:s, s:{s:i, s:s, s:s, s:b, s:b, s:s}, s:o, s:o, s:i}",
                     "tool", record_tool(), "kind", "study", "name", x->plan.name, "file",
-                    x->plan.path, "status", x->status, "options", "repeat", x->plan.repeat,
-                    "order", x->plan.interleaved ? "interleaved" : "sequential", "reset",
+                    x->plan.path, "status", x->status, "options", "repeat", x->plan.repeat, "order",
+                    x->plan.interleaved ? "interleaved" : "sequential", "reset",
                     study_reset_name(x->plan.reset), "cumulative", x->plan.cumulative, "control",
                     x->plan.control, "on_failure", x->plan.on_failure_stop ? "stop" : "continue",
                     "steps", steps, "runs", runs, "restarts", x->restarts);
@@ -646,8 +647,9 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
     double v[NFIG][SIG_MAX_N];
 
     *ctl_json = NULL;
-    fprintf(out, "\nstudy %s: %d steps x %d, %s, reset %s%s (NOTPM: TPC-C derived, not "
-                 "audited)\n",
+    fprintf(out,
+            "\nstudy %s: %d steps x %d, %s, reset %s%s (NOTPM: TPC-C derived, not "
+            "audited)\n",
             x->plan.name, x->plan.nsteps, x->plan.repeat,
             x->plan.interleaved ? "interleaved" : "sequential", study_reset_name(x->plan.reset),
             x->plan.cumulative ? ", cumulative" : ", each step against the baseline");
@@ -668,22 +670,22 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
         cmp_fmt_value(c1, sizeof(c1), CMP_TPS, med[1]);
         cmp_fmt_value(c2, sizeof(c2), CMP_LOAD, med[2]);
         cmp_fmt_value(c3, sizeof(c3), CMP_P90, med[3]);
-        fprintf(out, "%4d  %-20.20s %2d/%-2d %9s %9s %8s %9s  %s\n", s + 1,
-                x->plan.steps[s].label, n, x->plan.repeat, c0, c1, c2, c3, ch);
+        fprintf(out, "%4d  %-20.20s %2d/%-2d %9s %9s %8s %9s  %s\n", s + 1, x->plan.steps[s].label,
+                n, x->plan.repeat, c0, c1, c2, c3, ch);
         for (int against = s - 1; against >= 0 && s > 0; against = against == 0 ? -1 : 0) {
             double w[SIG_MAX_N];
             char line[1024];
             size_t o = 0;
             if (x->plan.steps[s].control && against != 0)
                 continue;
-            o += (size_t)snprintf(line, sizeof(line), "      vs %s:",
-                                  against == 0 ? "baseline" : "step before");
+            o += (size_t)snprintf(line, sizeof(line),
+                                  "      vs %s:", against == 0 ? "baseline" : "step before");
             for (int f = 0; f < NFIG; f++) {
                 struct sig_result r;
                 char fl[200];
                 int m = step_values(x, against, figures[f].metric, w);
-                sig_compare(w, m, v[f], step_values(x, s, figures[f].metric, v[f]),
-                            figures[f].kind, &r);
+                sig_compare(w, m, v[f], step_values(x, s, figures[f].metric, v[f]), figures[f].kind,
+                            &r);
                 if (isnan(r.gain))
                     continue;
                 fig_line(fl, sizeof(fl), shown[f], &r);
@@ -710,8 +712,9 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
         double lo = json_real_value(json_object_get(nf, "ci_low")),
                hi = json_real_value(json_object_get(nf, "ci_high"));
         if (nf && json_is_real(json_object_get(nf, "ci_low")))
-            fprintf(out, "\nnoise floor (A/A control against the baseline): NOTPM %+.1f %% .. "
-                         "%+.1f %%: gains inside it are not distinguishable from noise\n",
+            fprintf(out,
+                    "\nnoise floor (A/A control against the baseline): NOTPM %+.1f %% .. "
+                    "%+.1f %%: gains inside it are not distinguishable from noise\n",
                     lo * 100.0, hi * 100.0);
     }
     return all;
@@ -727,27 +730,32 @@ static int gate(const struct study *x, const struct cmp_rule *rules, int n_rules
         double a[SIG_MAX_N], b[SIG_MAX_N];
         int na = step_values(x, 0, rules[i].metric, a),
             nb = step_values(x, last, rules[i].metric, b);
-        struct sig_result r;
-        double t = rules[i].pct / 100.0;
-        int trip;
-        sig_compare(a, na, b, nb, SIG_CHANGE, &r); /* the raw change new / old - 1 */
-        trip = !isnan(r.lo) && (rules[i].op == '<' ? r.hi < t : r.lo > t);
-        if (trip) {
+        struct cmp_verdict v;
+        int past;
+        cmp_rule_judge(&rules[i], a, na, b, nb, &v); /* compare's rule: see compare.h */
+        past = !isnan(v.change_pct) &&
+               (rules[i].op == '<' ? v.change_pct < rules[i].pct : v.change_pct > rules[i].pct);
+        if (v.tripped && v.by_interval) {
             fprintf(stderr,
                     "tpccbench study: --fail-if '%s' tripped: step %d against the baseline is "
                     "%+.2f %% [%+.2f, %+.2f] (the whole interval is past the threshold)\n",
-                    rules[i].text, last + 1, r.gain * 100.0, r.lo * 100.0, r.hi * 100.0);
-            tripped++;
-        } else if (!isnan(r.gain) && (rules[i].op == '<' ? r.gain < t : r.gain > t)) {
+                    rules[i].text, last + 1, v.change_pct, v.ci_lo_pct, v.ci_hi_pct);
+        } else if (v.tripped) {
             fprintf(stderr,
-                    "tpccbench study: --fail-if '%s': %+.2f %% is past the threshold but not "
-                    "significantly (%s): not tripped\n",
-                    rules[i].text, r.gain * 100.0,
-                    isnan(r.lo) ? "too few runs for an interval" : "the interval reaches it");
+                    "tpccbench study: --fail-if '%s' tripped: step %d against the baseline is "
+                    "%+.2f %% (one run on a side: no interval, the change of the medians)\n",
+                    rules[i].text, last + 1, v.change_pct);
+        } else if (past) {
+            fprintf(stderr,
+                    "tpccbench study: --fail-if '%s': %+.2f %% [%+.2f, %+.2f] is past the "
+                    "threshold but not significantly (the interval reaches it): not tripped\n",
+                    rules[i].text, v.change_pct, v.ci_lo_pct, v.ci_hi_pct);
         }
+        tripped += v.tripped;
         json_array_append_new(*out, json_pack("{s:s, s:o, s:o, s:o, s:b}", "rule", rules[i].text,
-                                              "change", jnum(r.gain), "ci_low", jnum(r.lo),
-                                              "ci_high", jnum(r.hi), "tripped", trip));
+                                              "change", jnum(v.change_pct / 100.0), "ci_low",
+                                              jnum(v.ci_lo_pct / 100.0), "ci_high",
+                                              jnum(v.ci_hi_pct / 100.0), "tripped", v.tripped));
     }
     return tripped;
 }
@@ -906,8 +914,7 @@ static int run_all(struct study *x)
             continue;
         err_clear(&e);
         fprintf(stderr, "\n== study %s: run %d of %d: step %d '%s', repeat %d of %d ==\n",
-                x->plan.name, r + 1, x->nruns, rs->step + 1, st->label, rs->repeat,
-                x->plan.repeat);
+                x->plan.name, r + 1, x->nruns, rs->step + 1, st->label, rs->repeat, x->plan.repeat);
         logf_(x, "run %d: step %d %s repeat %d", r + 1, rs->step + 1, st->label, rs->repeat);
         if (apply_settings(x, rs->step, &rs->restarted, &e) < 0 ||
             (x->plan.reset == STUDY_RESET_TEMPLATE && template_copy(x, 0, &e) < 0)) {
@@ -938,8 +945,8 @@ static int run_all(struct study *x)
             fprintf(stderr, "study: step %d '%s' failed (run %s)%s\n", rs->step + 1, st->label,
                     rs->status, x->plan.on_failure_stop ? "" : "; the study goes on");
             if (x->plan.on_failure_stop) {
-                err_set(&e, E_FAIL, "step %d '%s': a run ended %s (on_failure: stop)",
-                        rs->step + 1, st->label, rs->status);
+                err_set(&e, E_FAIL, "step %d '%s': a run ended %s (on_failure: stop)", rs->step + 1,
+                        st->label, rs->status);
                 stopped = stop(x, &e);
             }
         }
@@ -964,8 +971,7 @@ static int commands_ok(const struct study *x, struct err *e)
                 fprintf(stderr, "  step %d %s, before each run: %s\n", i + 1, st->label,
                         st->before);
             if (st->after[0])
-                fprintf(stderr, "  step %d %s, after each run:  %s\n", i + 1, st->label,
-                        st->after);
+                fprintf(stderr, "  step %d %s, after each run:  %s\n", i + 1, st->label, st->after);
         }
     }
     if (x->plan.restart_command[0]) {
@@ -997,8 +1003,9 @@ static int study_main(struct study *x, int argc, char **argv)
         return 0;
     }
     if (x->args.npos != 1) {
-        err_set(&e, E_USAGE, x->args.npos ? "give one study file (got %d arguments)"
-                                          : "give the study file (tpccbench study FILE)",
+        err_set(&e, E_USAGE,
+                x->args.npos ? "give one study file (got %d arguments)"
+                             : "give the study file (tpccbench study FILE)",
                 x->args.npos);
         return cmd_fail("study", &e);
     }
@@ -1017,8 +1024,7 @@ static int study_main(struct study *x, int argc, char **argv)
             n_rules++;
         }
     x->yes = cmd_extra(&x->args, "yes") != NULL;
-    if (study_plan_load(&x->plan, &x->cfg, x->args.pos[0], &e) < 0 ||
-        cfg_validate(&x->cfg, &e) < 0)
+    if (study_plan_load(&x->plan, &x->cfg, x->args.pos[0], &e) < 0 || cfg_validate(&x->cfg, &e) < 0)
         return cmd_fail("study", &e);
     {
         static struct study_run sched[STUDY_MAX_RUNS];
@@ -1065,8 +1071,9 @@ static int study_main(struct study *x, int argc, char **argv)
             goto refuse;
     }
     if (strlen(x->dir) >= CFG_STR - 40) {
-        rc = err_set(&e, E_USAGE, "the study's folder '%s' is too long a path: choose a shorter "
-                                  "--results-dir",
+        rc = err_set(&e, E_USAGE,
+                     "the study's folder '%s' is too long a path: choose a shorter "
+                     "--results-dir",
                      x->dir);
         goto refuse;
     }
@@ -1098,7 +1105,9 @@ static int study_main(struct study *x, int argc, char **argv)
     }
 
     snprintf(x->status, sizeof(x->status), "%s",
-             sig_stop_requested() ? "interrupted" : stopped ? "failed" : "complete");
+             sig_stop_requested() ? "interrupted"
+             : stopped            ? "failed"
+                                  : "complete");
     extra = json_object();
     if (!sig_stop_requested()) {
         json_t *left = finish_settings(x);
@@ -1107,8 +1116,9 @@ static int study_main(struct study *x, int argc, char **argv)
             drop_template(x, &e) < 0)
             fprintf(stderr, "tpccbench study: dropping the template: %s\n", e.msg);
     } else {
-        fprintf(stderr, "study: interrupted; the settings of the last step stay written "
-                        "(ALTER SYSTEM) until 'tpccbench study %s --resume' ends the study\n",
+        fprintf(stderr,
+                "study: interrupted; the settings of the last step stay written "
+                "(ALTER SYSTEM) until 'tpccbench study %s --resume' ends the study\n",
                 x->plan.path);
     }
     fflush(stderr);
