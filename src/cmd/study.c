@@ -176,12 +176,23 @@ static int connect_db(struct study *x, int admin, struct db_conn **c, struct err
     return db_connect(x->s.ops, NULL, &a, c, e);
 }
 
+/*
+ * Server settings are the server's: any database serves to write and read
+ * them.  With reset: template the run database is missing between the
+ * rename of the loaded database into the template and the first run's copy,
+ * so settings go through database postgres, which the copies need anyway.
+ */
+static int settings_admin(const struct study *x)
+{
+    return x->plan.reset == STUDY_RESET_TEMPLATE;
+}
+
 /* Wait until the server takes connections again (after a restart command): up to 120 s. */
 static int wait_server(struct study *x, struct err *e)
 {
     for (int i = 0; i < 1200 && !sig_stop_requested(); i++) {
         struct db_conn *c;
-        if (connect_db(x, 0, &c, e) == 0) {
+        if (connect_db(x, settings_admin(x), &c, e) == 0) {
             db_close(c);
             return 0;
         }
@@ -223,12 +234,12 @@ static int reload_pending(struct study *x, char *pending, size_t len, struct err
     int rc;
 
     pending[0] = '\0';
-    if ((rc = connect_db(x, 0, &c, e)) < 0)
+    if ((rc = connect_db(x, settings_admin(x), &c, e)) < 0)
         return rc;
     rc = pgset_reload(c, &x->d, &t0, e);
     db_close(c);
     for (int i = 0; rc == 0 && i < 100; i++) {
-        if ((rc = connect_db(x, 0, &c, e)) < 0)
+        if ((rc = connect_db(x, settings_admin(x), &c, e)) < 0)
             return rc;
         rc = pgset_conf_state(c, &x->d, &t1, pending, len, e);
         db_close(c);
@@ -254,7 +265,7 @@ static int apply_settings(struct study *x, int step, int *restarted, struct err 
     *restarted = 0;
     if (!x->nnames)
         return 0;
-    if ((rc = connect_db(x, 0, &c, e)) < 0)
+    if ((rc = connect_db(x, settings_admin(x), &c, e)) < 0)
         return rc;
     for (int i = 0; i < x->nnames && rc == 0; i++) {
         const char *v = NULL;
@@ -352,6 +363,31 @@ static int template_copy(struct study *x, int make, struct err *e)
         logf_(x, "database %s copied from %s in %.2f s", to, from,
               (double)((int64_t)clock_us() - t0) / 1e6);
     return rc < 0 ? err_prefix(e, "copying database '%s' to '%s'", from, to) : 0;
+}
+
+/*
+ * The database just loaded becomes the template by a rename: the copy it
+ * saves is a checkpoint and all its files written and synced again (1 to 2
+ * s at W=4).  The first run then starts from a copy like every other run.
+ */
+static int template_from_load(struct study *x, struct err *e)
+{
+    struct db_conn *c;
+    int64_t t0 = (int64_t)clock_us();
+    int rc;
+
+    if ((rc = connect_db(x, 1, &c, e)) < 0)
+        return rc;
+    rc = exec_built(c, &x->d, PGS_DROP_DB, x->template_db, NULL, e);
+    if (rc == 0)
+        rc = exec_built(c, &x->d, PGS_RENAME_DB, x->dbname, x->template_db, e);
+    db_close(c);
+    if (rc == 0)
+        logf_(x, "database %s renamed to %s in %.2f s", x->dbname, x->template_db,
+              (double)((int64_t)clock_us() - t0) / 1e6);
+    return rc < 0 ? err_prefix(e, "making the loaded database '%s' the template '%s'", x->dbname,
+                               x->template_db)
+                  : 0;
 }
 
 static int drop_template(struct study *x, struct err *e)
@@ -821,7 +857,7 @@ static json_t *finish_settings(struct study *x)
     }
     if (!any)
         return left;
-    if (connect_db(x, 0, &c, &e) == 0) {
+    if (connect_db(x, settings_admin(x), &c, &e) == 0) {
         char pending[1024];
         int restarted = 0;
         for (int i = 0; i < x->nnames; i++)
@@ -909,6 +945,8 @@ static int run_all(struct study *x)
         const struct study_step *st = &x->plan.steps[rs->step];
         struct config rc = x->cfg;
         char change[CFG_STR];
+        int64_t t0;
+        int set_rc;
 
         if (!strcmp(rs->status, "complete"))
             continue;
@@ -916,8 +954,12 @@ static int run_all(struct study *x)
         fprintf(stderr, "\n== study %s: run %d of %d: step %d '%s', repeat %d of %d ==\n",
                 x->plan.name, r + 1, x->nruns, rs->step + 1, st->label, rs->repeat, x->plan.repeat);
         logf_(x, "run %d: step %d %s repeat %d", r + 1, rs->step + 1, st->label, rs->repeat);
-        if (apply_settings(x, rs->step, &rs->restarted, &e) < 0 ||
-            (x->plan.reset == STUDY_RESET_TEMPLATE && template_copy(x, 0, &e) < 0)) {
+        t0 = (int64_t)clock_us();
+        set_rc = apply_settings(x, rs->step, &rs->restarted, &e);
+        if (set_rc == 0)
+            logf_(x, "settings in %.2f s%s", (double)((int64_t)clock_us() - t0) / 1e6,
+                  rs->restarted ? " (restarted)" : "");
+        if (set_rc < 0 || (x->plan.reset == STUDY_RESET_TEMPLATE && template_copy(x, 0, &e) < 0)) {
             if (sig_stop_requested())
                 break;
             stopped = stop(x, &e);
@@ -931,6 +973,7 @@ static int run_all(struct study *x)
         change_text(x, rs->step, change, sizeof(change));
         snprintf(rc.results.change, sizeof(rc.results.change), "%s", change);
         snprintf(rc.results.dir, sizeof(rc.results.dir), "%s", x->dir);
+        t0 = (int64_t)clock_us();
         one_record(x->plan.reset == STUDY_RESET_LOAD ? "bench" : "run",
                    x->plan.reset == STUDY_RESET_LOAD, &rc, &x->runs_args, rs->repeat,
                    x->plan.repeat, rs->dir, sizeof(rs->dir));
@@ -938,7 +981,8 @@ static int run_all(struct study *x)
         if (!rs->status[0])
             snprintf(rs->status, sizeof(rs->status), "failed");
         tag_record(x, rs);
-        logf_(x, "run %d: %s (%s)", r + 1, rs->status, rs->dir);
+        logf_(x, "run %d: %s in %.2f s (%s)", r + 1, rs->status,
+              (double)((int64_t)clock_us() - t0) / 1e6, rs->dir);
         if (st->after[0] && shell(x, "after", st->after, &e) < 0)
             stopped = stop(x, &e);
         if (!stopped && strcmp(rs->status, "complete") != 0 && !sig_stop_requested()) {
@@ -1088,9 +1132,11 @@ static int study_main(struct study *x, int argc, char **argv)
     /* Data to start from. */
     if (x->plan.reset == STUDY_RESET_TEMPLATE) {
         if ((rc = db_names(x, &e)) == 0 && !(x->has_template && cmd_extra(&x->args, "resume"))) {
-            if (!cmd_extra(&x->args, "no-load"))
+            /* Data loaded here is renamed into the template; the user's own (--no-load) copied. */
+            int loaded = !cmd_extra(&x->args, "no-load");
+            if (loaded)
                 rc = initial_load(x, &e);
-            if (rc == 0 && (rc = template_copy(x, 1, &e)) == 0)
+            if (rc == 0 && (rc = loaded ? template_from_load(x, &e) : template_copy(x, 1, &e)) == 0)
                 x->has_template = 1;
         }
     } else if (x->plan.reset == STUDY_RESET_NONE && !cmd_extra(&x->args, "resume") &&
