@@ -502,6 +502,60 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * A study's folder (it holds study.json): its complete runs step by step,
+ * repeats together, in place of the name order (interleaved rounds in time
+ * order would make every run a step of its own) and without the study's
+ * load record.  Runs are found by folder name under dir, wherever the
+ * study's paths pointed.  list[first .. *n) is replaced; kept as it is when
+ * study.json is unreadable or names none of them.
+ */
+static void study_order(const char *dir, char **list, int first, int *n)
+{
+    char p[PATH_MAX];
+    json_t *doc, *runs, *r;
+    int nsteps, k = first, total = *n - first;
+    char **keep;
+
+    if (snprintf(p, sizeof(p), "%s/study.json", dir) >= (int)sizeof(p) ||
+        !(doc = json_load_file(p, 0, NULL)))
+        return;
+    runs = json_object_get(doc, "runs");
+    nsteps = (int)json_array_size(json_object_get(doc, "steps"));
+    keep = calloc((size_t)total, sizeof(*keep));
+    for (int step = 1; keep && step <= nsteps; step++) {
+        size_t i;
+        json_array_foreach(runs, i, r)
+        {
+            const char *d = json_string_value(json_object_get(r, "dir")), *base;
+            const char *st = json_string_value(json_object_get(r, "status"));
+            if (json_integer_value(json_object_get(r, "step")) != step || !d || !st ||
+                strcmp(st, "complete") != 0)
+                continue;
+            base = strrchr(d, '/') ? strrchr(d, '/') + 1 : d;
+            for (int j = first; j < *n; j++) {
+                const char *name = list[j] ? strrchr(list[j], '/') + 1 : NULL;
+                if (name && strcmp(name, base) == 0 && k - first < total) {
+                    keep[k++ - first] = list[j];
+                    list[j] = NULL;
+                    break;
+                }
+            }
+        }
+    }
+    if (keep && k > first) {
+        for (int j = first; j < *n; j++)
+            free(list[j]); /* the study's load, runs that did not complete */
+        memcpy(list + first, keep, sizeof(*keep) * (size_t)(k - first));
+        *n = k;
+    } else if (keep) {
+        for (int j = 0; j < k - first; j++) /* none matched: nothing moved */
+            list[first + j] = keep[j];
+    }
+    free(keep);
+    json_decref(doc);
+}
+
 /* Append the run folders below dir (those holding run.json), sorted, to *list. */
 static int expand_dir(const char *dir, char ***list, int *n, int *cap, struct err *e)
 {
@@ -538,6 +592,7 @@ static int expand_dir(const char *dir, char ***list, int *n, int *cap, struct er
                        "run.json)",
                        dir);
     qsort(*list + first, (size_t)(*n - first), sizeof(char *), cmp_str);
+    study_order(dir, *list, first, n);
     return 0;
 }
 
