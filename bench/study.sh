@@ -3,7 +3,8 @@
 # study (baseline, synchronous_commit off) x 2 repeats at W=4 with reset
 # template on the private PostgreSQL.  Overhead per run = (the study's wall
 # time - its initial load - runs x (warmup + duration)) / runs: settings,
-# reloads, the template copy, server connects, fingerprints, records.
+# reloads, the template copy, server connects, fingerprints, records; then
+# the phases from study.log (copy, settings, each run's own overhead).
 # DURATION (default 10s) and WAREHOUSES (4) may be set.  Prints figures.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,4 +41,16 @@ wall = t1 - t0
 over = (wall - load - runs * per) / runs
 print("study W=%s: wall %.1f s, initial load %.1f s, %d runs x %.1f s measured+warmup" % (sys.argv[4] if len(sys.argv) > 4 else "4", wall, load, runs, per))
 print("overhead per run: %.2f s (server start/stop, settings, template copy, records, check-free runs)" % over)
+# Where it goes, from the phase times study.log gives (a build that logs them).
+log = open(glob.glob(tmp + "/r/*-study-bench/study.log")[0]).read()
+def times(pat): return [float(x) for x in re.findall(pat, log)]
+copy = times(r"database \S+ copied from \S+ in ([\d.]+) s")
+ren = times(r"renamed to \S+ in ([\d.]+) s")
+sets = times(r"settings in ([\d.]+) s")
+run = times(r"run \d+: complete in ([\d.]+) s")
+def mean(v): return sum(v) / len(v) if v else float("nan")
+if run:
+    print("per run: copy %.2f s, settings %.2f s, the run over its warmup+duration %.2f s; "
+          "once: template %.2f s (%s)" % (mean(copy[-runs:]), mean(sets), mean(run) - per,
+          (ren or copy[:1] or [float("nan")])[0], "rename" if ren else "copy"))
 EOF2

@@ -255,6 +255,10 @@ SELECT CASE WHEN current_setting('server_version_num')::int >= 150000
             THEN format('CREATE DATABASE %I TEMPLATE %I STRATEGY FILE_COPY', $1::text, $2::text)
             ELSE format('CREATE DATABASE %I TEMPLATE %I', $1::text, $2::text) END;
 
+-- name: study_rename_db
+-- The freshly loaded database becomes the template: a rename, not a copy.
+SELECT format('ALTER DATABASE %I RENAME TO %I', $1::text, $2::text);
+
 -- The per-second database metrics (src/run/metrics.c), read on the metrics'
 -- own connection and thread.  Each returns rows (name, value); metrics.c knows
 -- which statement each name is expected from, so one that fails (no privilege,

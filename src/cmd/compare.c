@@ -21,12 +21,15 @@ static void compare_usage(FILE *out)
             "usage: tpccbench compare RUN RUN [RUN...] [--format F] [--fail-if RULE]... [--force]\n"
             "\n"
             "Compare run records in the order given (RUN: a run folder, its run.json, or a\n"
-            "results folder standing for every run folder in it, by time).  Runs in a row\n"
-            "with the same label are the repeats of one step: their median is compared and\n"
-            "their min..max shown.  Prints the step table (load time with its gain against\n"
+            "results folder standing for every run folder in it, by time; a study's folder:\n"
+            "its complete runs step by step).  Runs in a row with the same label are the\n"
+            "repeats of one step: their median is compared and their min..max shown.\n"
+            "Prints the step table (load time with its gain against\n"
             "the step before and the first, NOTPM, TPS, New-Order p90), then what changed\n"
             "at each step in the tool, config and environment (settings: old -> new).\n"
-            "Gains: load time old/new - 1, NOTPM and TPS new/old - 1.\n"
+            "Gains: load time old/new - 1, NOTPM and TPS new/old - 1.  Steps with repeats\n"
+            "also get each gain's 95 %% confidence interval and a verdict (significant gain,\n"
+            "significant loss, within noise).\n"
             "\n"
             "options:\n"
             "  --format F        text (default), markdown, csv or json\n"
@@ -34,7 +37,8 @@ static void compare_usage(FILE *out)
             "                    METRIC < or > SIGNED_PERCENT, e.g. 'notpm < -5%%',\n"
             "                    'load_time > +10%%', 'p90.new_order > +20%%'; metrics: notpm,\n"
             "                    tps, load_time, p90.TYPE, p99.TYPE; the change is new/old - 1\n"
-            "                    of the metric (repeatable)\n"
+            "                    of the metric (repeatable); when both steps have repeats\n"
+            "                    it trips only when the whole 95 %% interval is past it\n"
             "  --force           compare runs whose warehouses, duration, mix, virtual users\n"
             "                    or isolation differ (refused otherwise)\n"
             "  -h, --help        this text\n"
@@ -153,16 +157,32 @@ int cmd_compare(int argc, char **argv)
     for (int i = 0; i < c.n_warnings; i++)
         fprintf(stderr, "warning: %s\n", c.warnings[i]);
     for (int i = 0; i < n_rules; i++) {
+        const struct cmp_verdict *v = &verdicts[i];
         char mn[32], o[32], n[32];
-        if (!verdicts[i].tripped)
-            continue;
-        tripped++;
+        int past = rules[i].op == '<' ? v->change_pct < rules[i].pct : v->change_pct > rules[i].pct;
         cmp_metric_name(rules[i].metric, mn, sizeof(mn));
-        cmp_fmt_value(o, sizeof(o), rules[i].metric, verdicts[i].old_v);
-        cmp_fmt_value(n, sizeof(n), rules[i].metric, verdicts[i].new_v);
-        fprintf(stderr, "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %%%s\n",
-                rules[i].text, mn, o, n, verdicts[i].change_pct,
-                verdicts[i].within_noise ? " (within noise)" : "");
+        cmp_fmt_value(o, sizeof(o), rules[i].metric, v->old_v);
+        cmp_fmt_value(n, sizeof(n), rules[i].metric, v->new_v);
+        if (!v->tripped) {
+            /* With repeats, a median past the threshold that is not significant: say so. */
+            if (v->by_interval && past)
+                fprintf(stderr,
+                        "tpccbench compare: --fail-if '%s': %s %s -> %s is %+.2f %% "
+                        "[%+.2f, %+.2f], past the threshold but not significantly (the 95 %% "
+                        "interval reaches it): not tripped\n",
+                        rules[i].text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
+            continue;
+        }
+        tripped++;
+        if (v->by_interval)
+            fprintf(stderr,
+                    "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %% "
+                    "[%+.2f, %+.2f] (the whole 95 %% interval is past the threshold)\n",
+                    rules[i].text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
+        else
+            fprintf(
+                stderr, "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %%%s\n",
+                rules[i].text, mn, o, n, v->change_pct, v->within_noise ? " (within noise)" : "");
     }
     cmp_release(&c);
     return tripped ? 1 : 0;

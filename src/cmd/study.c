@@ -68,7 +68,7 @@ static const struct {
 /* One run of the schedule, as study.json keeps it. */
 struct run_state {
     int step, repeat;
-    char dir[4096]; /* its record's folder, "" before it ran */
+    char dir[4096];  /* its record's folder, "" before it ran */
     char status[16]; /* "" not run, complete, interrupted, failed, aborted */
     int restarted;   /* the server was restarted before it */
 };
@@ -76,8 +76,8 @@ struct run_state {
 /* The study while it runs. */
 struct study {
     struct study_plan plan;
-    struct config cfg;     /* the config with the workload applied */
-    struct cmd_args args;  /* as parsed; one_record reads no-load from runs_args */
+    struct config cfg;    /* the config with the workload applied */
+    struct cmd_args args; /* as parsed; one_record reads no-load from runs_args */
     struct cmd_args runs_args;
     struct session s;      /* the study's own: starts (and stops) the private server */
     struct dialect d;      /* the study_* statements */
@@ -95,7 +95,7 @@ struct study {
     int restarts;
     int has_template;
     char dbname[128], template_db[160];
-    char status[16];       /* running, complete, interrupted, failed */
+    char status[16]; /* running, complete, interrupted, failed */
     char stop_reason[512];
     int yes;
 };
@@ -176,12 +176,23 @@ static int connect_db(struct study *x, int admin, struct db_conn **c, struct err
     return db_connect(x->s.ops, NULL, &a, c, e);
 }
 
+/*
+ * Server settings are the server's: any database serves to write and read
+ * them.  With reset: template the run database is missing between the
+ * rename of the loaded database into the template and the first run's copy,
+ * so settings go through database postgres, which the copies need anyway.
+ */
+static int settings_admin(const struct study *x)
+{
+    return x->plan.reset == STUDY_RESET_TEMPLATE;
+}
+
 /* Wait until the server takes connections again (after a restart command): up to 120 s. */
 static int wait_server(struct study *x, struct err *e)
 {
     for (int i = 0; i < 1200 && !sig_stop_requested(); i++) {
         struct db_conn *c;
-        if (connect_db(x, 0, &c, e) == 0) {
+        if (connect_db(x, settings_admin(x), &c, e) == 0) {
             db_close(c);
             return 0;
         }
@@ -223,12 +234,12 @@ static int reload_pending(struct study *x, char *pending, size_t len, struct err
     int rc;
 
     pending[0] = '\0';
-    if ((rc = connect_db(x, 0, &c, e)) < 0)
+    if ((rc = connect_db(x, settings_admin(x), &c, e)) < 0)
         return rc;
     rc = pgset_reload(c, &x->d, &t0, e);
     db_close(c);
     for (int i = 0; rc == 0 && i < 100; i++) {
-        if ((rc = connect_db(x, 0, &c, e)) < 0)
+        if ((rc = connect_db(x, settings_admin(x), &c, e)) < 0)
             return rc;
         rc = pgset_conf_state(c, &x->d, &t1, pending, len, e);
         db_close(c);
@@ -254,7 +265,7 @@ static int apply_settings(struct study *x, int step, int *restarted, struct err 
     *restarted = 0;
     if (!x->nnames)
         return 0;
-    if ((rc = connect_db(x, 0, &c, e)) < 0)
+    if ((rc = connect_db(x, settings_admin(x), &c, e)) < 0)
         return rc;
     for (int i = 0; i < x->nnames && rc == 0; i++) {
         const char *v = NULL;
@@ -354,6 +365,31 @@ static int template_copy(struct study *x, int make, struct err *e)
     return rc < 0 ? err_prefix(e, "copying database '%s' to '%s'", from, to) : 0;
 }
 
+/*
+ * The database just loaded becomes the template by a rename: the copy it
+ * saves is a checkpoint and all its files written and synced again (1 to 2
+ * s at W=4).  The first run then starts from a copy like every other run.
+ */
+static int template_from_load(struct study *x, struct err *e)
+{
+    struct db_conn *c;
+    int64_t t0 = (int64_t)clock_us();
+    int rc;
+
+    if ((rc = connect_db(x, 1, &c, e)) < 0)
+        return rc;
+    rc = exec_built(c, &x->d, PGS_DROP_DB, x->template_db, NULL, e);
+    if (rc == 0)
+        rc = exec_built(c, &x->d, PGS_RENAME_DB, x->dbname, x->template_db, e);
+    db_close(c);
+    if (rc == 0)
+        logf_(x, "database %s renamed to %s in %.2f s", x->dbname, x->template_db,
+              (double)((int64_t)clock_us() - t0) / 1e6);
+    return rc < 0 ? err_prefix(e, "making the loaded database '%s' the template '%s'", x->dbname,
+                               x->template_db)
+                  : 0;
+}
+
 static int drop_template(struct study *x, struct err *e)
 {
     struct db_conn *c;
@@ -417,29 +453,30 @@ static json_t *study_json(const struct study *x, json_t *verdicts, json_t *extra
         for (int r = 0; r < x->nruns; r++)
             if (x->runs[r].step == i) {
                 ok += !strcmp(x->runs[r].status, "complete");
-                failed += !strcmp(x->runs[r].status, "failed") ||
-                          !strcmp(x->runs[r].status, "aborted");
+                failed +=
+                    !strcmp(x->runs[r].status, "failed") || !strcmp(x->runs[r].status, "aborted");
             }
-        json_array_append_new(
-            steps, json_pack("{s:i, s:s, s:o, s:o, s:s, s:s, s:b, s:i, s:s}", "step", i + 1,
-                             "label", st->label, "set", own, "settings", settings_json(x, i),
-                             "before", st->before, "after", st->after, "control", st->control,
-                             "runs_complete", ok, "status",
-                             failed ? "failed" : ok == x->plan.repeat ? "complete" : "incomplete"));
+        json_array_append_new(steps, json_pack("{s:i, s:s, s:o, s:o, s:s, s:s, s:b, s:i, s:s}",
+                                               "step", i + 1, "label", st->label, "set", own,
+                                               "settings", settings_json(x, i), "before",
+                                               st->before, "after", st->after, "control",
+                                               st->control, "runs_complete", ok, "status",
+                                               failed                 ? "failed"
+                                               : ok == x->plan.repeat ? "complete"
+                                                                      : "incomplete"));
     }
     for (int r = 0; r < x->nruns; r++) {
         const struct run_state *rs = &x->runs[r];
         json_array_append_new(runs, json_pack("{s:i, s:s, s:i, s:s, s:s, s:b}", "step",
-                                              rs->step + 1, "label",
-                                              x->plan.steps[rs->step].label, "repeat", rs->repeat,
-                                              "dir", rs->dir, "status",
+                                              rs->step + 1, "label", x->plan.steps[rs->step].label,
+                                              "repeat", rs->repeat, "dir", rs->dir, "status",
                                               rs->status[0] ? rs->status : "pending", "restarted",
                                               rs->restarted));
     }
     doc = json_pack("{s:o, s:s, s:s, s:s, s:s, s:{s:i, s:s, s:s, s:b, s:b, s:s}, s:o, s:o, s:i}",
                     "tool", record_tool(), "kind", "study", "name", x->plan.name, "file",
-                    x->plan.path, "status", x->status, "options", "repeat", x->plan.repeat,
-                    "order", x->plan.interleaved ? "interleaved" : "sequential", "reset",
+                    x->plan.path, "status", x->status, "options", "repeat", x->plan.repeat, "order",
+                    x->plan.interleaved ? "interleaved" : "sequential", "reset",
                     study_reset_name(x->plan.reset), "cumulative", x->plan.cumulative, "control",
                     x->plan.control, "on_failure", x->plan.on_failure_stop ? "stop" : "continue",
                     "steps", steps, "runs", runs, "restarts", x->restarts);
@@ -646,8 +683,9 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
     double v[NFIG][SIG_MAX_N];
 
     *ctl_json = NULL;
-    fprintf(out, "\nstudy %s: %d steps x %d, %s, reset %s%s (NOTPM: TPC-C derived, not "
-                 "audited)\n",
+    fprintf(out,
+            "\nstudy %s: %d steps x %d, %s, reset %s%s (NOTPM: TPC-C derived, not "
+            "audited)\n",
             x->plan.name, x->plan.nsteps, x->plan.repeat,
             x->plan.interleaved ? "interleaved" : "sequential", study_reset_name(x->plan.reset),
             x->plan.cumulative ? ", cumulative" : ", each step against the baseline");
@@ -668,22 +706,22 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
         cmp_fmt_value(c1, sizeof(c1), CMP_TPS, med[1]);
         cmp_fmt_value(c2, sizeof(c2), CMP_LOAD, med[2]);
         cmp_fmt_value(c3, sizeof(c3), CMP_P90, med[3]);
-        fprintf(out, "%4d  %-20.20s %2d/%-2d %9s %9s %8s %9s  %s\n", s + 1,
-                x->plan.steps[s].label, n, x->plan.repeat, c0, c1, c2, c3, ch);
+        fprintf(out, "%4d  %-20.20s %2d/%-2d %9s %9s %8s %9s  %s\n", s + 1, x->plan.steps[s].label,
+                n, x->plan.repeat, c0, c1, c2, c3, ch);
         for (int against = s - 1; against >= 0 && s > 0; against = against == 0 ? -1 : 0) {
             double w[SIG_MAX_N];
             char line[1024];
             size_t o = 0;
             if (x->plan.steps[s].control && against != 0)
                 continue;
-            o += (size_t)snprintf(line, sizeof(line), "      vs %s:",
-                                  against == 0 ? "baseline" : "step before");
+            o += (size_t)snprintf(line, sizeof(line),
+                                  "      vs %s:", against == 0 ? "baseline" : "step before");
             for (int f = 0; f < NFIG; f++) {
                 struct sig_result r;
                 char fl[200];
                 int m = step_values(x, against, figures[f].metric, w);
-                sig_compare(w, m, v[f], step_values(x, s, figures[f].metric, v[f]),
-                            figures[f].kind, &r);
+                sig_compare(w, m, v[f], step_values(x, s, figures[f].metric, v[f]), figures[f].kind,
+                            &r);
                 if (isnan(r.gain))
                     continue;
                 fig_line(fl, sizeof(fl), shown[f], &r);
@@ -710,8 +748,9 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
         double lo = json_real_value(json_object_get(nf, "ci_low")),
                hi = json_real_value(json_object_get(nf, "ci_high"));
         if (nf && json_is_real(json_object_get(nf, "ci_low")))
-            fprintf(out, "\nnoise floor (A/A control against the baseline): NOTPM %+.1f %% .. "
-                         "%+.1f %%: gains inside it are not distinguishable from noise\n",
+            fprintf(out,
+                    "\nnoise floor (A/A control against the baseline): NOTPM %+.1f %% .. "
+                    "%+.1f %%: gains inside it are not distinguishable from noise\n",
                     lo * 100.0, hi * 100.0);
     }
     return all;
@@ -727,27 +766,32 @@ static int gate(const struct study *x, const struct cmp_rule *rules, int n_rules
         double a[SIG_MAX_N], b[SIG_MAX_N];
         int na = step_values(x, 0, rules[i].metric, a),
             nb = step_values(x, last, rules[i].metric, b);
-        struct sig_result r;
-        double t = rules[i].pct / 100.0;
-        int trip;
-        sig_compare(a, na, b, nb, SIG_CHANGE, &r); /* the raw change new / old - 1 */
-        trip = !isnan(r.lo) && (rules[i].op == '<' ? r.hi < t : r.lo > t);
-        if (trip) {
+        struct cmp_verdict v;
+        int past;
+        cmp_rule_judge(&rules[i], a, na, b, nb, &v); /* compare's rule: see compare.h */
+        past = !isnan(v.change_pct) &&
+               (rules[i].op == '<' ? v.change_pct < rules[i].pct : v.change_pct > rules[i].pct);
+        if (v.tripped && v.by_interval) {
             fprintf(stderr,
                     "tpccbench study: --fail-if '%s' tripped: step %d against the baseline is "
                     "%+.2f %% [%+.2f, %+.2f] (the whole interval is past the threshold)\n",
-                    rules[i].text, last + 1, r.gain * 100.0, r.lo * 100.0, r.hi * 100.0);
-            tripped++;
-        } else if (!isnan(r.gain) && (rules[i].op == '<' ? r.gain < t : r.gain > t)) {
+                    rules[i].text, last + 1, v.change_pct, v.ci_lo_pct, v.ci_hi_pct);
+        } else if (v.tripped) {
             fprintf(stderr,
-                    "tpccbench study: --fail-if '%s': %+.2f %% is past the threshold but not "
-                    "significantly (%s): not tripped\n",
-                    rules[i].text, r.gain * 100.0,
-                    isnan(r.lo) ? "too few runs for an interval" : "the interval reaches it");
+                    "tpccbench study: --fail-if '%s' tripped: step %d against the baseline is "
+                    "%+.2f %% (one run on a side: no interval, the change of the medians)\n",
+                    rules[i].text, last + 1, v.change_pct);
+        } else if (past) {
+            fprintf(stderr,
+                    "tpccbench study: --fail-if '%s': %+.2f %% [%+.2f, %+.2f] is past the "
+                    "threshold but not significantly (the interval reaches it): not tripped\n",
+                    rules[i].text, v.change_pct, v.ci_lo_pct, v.ci_hi_pct);
         }
+        tripped += v.tripped;
         json_array_append_new(*out, json_pack("{s:s, s:o, s:o, s:o, s:b}", "rule", rules[i].text,
-                                              "change", jnum(r.gain), "ci_low", jnum(r.lo),
-                                              "ci_high", jnum(r.hi), "tripped", trip));
+                                              "change", jnum(v.change_pct / 100.0), "ci_low",
+                                              jnum(v.ci_lo_pct / 100.0), "ci_high",
+                                              jnum(v.ci_hi_pct / 100.0), "tripped", v.tripped));
     }
     return tripped;
 }
@@ -813,7 +857,7 @@ static json_t *finish_settings(struct study *x)
     }
     if (!any)
         return left;
-    if (connect_db(x, 0, &c, &e) == 0) {
+    if (connect_db(x, settings_admin(x), &c, &e) == 0) {
         char pending[1024];
         int restarted = 0;
         for (int i = 0; i < x->nnames; i++)
@@ -901,16 +945,21 @@ static int run_all(struct study *x)
         const struct study_step *st = &x->plan.steps[rs->step];
         struct config rc = x->cfg;
         char change[CFG_STR];
+        int64_t t0;
+        int set_rc;
 
         if (!strcmp(rs->status, "complete"))
             continue;
         err_clear(&e);
         fprintf(stderr, "\n== study %s: run %d of %d: step %d '%s', repeat %d of %d ==\n",
-                x->plan.name, r + 1, x->nruns, rs->step + 1, st->label, rs->repeat,
-                x->plan.repeat);
+                x->plan.name, r + 1, x->nruns, rs->step + 1, st->label, rs->repeat, x->plan.repeat);
         logf_(x, "run %d: step %d %s repeat %d", r + 1, rs->step + 1, st->label, rs->repeat);
-        if (apply_settings(x, rs->step, &rs->restarted, &e) < 0 ||
-            (x->plan.reset == STUDY_RESET_TEMPLATE && template_copy(x, 0, &e) < 0)) {
+        t0 = (int64_t)clock_us();
+        set_rc = apply_settings(x, rs->step, &rs->restarted, &e);
+        if (set_rc == 0)
+            logf_(x, "settings in %.2f s%s", (double)((int64_t)clock_us() - t0) / 1e6,
+                  rs->restarted ? " (restarted)" : "");
+        if (set_rc < 0 || (x->plan.reset == STUDY_RESET_TEMPLATE && template_copy(x, 0, &e) < 0)) {
             if (sig_stop_requested())
                 break;
             stopped = stop(x, &e);
@@ -924,6 +973,7 @@ static int run_all(struct study *x)
         change_text(x, rs->step, change, sizeof(change));
         snprintf(rc.results.change, sizeof(rc.results.change), "%s", change);
         snprintf(rc.results.dir, sizeof(rc.results.dir), "%s", x->dir);
+        t0 = (int64_t)clock_us();
         one_record(x->plan.reset == STUDY_RESET_LOAD ? "bench" : "run",
                    x->plan.reset == STUDY_RESET_LOAD, &rc, &x->runs_args, rs->repeat,
                    x->plan.repeat, rs->dir, sizeof(rs->dir));
@@ -931,15 +981,16 @@ static int run_all(struct study *x)
         if (!rs->status[0])
             snprintf(rs->status, sizeof(rs->status), "failed");
         tag_record(x, rs);
-        logf_(x, "run %d: %s (%s)", r + 1, rs->status, rs->dir);
+        logf_(x, "run %d: %s in %.2f s (%s)", r + 1, rs->status,
+              (double)((int64_t)clock_us() - t0) / 1e6, rs->dir);
         if (st->after[0] && shell(x, "after", st->after, &e) < 0)
             stopped = stop(x, &e);
         if (!stopped && strcmp(rs->status, "complete") != 0 && !sig_stop_requested()) {
             fprintf(stderr, "study: step %d '%s' failed (run %s)%s\n", rs->step + 1, st->label,
                     rs->status, x->plan.on_failure_stop ? "" : "; the study goes on");
             if (x->plan.on_failure_stop) {
-                err_set(&e, E_FAIL, "step %d '%s': a run ended %s (on_failure: stop)",
-                        rs->step + 1, st->label, rs->status);
+                err_set(&e, E_FAIL, "step %d '%s': a run ended %s (on_failure: stop)", rs->step + 1,
+                        st->label, rs->status);
                 stopped = stop(x, &e);
             }
         }
@@ -964,8 +1015,7 @@ static int commands_ok(const struct study *x, struct err *e)
                 fprintf(stderr, "  step %d %s, before each run: %s\n", i + 1, st->label,
                         st->before);
             if (st->after[0])
-                fprintf(stderr, "  step %d %s, after each run:  %s\n", i + 1, st->label,
-                        st->after);
+                fprintf(stderr, "  step %d %s, after each run:  %s\n", i + 1, st->label, st->after);
         }
     }
     if (x->plan.restart_command[0]) {
@@ -997,8 +1047,9 @@ static int study_main(struct study *x, int argc, char **argv)
         return 0;
     }
     if (x->args.npos != 1) {
-        err_set(&e, E_USAGE, x->args.npos ? "give one study file (got %d arguments)"
-                                          : "give the study file (tpccbench study FILE)",
+        err_set(&e, E_USAGE,
+                x->args.npos ? "give one study file (got %d arguments)"
+                             : "give the study file (tpccbench study FILE)",
                 x->args.npos);
         return cmd_fail("study", &e);
     }
@@ -1017,8 +1068,7 @@ static int study_main(struct study *x, int argc, char **argv)
             n_rules++;
         }
     x->yes = cmd_extra(&x->args, "yes") != NULL;
-    if (study_plan_load(&x->plan, &x->cfg, x->args.pos[0], &e) < 0 ||
-        cfg_validate(&x->cfg, &e) < 0)
+    if (study_plan_load(&x->plan, &x->cfg, x->args.pos[0], &e) < 0 || cfg_validate(&x->cfg, &e) < 0)
         return cmd_fail("study", &e);
     /* Not served here: refused rather than ignored. */
     if (x->cfg.run.metrics_listen[0]) {
@@ -1073,8 +1123,9 @@ static int study_main(struct study *x, int argc, char **argv)
             goto refuse;
     }
     if (strlen(x->dir) >= CFG_STR - 40) {
-        rc = err_set(&e, E_USAGE, "the study's folder '%s' is too long a path: choose a shorter "
-                                  "--results-dir",
+        rc = err_set(&e, E_USAGE,
+                     "the study's folder '%s' is too long a path: choose a shorter "
+                     "--results-dir",
                      x->dir);
         goto refuse;
     }
@@ -1089,9 +1140,11 @@ static int study_main(struct study *x, int argc, char **argv)
     /* Data to start from. */
     if (x->plan.reset == STUDY_RESET_TEMPLATE) {
         if ((rc = db_names(x, &e)) == 0 && !(x->has_template && cmd_extra(&x->args, "resume"))) {
-            if (!cmd_extra(&x->args, "no-load"))
+            /* Data loaded here is renamed into the template; the user's own (--no-load) copied. */
+            int loaded = !cmd_extra(&x->args, "no-load");
+            if (loaded)
                 rc = initial_load(x, &e);
-            if (rc == 0 && (rc = template_copy(x, 1, &e)) == 0)
+            if (rc == 0 && (rc = loaded ? template_from_load(x, &e) : template_copy(x, 1, &e)) == 0)
                 x->has_template = 1;
         }
     } else if (x->plan.reset == STUDY_RESET_NONE && !cmd_extra(&x->args, "resume") &&
@@ -1106,7 +1159,9 @@ static int study_main(struct study *x, int argc, char **argv)
     }
 
     snprintf(x->status, sizeof(x->status), "%s",
-             sig_stop_requested() ? "interrupted" : stopped ? "failed" : "complete");
+             sig_stop_requested() ? "interrupted"
+             : stopped            ? "failed"
+                                  : "complete");
     extra = json_object();
     if (!sig_stop_requested()) {
         json_t *left = finish_settings(x);
@@ -1115,8 +1170,9 @@ static int study_main(struct study *x, int argc, char **argv)
             drop_template(x, &e) < 0)
             fprintf(stderr, "tpccbench study: dropping the template: %s\n", e.msg);
     } else {
-        fprintf(stderr, "study: interrupted; the settings of the last step stay written "
-                        "(ALTER SYSTEM) until 'tpccbench study %s --resume' ends the study\n",
+        fprintf(stderr,
+                "study: interrupted; the settings of the last step stay written "
+                "(ALTER SYSTEM) until 'tpccbench study %s --resume' ends the study\n",
                 x->plan.path);
     }
     fflush(stderr);

@@ -112,14 +112,66 @@ static double raw_change(double old_v, double new_v)
     return new_v / old_v - 1.0;
 }
 
+const int cmp_sig_metrics[CMP_NSIG] = { CMP_NOTPM, CMP_TPS, CMP_LOAD, CMP_P90 + TX_NEW_ORDER };
+
+int cmp_sig_kind(int m)
+{
+    if (m == CMP_LOAD)
+        return SIG_DOWN;
+    if (m == CMP_NOTPM || m == CMP_TPS)
+        return SIG_UP;
+    return SIG_CHANGE;
+}
+
+/* The figures m of step s's runs into v (at most SIG_MAX_N); their count. */
+static int step_values(const struct cmp *c, int s, int m, double *v)
+{
+    const struct cmp_step *st = &c->steps[s];
+    int n = 0;
+
+    for (int i = 0; i < st->n && n < SIG_MAX_N; i++)
+        v[n++] = c->runs[st->first + i].v[m];
+    return n;
+}
+
+void cmp_sig(const struct cmp *c, int s, int base, int m, struct sig_result *r)
+{
+    double a[SIG_MAX_N], b[SIG_MAX_N];
+    int na = step_values(c, base, m, a), nb = step_values(c, s, m, b);
+
+    sig_compare(a, na, b, nb, cmp_sig_kind(m), r);
+}
+
+int cmp_any_sig(const struct cmp *c)
+{
+    for (int s = 1; s < c->n_steps; s++)
+        if (c->steps[s].n > 1 && (c->steps[s - 1].n > 1 || c->steps[0].n > 1))
+            return 1;
+    return 0;
+}
+
+void cmp_fmt_ci(char *buf, size_t len, const struct sig_result *r)
+{
+    if (isnan(r->lo) || isnan(r->hi))
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "[%+.1f, %+.1f]", r->lo * 100.0, r->hi * 100.0);
+}
+
 int cmp_within_noise(const struct cmp *c, int s, int base, int m)
 {
     const struct cmp_step *a = &c->steps[s], *b = &c->steps[base];
+    struct sig_result r;
 
     if (s == base || (a->n < 2 && b->n < 2))
         return 0;
     if (isnan(a->lo[m]) || isnan(b->lo[m]))
         return 0;
+    if (a->n > 1 && b->n > 1) {
+        cmp_sig(c, s, base, m, &r);
+        if (r.verdict != SIG_NONE)
+            return r.verdict == SIG_NOISE;
+    }
     return !(a->hi[m] < b->lo[m] || a->lo[m] > b->hi[m]);
 }
 
@@ -256,8 +308,7 @@ static void redact_record(json_t *doc)
         redact_at(db, "dsn", 0);
     }
     if (json_is_object(set))
-        json_object_foreach(set, key, v)
-            redact_at(set, key, secret_setting_name(key));
+        json_object_foreach(set, key, v) redact_at(set, key, secret_setting_name(key));
 }
 
 int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct err *e)
@@ -341,8 +392,8 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
         double user, sys, rd, wr;
         if ((rc = get_num(doc, "metrics.columns.cpu_user_pct.mean", &user, name, e)) < 0 ||
             (rc = get_num(doc, "metrics.columns.cpu_system_pct.mean", &sys, name, e)) < 0 ||
-            (rc = get_num(doc, "metrics.columns.cpu_iowait_pct.mean", &r->v[CMP_IOWAIT], name,
-                          e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.cpu_iowait_pct.mean", &r->v[CMP_IOWAIT], name, e)) <
+                0 ||
             (rc = get_num(doc, "metrics.columns.disk_data_read_mb_per_s.mean", &rd, name, e)) < 0 ||
             (rc = get_num(doc, "metrics.columns.disk_data_write_mb_per_s.mean", &wr, name, e)) < 0)
             return rc;
@@ -502,6 +553,60 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/*
+ * A study's folder (it holds study.json): its complete runs step by step,
+ * repeats together, in place of the name order (interleaved rounds in time
+ * order would make every run a step of its own) and without the study's
+ * load record.  Runs are found by folder name under dir, wherever the
+ * study's paths pointed.  list[first .. *n) is replaced; kept as it is when
+ * study.json is unreadable or names none of them.
+ */
+static void study_order(const char *dir, char **list, int first, int *n)
+{
+    char p[PATH_MAX];
+    json_t *doc, *runs, *r;
+    int nsteps, k = first, total = *n - first;
+    char **keep;
+
+    if (snprintf(p, sizeof(p), "%s/study.json", dir) >= (int)sizeof(p) ||
+        !(doc = json_load_file(p, 0, NULL)))
+        return;
+    runs = json_object_get(doc, "runs");
+    nsteps = (int)json_array_size(json_object_get(doc, "steps"));
+    keep = calloc((size_t)total, sizeof(*keep));
+    for (int step = 1; keep && step <= nsteps; step++) {
+        size_t i;
+        json_array_foreach(runs, i, r)
+        {
+            const char *d = json_string_value(json_object_get(r, "dir")), *base;
+            const char *st = json_string_value(json_object_get(r, "status"));
+            if (json_integer_value(json_object_get(r, "step")) != step || !d || !st ||
+                strcmp(st, "complete") != 0)
+                continue;
+            base = strrchr(d, '/') ? strrchr(d, '/') + 1 : d;
+            for (int j = first; j < *n; j++) {
+                const char *name = list[j] ? strrchr(list[j], '/') + 1 : NULL;
+                if (name && strcmp(name, base) == 0 && k - first < total) {
+                    keep[k++ - first] = list[j];
+                    list[j] = NULL;
+                    break;
+                }
+            }
+        }
+    }
+    if (keep && k > first) {
+        for (int j = first; j < *n; j++)
+            free(list[j]); /* the study's load, runs that did not complete */
+        memcpy(list + first, keep, sizeof(*keep) * (size_t)(k - first));
+        *n = k;
+    } else if (keep) {
+        for (int j = 0; j < k - first; j++) /* none matched: nothing moved */
+            list[first + j] = keep[j];
+    }
+    free(keep);
+    json_decref(doc);
+}
+
 /* Append the run folders below dir (those holding run.json), sorted, to *list. */
 static int expand_dir(const char *dir, char ***list, int *n, int *cap, struct err *e)
 {
@@ -538,6 +643,7 @@ static int expand_dir(const char *dir, char ***list, int *n, int *cap, struct er
                        "run.json)",
                        dir);
     qsort(*list + first, (size_t)(*n - first), sizeof(char *), cmp_str);
+    study_order(dir, *list, first, n);
     return 0;
 }
 
@@ -989,8 +1095,9 @@ int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct
                 o += (size_t)w;
             }
             if (undetermined)
-                add_warning(c, "run '%s' (%s) is undetermined by the input checks of TPC-C "
-                               "5.5.1.5 (too few transactions to judge; run longer)%s%s",
+                add_warning(c,
+                            "run '%s' (%s) is undetermined by the input checks of TPC-C "
+                            "5.5.1.5 (too few transactions to judge; run longer)%s%s",
                             r->name, r->label, why[0] ? ": " : "", why);
             else
                 add_warning(c,
@@ -1156,28 +1263,49 @@ int cmp_rule_parse(const char *text, struct cmp_rule *r, int *col, struct err *e
     return 0;
 }
 
+void cmp_rule_judge(const struct cmp_rule *r, const double *old_v, int n_old, const double *new_v,
+                    int n_new, struct cmp_verdict *v)
+{
+    struct sig_result sr;
+
+    memset(v, 0, sizeof(*v));
+    v->old_v = sig_median(old_v, n_old);
+    v->new_v = sig_median(new_v, n_new);
+    v->change_pct = raw_change(v->old_v, v->new_v) * 100.0;
+    sig_compare(old_v, n_old, new_v, n_new, SIG_CHANGE, &sr); /* the raw change new / old - 1 */
+    v->ci_lo_pct = sr.lo * 100.0;
+    v->ci_hi_pct = sr.hi * 100.0;
+    v->by_interval = !isnan(sr.lo) && !isnan(sr.hi);
+    v->within_noise = sr.verdict == SIG_NOISE;
+    if (isnan(v->change_pct))
+        return;
+    /* At the threshold exactly (within rounding of the division) it does not trip. */
+    if (v->by_interval)
+        v->tripped = r->op == '<' ? v->ci_hi_pct < r->pct - 1e-9 : v->ci_lo_pct > r->pct + 1e-9;
+    else
+        v->tripped = r->op == '<' ? v->change_pct < r->pct - 1e-9 : v->change_pct > r->pct + 1e-9;
+}
+
 int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verdict *v,
                   struct err *e)
 {
     const struct cmp_step *a = &c->steps[0], *b = &c->steps[c->n_steps - 1];
+    double ov[SIG_MAX_N], nv[SIG_MAX_N];
     char mn[32];
 
     memset(v, 0, sizeof(*v));
-    v->old_v = a->med[r->metric];
-    v->new_v = b->med[r->metric];
     cmp_metric_name(r->metric, mn, sizeof(mn));
-    if (isnan(v->old_v) || isnan(v->new_v)) {
-        const struct cmp_run *x = &c->runs[isnan(v->old_v) ? a->first : b->first];
+    if (isnan(a->med[r->metric]) || isnan(b->med[r->metric])) {
+        const struct cmp_run *x = &c->runs[isnan(a->med[r->metric]) ? a->first : b->first];
         return err_set(e, E_USAGE, "--fail-if '%s': run '%s' (%s) has no %s%s", r->text, x->name,
                        x->label, mn,
                        r->metric == CMP_LOAD ? " (it has no complete load section)" : "");
     }
-    if (v->old_v <= 0)
+    if (a->med[r->metric] <= 0)
         return err_set(e, E_USAGE, "--fail-if '%s': %s of the first step is 0: no change to judge",
                        r->text, mn);
-    v->change_pct = raw_change(v->old_v, v->new_v) * 100.0;
-    /* At the threshold exactly (within rounding of the division) it does not trip. */
-    v->tripped = r->op == '<' ? v->change_pct < r->pct - 1e-9 : v->change_pct > r->pct + 1e-9;
+    cmp_rule_judge(r, ov, step_values(c, 0, r->metric, ov), nv,
+                   step_values(c, c->n_steps - 1, r->metric, nv), v);
     v->within_noise = cmp_within_noise(c, c->n_steps - 1, 0, r->metric);
     return 0;
 }
@@ -1201,16 +1329,15 @@ enum col {
     C_TPS_GAIN,
     C_P90,
     C_P90_CHANGE,
-    C_CPU,    /* the metrics columns: shown when a step has them */
+    C_CPU, /* the metrics columns: shown when a step has them */
     C_IOWAIT,
     C_DISK,
     C_NCOLS
 };
 
 static const char *const col_head[C_NCOLS] = {
-    "step",  "label", "change note", "runs", "load s",    "gain",   "vs first",
-    "NOTPM", "gain",  "TPS",         "gain", "NO p90 ms", "change",
-    "CPU %", "iowait %", "disk MB/s",
+    "step", "label", "change note", "runs",      "load s", "gain",  "vs first", "NOTPM",
+    "gain", "TPS",   "gain",        "NO p90 ms", "change", "CPU %", "iowait %", "disk MB/s",
 };
 
 #define CELL 96
@@ -1235,12 +1362,9 @@ static void step_cells(const struct cmp *c, int s, int format, char cells[C_NCOL
                           *first = &c->steps[0];
     const struct cmp_run *r = &c->runs[st->first];
     static const int value_cols[][2] = {
-        { C_LOAD, CMP_LOAD },
-        { C_NOTPM, CMP_NOTPM },
-        { C_TPS, CMP_TPS },
-        { C_P90, CMP_P90 + TX_NEW_ORDER },
-        { C_CPU, CMP_CPU },
-        { C_IOWAIT, CMP_IOWAIT },
+        { C_LOAD, CMP_LOAD }, { C_NOTPM, CMP_NOTPM },
+        { C_TPS, CMP_TPS },   { C_P90, CMP_P90 + TX_NEW_ORDER },
+        { C_CPU, CMP_CPU },   { C_IOWAIT, CMP_IOWAIT },
         { C_DISK, CMP_DISK },
     };
 
@@ -1334,6 +1458,67 @@ static const char *step_metrics_note(const struct cmp *c, const struct cmp_step 
     return "";
 }
 
+/* The figures' names in the significance tables. */
+static const char *const sig_names[CMP_NSIG] = { "NOTPM", "TPS", "load time", "NO p90" };
+/* ... and in csv and json. */
+static const char *const sig_keys[CMP_NSIG] = { "notpm", "tps", "load_time", "p90.new_order" };
+
+/*
+ * The comparisons the significance tables list, in order: each step from the
+ * second against the step before and (from the third) against the first.
+ * *k is the cursor (start at 0); 0 at the end.
+ */
+static int sig_next(const struct cmp *c, int *k, int *s, int *base)
+{
+    int i = *k;
+
+    for (int st = 1; st < c->n_steps; st++) {
+        int n = st > 1 ? 2 : 1;
+        if (i < n) {
+            *s = st;
+            *base = i == 0 ? st - 1 : 0;
+            (*k)++;
+            return 1;
+        }
+        i -= n;
+    }
+    return 0;
+}
+
+static void print_sig_text(FILE *out, const struct cmp *c)
+{
+    int k = 0, s, base, wl = 5, wa = 7;
+
+    for (int i = 0; i < c->n_steps; i++) {
+        int n = (int)strlen(c->runs[c->steps[i].first].label);
+        if (n > wl)
+            wl = n;
+        if (n + 4 > wa)
+            wa = n + 4;
+    }
+    fprintf(out, "\nsignificance: the gain of the medians and its 95 %% confidence interval from "
+                 "the repeats\n(Welch's t on the logarithms of the figures; NO p90: + is "
+                 "slower)\n");
+    fprintf(out, "%4s  %-*s  %-*s  %-9s  %8s  %-16s  %s\n", "step", wl, "label", wa, "against",
+            "figure", "gain", "95 % CI", "verdict");
+    while (sig_next(c, &k, &s, &base)) {
+        char against[300];
+        snprintf(against, sizeof(against), "%d %s", base + 1, c->runs[c->steps[base].first].label);
+        for (int f = 0; f < CMP_NSIG; f++) {
+            struct sig_result r;
+            char g[32], ci[64];
+            cmp_sig(c, s, base, cmp_sig_metrics[f], &r);
+            if (isnan(r.gain))
+                continue;
+            cmp_fmt_pct(g, sizeof(g), r.gain);
+            cmp_fmt_ci(ci, sizeof(ci), &r);
+            fprintf(out, "%4d  %-*s  %-*s  %-9s  %8s  %-16s  %s\n", s + 1, wl,
+                    c->runs[c->steps[s].first].label, wa, against, sig_names[f], g, ci,
+                    sig_verdict_name(r.verdict));
+        }
+    }
+}
+
 static void print_text(FILE *out, const struct cmp *c)
 {
     char(*cells)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*cells));
@@ -1389,7 +1574,8 @@ static void print_text(FILE *out, const struct cmp *c)
         }
     }
     if (any_noise(c))
-        fprintf(out, "\n~ within noise: the step's min..max overlaps its baseline's\n");
+        fprintf(out, "\n~ within noise: the 95 %% confidence interval holds no change (a step of "
+                     "one run: it lies inside the other's min..max)\n");
     /* A step without the metrics the others have: why. */
     for (int s = 0, first = 1; mets && s < c->n_steps; s++) {
         const char *why = step_metrics_note(c, &c->steps[s]);
@@ -1398,6 +1584,8 @@ static void print_text(FILE *out, const struct cmp *c)
         fprintf(out, "%s- metrics of step %d: %s\n", first ? "\n" : "", s + 1, why);
         first = 0;
     }
+    if (cmp_any_sig(c))
+        print_sig_text(out, c);
     if (c->n_steps > 1) {
         const struct cmp_step *a = &c->steps[0], *b = &c->steps[c->n_steps - 1];
         char l[32], n[32], t[32], p[32];
@@ -1482,6 +1670,29 @@ static void print_markdown(FILE *out, const struct cmp *c)
         }
         fputc('\n', out);
     }
+    if (cmp_any_sig(c)) {
+        int k = 0, st, base;
+        fprintf(out, "\n**Significance**: the gain of the medians and its 95 %% confidence "
+                     "interval from the repeats (Welch's t on the logarithms of the figures; "
+                     "NO p90: + is slower).\n\n| step | label | against | figure | gain | 95 %% "
+                     "CI | verdict |\n|---:|---|---|---|---:|---:|---|\n");
+        while (sig_next(c, &k, &st, &base))
+            for (int f = 0; f < CMP_NSIG; f++) {
+                struct sig_result r;
+                char g[32], ci[64];
+                cmp_sig(c, st, base, cmp_sig_metrics[f], &r);
+                if (isnan(r.gain))
+                    continue;
+                cmp_fmt_pct(g, sizeof(g), r.gain);
+                cmp_fmt_ci(ci, sizeof(ci), &r);
+                fprintf(out, "| %d | ", st + 1);
+                md_cell(out, c->runs[c->steps[st].first].label);
+                fprintf(out, " | %d ", base + 1);
+                md_cell(out, c->runs[c->steps[base].first].label);
+                fprintf(out, " | %s | %s | %s | %s |\n", sig_names[f], g, ci,
+                        sig_verdict_name(r.verdict));
+            }
+    }
     if (c->n_steps > 1)
         fprintf(out, "\n**What changed** (each step against the one before):\n\n");
     for (int s = 1; s < c->n_steps; s++) {
@@ -1545,6 +1756,9 @@ static void print_csv(FILE *out, const struct cmp *c)
     static const char *const names[] = { "load_s", "notpm", "tps", "new_order_p90_ms" };
     static const int mms[] = { CMP_CPU, CMP_IOWAIT, CMP_DISK };
     static const char *const mnames[] = { "cpu_pct", "iowait_pct", "disk_mb_per_s" };
+    /* The significance columns (when steps have repeats), in the order of cmp_sig_metrics. */
+    static const char *const sig_csv[CMP_NSIG] = { "notpm", "tps", "load", "new_order_p90" };
+    int sig = cmp_any_sig(c);
 
     fputs("step,label,change,runs", out);
     for (int k = 0; k < 4; k++) {
@@ -1561,7 +1775,13 @@ static void print_csv(FILE *out, const struct cmp *c)
      * record has none (metrics off, or older than them). */
     for (int k = 0; k < 3; k++)
         fprintf(out, ",%s,%s_min,%s_max", mnames[k], mnames[k], mnames[k]);
-    fputs(",metrics_note,changes\n", out);
+    fputs(sig ? ",metrics_note,changes" : ",metrics_note,changes\n", out);
+    for (int f = 0; sig && f < CMP_NSIG; f++)
+        for (int against = 0; against < 2; against++)
+            fprintf(out, ",%s%s_gain_pct,%s%s_ci_low_pct,%s%s_ci_high_pct,%s%s_verdict%s",
+                    sig_csv[f], against ? "_vs_first" : "", sig_csv[f], against ? "_vs_first" : "",
+                    sig_csv[f], against ? "_vs_first" : "", sig_csv[f], against ? "_vs_first" : "",
+                    f == CMP_NSIG - 1 && against ? "\n" : "");
     for (int s = 0; s < c->n_steps; s++) {
         const struct cmp_step *st = &c->steps[s];
         const struct cmp_run *r = &c->runs[st->first];
@@ -1597,7 +1817,19 @@ static void print_csv(FILE *out, const struct cmp *c)
                 break;
             o += (size_t)w;
         }
-        csv_field(out, buf, 1);
+        csv_field(out, buf, !sig);
+        for (int f = 0; sig && f < CMP_NSIG; f++)
+            for (int against = 0; against < 2; against++) {
+                struct sig_result sr = { .gain = NAN, .lo = NAN, .hi = NAN };
+                int last = f == CMP_NSIG - 1 && against;
+                if (s > 0 && (against == 0 || s > 1))
+                    cmp_sig(c, s, against ? 0 : s - 1, cmp_sig_metrics[f], &sr);
+                csv_num(out, sr.gain * 100.0, "%.2f");
+                csv_num(out, sr.lo * 100.0, "%.2f");
+                csv_num(out, sr.hi * 100.0, "%.2f");
+                fprintf(out, "%s%s", isnan(sr.gain) ? "" : sig_verdict_name(sr.verdict),
+                        last ? "\n" : ",");
+            }
     }
 }
 
@@ -1675,6 +1907,26 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
                                                 st->diffs[i].key, "path", st->diffs[i].path, "old",
                                                 st->diffs[i].old, "new", st->diffs[i].new_,
                                                 "derived", st->diffs[i].derived));
+        if (s > 0 && cmp_any_sig(c)) {
+            json_t *sg = json_array();
+            for (int base = s - 1; base >= 0; base = base ? 0 : -1) {
+                for (int f = 0; f < CMP_NSIG; f++) {
+                    struct sig_result sr;
+                    cmp_sig(c, s, base, cmp_sig_metrics[f], &sr);
+                    if (isnan(sr.gain))
+                        continue;
+                    json_array_append_new(
+                        sg, json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:i, s:i, s:s}", "against",
+                                      base + 1, "metric", sig_keys[f], "gain", jnum(sr.gain),
+                                      "ci_low", jnum(sr.lo), "ci_high", jnum(sr.hi), "df",
+                                      jnum(sr.df), "n_old", sr.n_old, "n_new", sr.n_new, "verdict",
+                                      sig_verdict_name(sr.verdict)));
+                }
+                if (base == 0)
+                    break;
+            }
+            json_object_set_new(o, "significance", sg);
+        }
         json_object_set_new(o, "changes", ch);
         json_object_set_new(o, "n_changes", json_integer(st->n_changes));
         json_array_append_new(steps, o);
@@ -1689,6 +1941,12 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
                             jnum(verdicts[i].old_v), "new", jnum(verdicts[i].new_v), "change_pct",
                             jnum(verdicts[i].change_pct), "tripped", verdicts[i].tripped,
                             "within_noise", verdicts[i].within_noise));
+        if (verdicts[i].by_interval) {
+            json_t *g = json_array_get(gate, json_array_size(gate) - 1);
+            json_object_set_new(g, "ci_low_pct", jnum(verdicts[i].ci_lo_pct));
+            json_object_set_new(g, "ci_high_pct", jnum(verdicts[i].ci_hi_pct));
+            json_object_set_new(g, "judged_by", json_string("interval"));
+        }
     }
     json_object_set_new(doc, "steps", steps);
     json_object_set_new(doc, "warnings", warn);

@@ -13,8 +13,14 @@
  *     load-time gain  = old / new - 1      (50 s -> 4.5 s is +1011.1 %)
  *     throughput gain = new / old - 1      (NOTPM, TPS)
  *     latency change  = new / old - 1      (p90: + is slower)
- * A gain is "within noise" when either step has repeats and the two steps'
- * min..max ranges overlap.
+ * Significance (results/signif.h): when both steps of a comparison have 2
+ * runs or more, the gain of NOTPM, TPS, load time and New-Order p90 comes
+ * with its 95 % confidence interval (Welch's t on the logarithms of the
+ * runs' figures) and a verdict: significant gain, significant loss, within
+ * noise.  A gain is "within noise" when that interval holds no change; when
+ * only one of the two steps has repeats (no interval), when the other's
+ * single figure lies inside the repeats' min..max.  Single runs on both
+ * sides are never within noise: one run has no spread to judge by.
  *
  * What changed: the sections "tool", "config" and "environment" of the first
  * run of each step are flattened to dotted paths and compared with the step
@@ -46,6 +52,7 @@
 
 #include "core/config.h"
 #include "core/err.h"
+#include "results/signif.h"
 
 /* The figures compared, per run.  NAN: not in the record. */
 enum cmp_metric {
@@ -142,6 +149,21 @@ void cmp_release(struct cmp *c);
 double cmp_gain(int metric, double old_v, double new_v);
 /* 1 when step s's gain over step base is within noise for metric m. */
 int cmp_within_noise(const struct cmp *c, int s, int base, int metric);
+/*
+ * The figures judged for significance, in the order shown: NOTPM, TPS, load
+ * time, New-Order p90.
+ */
+#define CMP_NSIG 4
+extern const int cmp_sig_metrics[CMP_NSIG];
+/* How metric m gains (enum sig_kind): load time shrinks, throughput grows, latency changes. */
+int cmp_sig_kind(int metric);
+/* Step s against step base for metric m: the gain of the medians, its interval and verdict. */
+void cmp_sig(const struct cmp *c, int s, int base, int metric, struct sig_result *r);
+/* 1 when a step and the one before it (or the first) both have 2 runs or more. */
+int cmp_any_sig(const struct cmp *c);
+/* "[-5.1, +9.6]" (percent) or "-" when there is no interval. */
+void cmp_fmt_ci(char *buf, size_t len, const struct sig_result *r);
+
 /* "load_time", "notpm", "tps", "p90.new_order", ... */
 const char *cmp_metric_name(int metric, char *buf, size_t len);
 
@@ -162,7 +184,10 @@ int cmp_format_parse(const char *s);
  * Blanks are allowed between the parts.  The change is new / old - 1 of the
  * metric's value (for load_time and latencies too: + is slower), of the last
  * step's median against the first step's.  A change exactly at the threshold
- * does not trip.
+ * does not trip.  When both steps have 2 runs or more the rule trips only on
+ * a significant breach: when the whole 95 % confidence interval of the
+ * change is past the threshold (as the study's gate); with a single run on
+ * either side, when the change of the medians is.
  */
 struct cmp_rule {
     char text[128]; /* the rule as given */
@@ -175,14 +200,23 @@ int cmp_rule_parse(const char *text, struct cmp_rule *r, int *col, struct err *e
 
 /* The outcome of one rule. */
 struct cmp_verdict {
-    double old_v, new_v; /* the first and last step's medians */
-    double change_pct;   /* (new / old - 1) * 100 */
-    int tripped;         /* 1: the rule fails the comparison */
-    int within_noise;    /* the two steps' ranges overlap */
+    double old_v, new_v;         /* the first and last step's medians */
+    double change_pct;           /* (new / old - 1) * 100 */
+    double ci_lo_pct, ci_hi_pct; /* its 95 % interval; NAN with a single run on a side */
+    int by_interval;             /* 1: judged by the interval (both steps have repeats) */
+    int tripped;                 /* 1: the rule fails the comparison */
+    int within_noise;            /* the change is within noise (see above) */
 };
 /* Evaluate r on c (last step against first).  E_USAGE when a step lacks the metric. */
 int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verdict *v,
                   struct err *e);
+/*
+ * Judge r on the figures of the old and new runs (NAN values left out):
+ * medians, change, interval, tripped (the rule above); within_noise is the
+ * interval's verdict.  Shared by compare's and the study's gate.
+ */
+void cmp_rule_judge(const struct cmp_rule *r, const double *old_v, int n_old, const double *new_v,
+                    int n_new, struct cmp_verdict *v);
 
 /* Print the comparison; rules/verdicts (n_rules of them) go into the JSON output. */
 void cmp_print(FILE *out, const struct cmp *c, int format, const struct cmp_rule *rules,

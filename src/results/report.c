@@ -811,6 +811,52 @@ static void step_table(struct sbuf *b, const struct cmp *c)
     sb_put(b, "</tbody></table></div>\n");
 }
 
+/*
+ * The significance of each gain when steps have repeats: each step against
+ * the step before and (from the third) the first, for NOTPM, TPS, load time
+ * and New-Order p90: the gain of the medians, its 95 % interval, the verdict.
+ */
+static void sig_table(struct sbuf *b, const struct cmp *c)
+{
+    static const char *const names[CMP_NSIG] = { "NOTPM", "TPS", "load time", "New-Order p90" };
+
+    sb_put(b, "<div class=\"scroll\"><table class=\"sig\"><thead><tr><th>step</th><th>label"
+              "</th><th>against</th><th>figure</th><th class=\"num\">gain</th><th "
+              "class=\"num\">95&nbsp;% CI</th><th>verdict</th></tr></thead><tbody>\n");
+    for (int s = 1; s < c->n_steps; s++)
+        for (int base = s - 1; base >= 0; base = base ? 0 : -1) {
+            for (int f = 0; f < CMP_NSIG; f++) {
+                struct sig_result r;
+                char g[32], ci[64];
+                cmp_sig(c, s, base, cmp_sig_metrics[f], &r);
+                if (isnan(r.gain))
+                    continue;
+                cmp_fmt_pct(g, sizeof(g), r.gain);
+                cmp_fmt_ci(ci, sizeof(ci), &r);
+                sb_printf(b, "<tr data-step=\"s%d\" data-verdict=\"%s\"><td>%d</td><td>", s + 1,
+                          r.verdict == SIG_GAIN    ? "gain"
+                          : r.verdict == SIG_LOSS  ? "loss"
+                          : r.verdict == SIG_NOISE ? "noise"
+                                                   : "none",
+                          s + 1);
+                sb_esc(b, c->runs[c->steps[s].first].label);
+                sb_printf(b, "</td><td>%d ", base + 1);
+                sb_esc(b, c->runs[c->steps[base].first].label);
+                sb_printf(b,
+                          "</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                          "<td class=\"%s\">%s</td></tr>\n",
+                          names[f], g, ci,
+                          r.verdict == SIG_GAIN   ? "good"
+                          : r.verdict == SIG_LOSS ? "bad"
+                                                  : "noise",
+                          sig_verdict_name(r.verdict));
+            }
+            if (base == 0)
+                break;
+        }
+    sb_put(b, "</tbody></table></div>\n");
+}
+
 static void latency_table(struct sbuf *b, const struct cmp *c)
 {
     sb_put(
@@ -1146,8 +1192,18 @@ int report_html(const struct cmp *c, const struct report_opts *o, char **html, s
     sb_put(&b, "<p class=\"muted\">Gains against the step before (and the first): load time "
                "old/new&nbsp;&minus;&nbsp;1, NOTPM and TPS new/old&nbsp;&minus;&nbsp;1; latency "
                "change new/old&nbsp;&minus;&nbsp;1 (negative is faster). Repeats of a step: the "
-               "median, min..max below it; a gain whose range overlaps the baseline's is within "
-               "noise.</p></section>\n");
+               "median, min..max below it; a gain is within noise when its 95&nbsp;% confidence "
+               "interval holds no change (a step of one run: when it lies inside the other's "
+               "min..max).</p></section>\n");
+    if (cmp_any_sig(c)) {
+        sb_put(&b, "<section id=\"significance\"><h2>Significance</h2>\n");
+        sig_table(&b, c);
+        sb_put(&b, "<p class=\"muted\">The gain of the medians and its 95&nbsp;% confidence "
+                   "interval from the repeats (Welch's t on the logarithms of the figures, "
+                   "unequal variances allowed); New-Order p90 is a change (+ is slower). "
+                   "Significant when the whole interval lies on one side of no change.</p>"
+                   "</section>\n");
+    }
 
     sb_put(&b, "<section id=\"bars\"><h2>Load time and throughput per step</h2><div "
                "class=\"grid2\">\n");

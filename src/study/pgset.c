@@ -16,7 +16,7 @@
 
 static const char *const pgset_names[PGS_NSTMTS] = {
     "study_setting",   "study_try", "study_alter_set", "study_alter_reset", "study_reload",
-    "study_conf_time", "study_db",  "study_drop_db",   "study_create_db",
+    "study_conf_time", "study_db",  "study_drop_db",   "study_create_db",   "study_rename_db",
 };
 
 int pgset_dialect_load(struct dialect *d, const char *name, struct err *e)
@@ -74,10 +74,17 @@ static double unit_size(const char *u, int *kind)
         char kind;
         double size;
     } units[] = {
-        { "B", 'm', 1.0 },       { "kB", 'm', 1024.0 },   { "MB", 'm', 1048576.0 },
-        { "GB", 'm', 1073741824.0 }, { "TB", 'm', 1099511627776.0 }, { "us", 't', 1.0 },
-        { "ms", 't', 1e3 },      { "s", 't', 1e6 },       { "min", 't', 6e7 },
-        { "h", 't', 3.6e9 },     { "d", 't', 8.64e10 },
+        { "B", 'm', 1.0 },
+        { "kB", 'm', 1024.0 },
+        { "MB", 'm', 1048576.0 },
+        { "GB", 'm', 1073741824.0 },
+        { "TB", 'm', 1099511627776.0 },
+        { "us", 't', 1.0 },
+        { "ms", 't', 1e3 },
+        { "s", 't', 1e6 },
+        { "min", 't', 6e7 },
+        { "h", 't', 3.6e9 },
+        { "d", 't', 8.64e10 },
     };
     double mult = 1.0;
     char *end;
@@ -117,11 +124,11 @@ static int bool_ok(const char *v)
 
     if (!n)
         return 0;
-    if (!strcasecmp(v, "on") || !strcasecmp(v, "off") || !strcasecmp(v, "of") ||
-        !strcmp(v, "1") || !strcmp(v, "0"))
+    if (!strcasecmp(v, "on") || !strcasecmp(v, "off") || !strcasecmp(v, "of") || !strcmp(v, "1") ||
+        !strcmp(v, "0"))
         return 1;
-    return !strncasecmp(v, "true", n) || !strncasecmp(v, "false", n) ||
-           !strncasecmp(v, "yes", n) || !strncasecmp(v, "no", n);
+    return !strncasecmp(v, "true", n) || !strncasecmp(v, "false", n) || !strncasecmp(v, "yes", n) ||
+           !strncasecmp(v, "no", n);
 }
 
 int pgset_value_ok(const struct pgset_info *in, const char *value, struct err *e)
@@ -165,9 +172,9 @@ int pgset_value_ok(const struct pgset_info *in, const char *value, struct err *e
         snprintf(what, sizeof(what), "%s%s%s",
                  !strcmp(in->vartype, "integer") ? "an integer" : "a number",
                  in->unit[0] ? " with a unit such as " : "",
-                 !in->unit[0]                             ? ""
+                 !in->unit[0]                                  ? ""
                  : unit_size(in->unit, &skind) && skind == 'm' ? "8MB or 1GB"
-                                                                : "200ms or 5min");
+                                                               : "200ms or 5min");
         return err_set(e, E_USAGE, "must be %s (got \"%.64s\")", what, value);
     }
     return 0; /* a string: the server judges it when it is set */

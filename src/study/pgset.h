@@ -19,10 +19,10 @@
 /* One row of pg_settings. */
 struct pgset_info {
     char name[64];
-    char setting[256];  /* current value, in unit */
-    char unit[16];      /* "8kB", "ms", "" */
-    char vartype[16];   /* bool, enum, integer, real, string */
-    char context[32];   /* postmaster (restart), sighup, superuser, user, ... */
+    char setting[256]; /* current value, in unit */
+    char unit[16];     /* "8kB", "ms", "" */
+    char vartype[16];  /* bool, enum, integer, real, string */
+    char context[32];  /* postmaster (restart), sighup, superuser, user, ... */
     char min_val[32];
     char max_val[32];
     char enumvals[512]; /* "local,remote_write,on,off" */
@@ -38,6 +38,7 @@ enum pgset_stmt {
     PGS_DB,
     PGS_DROP_DB,
     PGS_CREATE_DB,
+    PGS_RENAME_DB,
     PGS_NSTMTS
 };
 

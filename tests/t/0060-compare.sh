@@ -226,4 +226,53 @@ if [ "$#" = 2 ]; then
     is "$(cat "$tmp/med")" "True" "the step's TPS is the median of its repeats, within min..max"
 fi
 
+# ---------------------------------------------------------------------------
+# 6. Significance of repeats outside a study: rep (2 runs) against rep2 (2 runs).
+
+run rep2 "$bin" run -c "$cfg" --vus 2 --duration 1s --warmup 0s --label rep2 --repeat 2
+is "$rc" 0 "run --repeat 2 --label rep2: exit 0" || explain
+set -- $(rec rep) $(rec rep2)
+is "$#" 4 "four run folders: rep twice, rep2 twice"
+run sigj "$bin" compare --format json "$@" --fail-if 'notpm < -99%' --fail-if 'notpm > +1000%'
+is "$rc" 0 "compare of two steps with repeats: exit 0" || explain
+# Every verdict follows from its interval; each gain is the gain of the
+# recorded medians (2 runs: the mean of the two); p90 is a change (+ slower).
+python3 -c '
+import json, sys
+r = [json.load(open(f)) for f in sys.argv[1:]]
+d = r[0]; runs = r[1:]; bad = []
+sig = d["steps"][1].get("significance", [])
+def med(v): return sum(v) / len(v)
+for s in sig:
+    lo, hi, v = s["ci_low"], s["ci_high"], s["verdict"]
+    up = s["metric"] in ("notpm", "tps")
+    want = ("significant gain" if (lo > 0) == up else "significant loss") if lo > 0 or hi < 0 else "within noise"
+    if v != want: bad.append((s, want))
+    if s["against"] != 1 or s["n_old"] != 2 or s["n_new"] != 2: bad.append(("sides", s))
+    if s["metric"] == "notpm":
+        g = med([x["run"]["notpm"] for x in runs[2:]]) / med([x["run"]["notpm"] for x in runs[:2]]) - 1
+        if abs(g - s["gain"]) > 1e-9: bad.append(("gain", s, g))
+print(sorted(s["metric"] for s in sig), bad)' "$tmp/sigj.out" "$1/run.json" "$2/run.json" "$3/run.json" "$4/run.json" >"$tmp/sigchk" 2>&1
+is "$(cat "$tmp/sigchk")" "['notpm', 'p90.new_order', 'tps'] []" \
+    "json: NOTPM, TPS and New-Order p90 of step 2 with intervals and verdicts that follow from them (no load: no load time)"
+is "$(py '[(g["judged_by"], g["tripped"], g["ci_low_pct"] <= g["change_pct"] <= g["ci_high_pct"]) for g in r[0]["gate"]]' "$tmp/sigj.out")" \
+    "[('interval', False, True), ('interval', False, True)]" "the gate judges repeats by the interval"
+note "measured: $(py '[(s["metric"], round(s["gain"] * 100, 1), round(s["ci_low"] * 100, 1), round(s["ci_high"] * 100, 1), s["verdict"]) for s in r[0]["steps"][1]["significance"]]' "$tmp/sigj.out")"
+run sigt "$bin" compare "$@"
+is "$rc" 0 "text: exit 0" || explain
+like "$out" "*significance: the gain of the medians and its 95 % confidence interval*" "text: the significance table"
+like "$out" "*   2  rep2   1 rep *NOTPM *\\[*, *\\]*" "text: step 2 against step 1 with its interval"
+run sigm "$bin" compare --format markdown "$@"
+like "$out" "*| 2 | rep2 | 1 rep | NOTPM | *| \\[*, *\\] | *" "markdown: the significance table"
+run sigc "$bin" compare --format csv "$@"
+is "$(printf '%s\n' "$out" | python3 -c "import csv,sys; r=list(csv.DictReader(sys.stdin)); print(len(r), r[0]['notpm_verdict'], r[1]['notpm_verdict'] in ('within noise', 'significant gain', 'significant loss'), float(r[1]['notpm_ci_low_pct']) <= float(r[1]['notpm_gain_pct']) <= float(r[1]['notpm_ci_high_pct']))")" \
+    "2  True True" "csv: the interval and verdict of each step's gain (none for step 1)"
+mkdir -p "$tmp/rep-report"
+run sigr "$bin" report "$@" -o "$tmp/rep-report/report.html"
+is "$rc" 0 "report of the repeats: exit 0" || explain
+like "$(cat "$tmp/rep-report/report.html")" '*<section id="significance"><h2>Significance</h2>*<tr data-step="s2" data-verdict="*"><td>2</td><td>rep2</td><td>1 rep</td><td>NOTPM</td>*' \
+    "report.html: the significance table"
+run single "$bin" compare "$a" "$b"
+unlike "$out" "*significance*" "single runs per step: no significance table, as before"
+
 done_testing

@@ -88,6 +88,37 @@ print(len(d["significance"])>=6, bad)' "$sj")" "True []" \
 note "measured: $(py 'd=json.load(open(sys.argv[1])); print([(s["step"],s["against"],round(s["gain"]*100,1),round(s["ci_low"]*100,1),round(s["ci_high"]*100,1),s["verdict"]) for s in d["significance"] if s["metric"]=="notpm"])' "$sj")"
 is "$(test -s "$sdir/report.html" && echo yes)" "yes" "report.html is written"
 like "$(cat "$sdir/report.html")" "*sync-off*shared-buffers*" "the report holds the steps"
+# The report's significance table holds the study's own verdicts: every
+# (step, against, NOTPM/TPS/New-Order p90) row of study.json, with the same
+# gain, interval and verdict.
+is "$(python3 -c '
+import json, re, sys
+d = json.load(open(sys.argv[1])); html = open(sys.argv[2]).read()
+names = {"notpm": "NOTPM", "tps": "TPS", "p90.new_order": "New-Order p90"}
+labels = {s["step"]: s["label"] for s in d["steps"]}
+v = {"significant gain": "gain", "significant loss": "loss", "within noise": "noise"}
+missing = []
+for s in d["significance"]:
+    if s["metric"] not in names: continue
+    row = ("<tr data-step=\"s%d\" data-verdict=\"%s\"><td>%d</td><td>%s</td><td>%d %s</td><td>%s</td>"
+           "<td class=\"num\">%+.1f %%</td><td class=\"num\">[%+.1f, %+.1f]</td><td class=\"[a-z]+\">%s</td></tr>"
+           % (s["step"], v[s["verdict"]], s["step"], labels[s["step"]], s["against"], labels[s["against"]],
+              names[s["metric"]], s["gain"] * 100, s["ci_low"] * 100, s["ci_high"] * 100, s["verdict"]))
+    if not re.search(re.escape(row).replace(re.escape("[a-z]+"), "[a-z]+"), html): missing.append(row)
+print(html.count("<section id=\"significance\">"), len(d["significance"]) >= 9, missing[:1])' "$sj" "$sdir/report.html" 2>&1)" \
+    "1 True []" "report.html: the significance table, row for row the study's verdicts"
+# compare over the study's folder: its complete runs step by step (not the
+# interleaved time order, not the study's load), with the study's verdicts.
+"$bin" compare --format json "$sdir" >"$tmp/cmp.json" 2>"$tmp/cmp.err"
+is "$?" 0 "compare over the study's folder: exit 0" || diag "$(tail -5 "$tmp/cmp.err")"
+is "$(python3 -c '
+import json, sys
+c = json.load(open(sys.argv[1])); d = json.load(open(sys.argv[2]))
+want = {(s["step"], s["against"], s["metric"]): (round(s["gain"], 9), s["verdict"]) for s in d["significance"]}
+got = {(st["step"], g["against"], g["metric"]): (round(g["gain"], 9), g["verdict"]) for st in c["steps"] for g in st.get("significance", [])}
+print([(s["label"], len(s["runs"])) for s in c["steps"]], got == want)' "$tmp/cmp.json" "$sj" 2>&1)" \
+    "[('baseline', 2), ('sync-off', 2), ('shared-buffers', 2)] True" \
+    "compare groups the study's runs by step and gives the study's gains and verdicts"
 auto=$res/pgdata/postgresql.auto.conf
 is "$(grep -c -E '^(synchronous_commit|shared_buffers)' "$auto")" "0" "the settings are reset at the end"
 like "$(cat "$tmp/err")" "*settings are reset on the private server (restarted)*" "and the reset is said"

@@ -387,6 +387,156 @@ static void test_repeats_noise(void **state)
     cmp_release(&c);
 }
 
+/* A figure against its known value (from python3's mpmath), to 1e-6. */
+static void expect_near(const char *what, double got, double want)
+{
+    if (!(fabs(got - want) < 1e-6)) {
+        print_error("%s: want %.9f, got %.9f\n", what, want, got);
+        fail();
+    }
+}
+
+/*
+ * Repeats in compare: each gain's 95 % interval and verdict (Welch's t on
+ * the log figures, values from mpmath), the "~" mark following the interval
+ * where both steps have repeats, and every format and the report showing it.
+ */
+static void test_repeats_significance(void **state)
+{
+    struct spec s[] = {
+        { .label = "base", .load_s = 10, .notpm = 1000, .tps = 100, .p90 = 10 },
+        { .label = "base", .load_s = 10, .notpm = 1020, .tps = 102, .p90 = 10 },
+        { .label = "base", .load_s = 10, .notpm = 980, .tps = 98, .p90 = 10 },
+        { .label = "fast", .load_s = 10, .notpm = 1200, .tps = 120, .p90 = 10 },
+        { .label = "fast", .load_s = 10, .notpm = 1230, .tps = 123, .p90 = 10 },
+        { .label = "fast", .load_s = 10, .notpm = 1170, .tps = 117, .p90 = 10 },
+        { .label = "noisy", .load_s = 10, .notpm = 1100, .tps = 110, .p90 = 10 },
+        { .label = "noisy", .load_s = 10, .notpm = 1300, .tps = 130, .p90 = 10 },
+        { .label = "noisy", .load_s = 10, .notpm = 1250, .tps = 125, .p90 = 10 },
+    };
+    struct report_opts o = { 0 };
+    struct sig_result r;
+    struct cmp c;
+    struct err e;
+    size_t len;
+    char *t;
+
+    (void)state;
+    assert_int_equal(build(&c, s, 9, 0, &e), 0);
+    assert_int_equal(c.n_steps, 3);
+    assert_true(cmp_any_sig(&c));
+    cmp_sig(&c, 1, 0, CMP_NOTPM, &r);
+    expect_near("fast vs base: gain", r.gain, 0.2);
+    expect_near("fast vs base: ci low", r.lo, 0.13874259343491957);
+    expect_near("fast vs base: ci high", r.hi, 0.26436291551644286);
+    expect_near("fast vs base: df", r.df, 3.8159896133626208);
+    assert_int_equal(r.verdict, SIG_GAIN);
+    assert_int_equal(r.n_old, 3);
+    assert_int_equal(r.n_new, 3);
+    cmp_sig(&c, 2, 1, CMP_NOTPM, &r);
+    expect_near("noisy vs fast: ci low", r.lo, -0.17013545749894643);
+    expect_near("noisy vs fast: ci high", r.hi, 0.23303483216597143);
+    assert_int_equal(r.verdict, SIG_NOISE);
+    cmp_sig(&c, 2, 0, CMP_NOTPM, &r);
+    expect_near("noisy vs base: ci low", r.lo, -0.00980685727629016);
+    assert_int_equal(r.verdict, SIG_NOISE);
+    assert_false(cmp_within_noise(&c, 1, 0, CMP_NOTPM));
+    /* 1100..1300 does not overlap 980..1020, but the interval holds no change. */
+    assert_true(cmp_within_noise(&c, 2, 0, CMP_NOTPM));
+
+    t = printed(&c, CMP_TEXT);
+    expect_contains("text", t, "significance: the gain of the medians");
+    expect_contains("text", t,
+                    "2  fast   1 base     NOTPM       +20.0 %  [+13.9, +26.4]    significant gain");
+    expect_contains("text", t,
+                    "3  noisy  1 base     NOTPM       +25.0 %  [-1.0, +48.8]     "
+                    "within noise");
+    free(t);
+    t = printed(&c, CMP_MARKDOWN);
+    expect_contains("markdown", t,
+                    "| 2 | fast | 1 base | NOTPM | +20.0 % | [+13.9, +26.4] | "
+                    "significant gain |");
+    free(t);
+    t = printed(&c, CMP_CSV);
+    expect_contains("csv header", t,
+                    ",changes,notpm_gain_pct,notpm_ci_low_pct,notpm_ci_high_pct,"
+                    "notpm_verdict,notpm_vs_first_gain_pct,");
+    expect_contains("csv step 2", t, ",20.00,13.87,26.44,significant gain,,,,,");
+    free(t);
+    t = printed(&c, CMP_JSON);
+    expect_contains("json", t, "\"significance\": [");
+    expect_contains("json", t, "\"verdict\": \"significant gain\"");
+    free(t);
+    assert_int_equal(report_html(&c, &o, &t, &len, &e), 0);
+    expect_contains("report", t, "<section id=\"significance\"><h2>Significance</h2>");
+    expect_contains("report", t,
+                    "<tr data-step=\"s2\" data-verdict=\"gain\"><td>2</td><td>fast"
+                    "</td><td>1 base</td><td>NOTPM</td><td class=\"num\">+20.0 %</td>"
+                    "<td class=\"num\">[+13.9, +26.4]</td>");
+    free(t);
+    cmp_release(&c);
+
+    /* Single runs: no significance anywhere, as before. */
+    assert_int_equal(build(&c, s + 2, 2, 0, &e), 0);
+    assert_false(cmp_any_sig(&c));
+    for (int f = CMP_TEXT; f <= CMP_JSON; f++) {
+        t = printed(&c, f);
+        if (strstr(t, "ignificance") || strstr(t, "verdict")) {
+            print_error("format %d of single runs shows significance:\n%s\n", f, t);
+            fail();
+        }
+        free(t);
+    }
+    assert_int_equal(report_html(&c, &o, &t, &len, &e), 0);
+    assert_null(strstr(t, "id=\"significance\""));
+    free(t);
+    cmp_release(&c);
+}
+
+/* With repeats on both sides the gate trips only when the whole interval is past the threshold. */
+static void test_gate_repeats(void **state)
+{
+    static const struct {
+        const char *rule;
+        int tripped;
+    } cases[] = {
+        { "notpm < -5%", 0 },   /* median -7.0 %, interval [-12.95, -0.68]: reaches -5 % */
+        { "notpm < -0.5%", 1 }, /* the whole interval is below -0.5 % */
+        { "notpm < -0.7%", 0 }, /* -0.68 is above it */
+        { "notpm > +5%", 0 },
+    };
+    struct spec s[] = {
+        { .label = "base", .load_s = 10, .notpm = 1000, .tps = 100, .p90 = 10 },
+        { .label = "base", .load_s = 10, .notpm = 1020, .tps = 100, .p90 = 10 },
+        { .label = "base", .load_s = 10, .notpm = 980, .tps = 100, .p90 = 10 },
+        { .label = "new", .load_s = 10, .notpm = 900, .tps = 100, .p90 = 10 },
+        { .label = "new", .load_s = 10, .notpm = 960, .tps = 100, .p90 = 10 },
+        { .label = "new", .load_s = 10, .notpm = 930, .tps = 100, .p90 = 10 },
+    };
+    struct cmp c;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(build(&c, s, 6, 0, &e), 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct cmp_rule r;
+        struct cmp_verdict v;
+        int col;
+        assert_int_equal(cmp_rule_parse(cases[i].rule, &r, &col, &e), 0);
+        assert_int_equal(cmp_rule_eval(&c, &r, &v, &e), 0);
+        assert_true(v.by_interval);
+        expect_near("change", v.change_pct, -7.0);
+        expect_near("ci low", v.ci_lo_pct, -12.951325756908505);
+        expect_near("ci high", v.ci_hi_pct, -0.6842481821707103);
+        if (v.tripped != cases[i].tripped) {
+            print_error("rule '%s': want tripped %d, got %d\n", cases[i].rule, cases[i].tripped,
+                        v.tripped);
+            fail();
+        }
+    }
+    cmp_release(&c);
+}
+
 static void test_gate_boundary(void **state)
 {
     static const struct {
@@ -837,6 +987,8 @@ int main(void)
         cmocka_unit_test(test_multiple_changes_warn),
         cmocka_unit_test(test_incomparable),
         cmocka_unit_test(test_repeats_noise),
+        cmocka_unit_test(test_repeats_significance),
+        cmocka_unit_test(test_gate_repeats),
         cmocka_unit_test(test_gate_boundary),
         cmocka_unit_test(test_gate_missing_metric),
         cmocka_unit_test(test_rule_parse),
