@@ -16,6 +16,8 @@ static const struct cmd_opt load_opts[] = {
     { "seed", 0, 1, "load.seed", "data seed: the same seed gives the same rows (default 1)" },
     { "drop", 0, 0, "load.drop", "drop an existing TPC-C schema first" },
     { "resume", 0, 0, NULL, "continue a load that failed or was interrupted" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -155,10 +157,13 @@ int cmd_load(int argc, char **argv)
         return err_set(&e, E_USAGE, "--resume continues a load and --drop starts a new one: "
                                     "give one of them"),
                cmd_fail("load", &e);
+    if (cmd_part(&cfg, "loads (each part loading its warehouses, indexes built once after all)", &a, &e) < 0)
+        return cmd_fail("load", &e);
     sig_install();
     if ((rc = record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e)) < 0)
         return cmd_fail("load", &e);
     rec = record_begin(&cfg, "load");
+    json_object_set_new(rec, "part", cmd_part_json(&a));
     record_write_json(dir, "run.json", rec, &e);
     if ((rc = session_open(&s, &cfg, &e)) < 0) {
         json_object_set_new(rec, "status", json_string("failed"));

@@ -42,6 +42,8 @@ static const struct cmd_opt run_opts[] = {
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -70,6 +72,8 @@ static const struct cmd_opt bench_opts[] = {
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -357,6 +361,8 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
     rec = record_begin(cfg, cmd);
     if (of > 1)
         json_object_set_new(rec, "repeat", json_pack("{s:i, s:i}", "index", index, "of", of));
+    if (a->part_set)
+        json_object_set_new(rec, "part", cmd_part_json(a));
     record_write_json(dir, "run.json", rec, &e);
     err_clear(&e);
     if ((rc = session_open(&s, cfg, &e)) < 0) {
@@ -428,6 +434,9 @@ static int run_or_bench(int argc, char **argv, int bench)
         err_set(&e, E_USAGE, "'--repeat' must be an integer from 1 to 1000 (got \"%s\")", rep);
         return cmd_fail(cmd, &e);
     }
+    /* A part of a scale-out run: decided now, refused (not built yet) before anything starts. */
+    if (cmd_part(&cfg, "runs (several parts meeting in the database, merged into one record)", &a, &e) < 0)
+        return cmd_fail(cmd, &e);
     /* Check the disk bench's options now: a mistake must not cost a server start. */
     if (bench && cmd_extra(&a, "iobench")) {
         char buf[512], *iargv[32];
