@@ -73,8 +73,9 @@ int part_parse(const char *text, const char *name, int *k, int *n, struct err *e
     if (part_number(head, 0, 999999999, &kv) < 0 || part_number(slash + 1, 0, 999999999, &nv) < 0)
         goto bad;
     if (nv < 1 || nv > PART_MAX)
-        return err_set(e, E_USAGE, "%s: N, the number of parts, must be from 1 to %d (got \"%.*s\")",
-                       name, PART_MAX, PART_QUOTE, text);
+        return err_set(e, E_USAGE,
+                       "%s: N, the number of parts, must be from 1 to %d (got \"%.*s\")", name,
+                       PART_MAX, PART_QUOTE, text);
     if (kv < 1 || kv > nv)
         return err_set(e, E_USAGE,
                        "%s: K, this process's part, must be from 1 to N, counting from 1 "
@@ -134,7 +135,8 @@ static void given_name(const char *where, int k, int n, char *out, size_t len)
         snprintf(out, len, "run.part %d/%d (%s)", k, n, where ? where : "config");
 }
 
-/* How the number of parts was given, for messages: "--parts 3", "TPCC_PARTS=3", "run.parts 3 (f:2:3)". */
+/* How the number of parts was given, for messages: "--parts 3", "TPCC_PARTS=3", "run.parts 3
+ * (f:2:3)". */
 static void parts_name(const char *where, long n, char *out, size_t len)
 {
     if (strcmp(where, "TPCC_PARTS") == 0)
@@ -161,8 +163,10 @@ int part_detect(const struct part_given *g, part_env_fn env, void *ctx, struct p
         if (pn && pn != g->n) {
             given_name(g->where, g->k, g->n, a, sizeof(a));
             parts_name(pwhere, pn, b, sizeof(b));
-            return err_set(e, E_USAGE, "%s and %s disagree on the number of parts: give one, "
-                                       "or make them agree", a, b);
+            return err_set(e, E_USAGE,
+                           "%s and %s disagree on the number of parts: give one, "
+                           "or make them agree",
+                           a, b);
         }
         out->k = g->k;
         out->n = g->n;
@@ -230,9 +234,9 @@ int part_detect(const struct part_given *g, part_env_fn env, void *ctx, struct p
                                "environment variable 'JOB_COMPLETION_INDEX' (%ld) must be below "
                                "the number of parts, %s: indexes count from 0; make %s the "
                                "Job's completions",
-                               rank, b, pwhere[0] == '-' || strcmp(pwhere, "TPCC_PARTS") == 0
-                                            ? pwhere
-                                            : "run.parts");
+                               rank, b,
+                               pwhere[0] == '-' || strcmp(pwhere, "TPCC_PARTS") == 0 ? pwhere
+                                                                                     : "run.parts");
             }
             parts_name(pwhere, pn, b, sizeof(b));
             out->k = (int)rank + 1;

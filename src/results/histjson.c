@@ -95,8 +95,7 @@ int histjson_decode(const json_t *j, struct hist *h, struct err *e)
                        " is not this build's (%d, %d): it cannot be merged bucket by bucket",
                        sub, range, HIST_SUB_BITS, HIST_RANGE_BITS);
     if ((rc = field_u64(j, "n", &n, e)) < 0 || (rc = field_u64(j, "sum_us", &sum, e)) < 0 ||
-        (rc = field_u64(j, "min_us", &min, e)) < 0 ||
-        (rc = field_u64(j, "max_us", &max, e)) < 0 ||
+        (rc = field_u64(j, "min_us", &min, e)) < 0 || (rc = field_u64(j, "max_us", &max, e)) < 0 ||
         (rc = field_u64(j, "overflow", &over, e)) < 0)
         return rc;
     b = json_object_get(j, "buckets");
@@ -132,8 +131,9 @@ int histjson_decode(const json_t *j, struct hist *h, struct err *e)
     }
     if (n == 0) {
         if (sum || min || max || over)
-            return err_set(e, E_USAGE, "histogram: an empty histogram must have zero sum, min, "
-                                       "max and overflow");
+            return err_set(e, E_USAGE,
+                           "histogram: an empty histogram must have zero sum, min, "
+                           "max and overflow");
         return 0;
     }
     /* The first and last non-empty buckets hold min and max; overflowed values sit in the last. */
@@ -185,8 +185,9 @@ int histjson_read(const json_t *doc, const char *path, struct hist *h, struct er
             p++;
     }
     if (!j)
-        return err_set(e, E_USAGE, "the record has no histogram at '%s' (written by a version "
-                                   "without mergeable histograms, or the run measured nothing)",
+        return err_set(e, E_USAGE,
+                       "the record has no histogram at '%s' (written by a version "
+                       "without mergeable histograms, or the run measured nothing)",
                        path);
     if (histjson_decode(j, h, e) < 0)
         return err_prefix(e, "'%s'", path);

@@ -61,8 +61,7 @@ static void assert_hist_equal(const struct hist *a, const struct hist *b, const 
                  b->sum_us, a->min_us, b->min_us, a->max_us, b->max_us);
     for (int i = 0; i < HIST_N_BUCKETS; i++)
         if (a->counts[i] != b->counts[i])
-            fail_msg("%s: bucket %d: %" PRIu64 " vs %" PRIu64, what, i, a->counts[i],
-                     b->counts[i]);
+            fail_msg("%s: bucket %d: %" PRIu64 " vs %" PRIu64, what, i, a->counts[i], b->counts[i]);
     assert_memory_equal(a, b, sizeof(*a));
 }
 

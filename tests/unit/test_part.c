@@ -43,6 +43,7 @@ static const char *case_env(void *ctx, const char *name)
     return NULL;
 }
 
+/* clang-format off */
 #define NONE { NULL }
 #define G0 { 0, 0, NULL, 0, NULL }
 
@@ -213,6 +214,7 @@ static void test_parse(void **state)
         int k, n;        /* expected when msg is NULL */
         const char *msg; /* expected message */
     } t[] = {
+        /* clang-format off */
         { "1/1", 1, 1, NULL },
         { "2/4", 2, 4, NULL },
         { "10000/10000", 10000, 10000, NULL },
@@ -231,6 +233,7 @@ static void test_parse(void **state)
         { "/4", 0, 0, "'--part' must be K/N, this process's part K of N parts, such as 2/4 (got \"/4\")" },
         { "1/", 0, 0, "'--part' must be K/N, this process's part K of N parts, such as 2/4 (got \"1/\")" },
         { "99999999999999999999/4", 0, 0, "'--part' must be K/N, this process's part K of N parts, such as 2/4 (got \"99999999999999999999/4\")" },
+        /* clang-format on */
     };
 
     (void)state;
@@ -242,11 +245,11 @@ static void test_parse(void **state)
         rc = part_parse(t[i].text, "'--part'", &k, &n, &e);
         if (!t[i].msg) {
             if (rc != 0 || k != t[i].k || n != t[i].n)
-                fail_msg("\"%s\": want %d/%d, got rc %d, %d/%d (%s)", t[i].text, t[i].k, t[i].n,
-                         rc, k, n, e.msg);
+                fail_msg("\"%s\": want %d/%d, got rc %d, %d/%d (%s)", t[i].text, t[i].k, t[i].n, rc,
+                         k, n, e.msg);
         } else if (rc != E_USAGE || strcmp(e.msg, t[i].msg) != 0) {
-            fail_msg("\"%s\": want E_USAGE\n  \"%s\"\ngot rc %d\n  \"%s\"", t[i].text, t[i].msg,
-                     rc, e.msg);
+            fail_msg("\"%s\": want E_USAGE\n  \"%s\"\ngot rc %d\n  \"%s\"", t[i].text, t[i].msg, rc,
+                     e.msg);
         }
     }
 }
