@@ -13,8 +13,11 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "core/config.h"
 #include "core/err.h"
+#include "core/part.h"
 #include "db/db.h"
 #include "db/managed.h"
 
@@ -39,6 +42,8 @@ struct cmd_args {
     const char *extra_val[CMD_MAX_EXTRA];  /* their values ("" for flags) */
     int nextra;
     int help;                            /* -h/--help was given */
+    struct part part;                    /* cmd_part: this process's part of the run */
+    int part_set;                        /* 1: part was decided (run, bench, load) */
 };
 
 /* Parse argv (after the subcommand) against opts (plus -c/--config and
@@ -48,6 +53,17 @@ int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts
               struct config *cfg, struct cmd_args *a, struct err *e);
 /* Value of an extra option, or NULL. */
 const char *cmd_extra(const struct cmd_args *a, const char *name);
+
+/*
+ * This process's part (--part, run.part, --parts, run.parts, the launcher's
+ * environment; core/part.h) into a->part.  A part of several is E_NOTYET
+ * (exit 2): scale-out runs are not built yet, and a part must never run
+ * as if it were the whole.  what names the missing thing in the message
+ * ("runs (several parts meeting in the database, ...)").
+ */
+int cmd_part(const struct config *cfg, const char *what, struct cmd_args *a, struct err *e);
+/* {"k": K, "n": N, "source": "..."} of a->part, or NULL when not decided. */
+json_t *cmd_part_json(const struct cmd_args *a);
 
 /* Print usage of cmd with its options. */
 void cmd_usage(FILE *out, const char *cmd, const char *synopsis, const char *about,

@@ -139,6 +139,35 @@ int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts
     return cfg_validate(cfg, e);
 }
 
+int cmd_part(const struct config *cfg, const char *what, struct cmd_args *a, struct err *e)
+{
+    struct part_given g = {
+        .k = cfg->run.part_k,
+        .n = cfg->run.part_n,
+        .where = cfg->where.part[0] ? cfg->where.part : NULL,
+        .parts = cfg->run.parts,
+        .parts_where = cfg->where.parts[0] ? cfg->where.parts : NULL,
+    };
+    int rc;
+
+    if ((rc = part_detect(&g, part_getenv, NULL, &a->part, e)) < 0)
+        return rc;
+    a->part_set = 1;
+    if (a->part.n > 1)
+        return err_set(e, E_NOTYET,
+                       "this is part %d/%d (from %s), but scale-out %s are not built yet: run "
+                       "one process (no --part, or --part 1/1)",
+                       a->part.k, a->part.n, a->part.source, what);
+    return 0;
+}
+
+json_t *cmd_part_json(const struct cmd_args *a)
+{
+    if (!a->part_set)
+        return NULL;
+    return json_pack("{s:i, s:i, s:s}", "k", a->part.k, "n", a->part.n, "source", a->part.source);
+}
+
 void cmd_usage(FILE *out, const char *cmd, const char *synopsis, const char *about,
                const struct cmd_opt *opts)
 {

@@ -25,6 +25,8 @@ static const struct cmd_opt load_opts[] = {
     { "resume", 0, 0, NULL, "continue a load that failed or was interrupted" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -38,26 +40,25 @@ static json_t *load_stats_json(const struct load_opts *o, const struct load_stat
     for (int t = 0; t < T_NTABLES; t++) {
         json_object_set_new(rows, tpcc_table_name(t), json_integer(st->rows[t]));
         json_object_set_new(tables, tpcc_table_name(t),
-                            json_pack("{s:I, s:f}", "rows", (json_int_t)st->rows[t],
-                                      "busy_seconds", st->table_s[t]));
+                            json_pack("{s:I, s:f}", "rows", (json_int_t)st->rows[t], "busy_seconds",
+                                      st->table_s[t]));
         total_rows += st->rows[t];
     }
-    return json_pack("{s:f, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:i, s:i, s:I, s:{s:i, s:i, s:i}, "
-                     "s:b, s:i}",
-                     "seconds", st->total_s, "phase_reached", st->phase, "phases", phases, "rows",
-                     rows, "tables", tables, "total_rows", (json_int_t)total_rows, "bytes",
-                     (json_int_t)st->bytes, "mb_per_s",
-                     st->copy_s > 0 ? (double)st->bytes / 1e6 / st->copy_s : 0.0, "jobs", o->jobs,
-                     "warehouses", st->warehouses, "seed", (json_int_t)st->seed, "nurand_c_load",
-                     "c_last", st->c_load.c_last, "c_id", st->c_load.c_id, "ol_i_id",
-                     st->c_load.ol_i_id, "resumed", st->resumed, "steps_skipped",
-                     st->steps_skipped);
+    return json_pack(
+        "{s:f, s:s, s:o, s:o, s:o, s:I, s:I, s:f, s:i, s:i, s:I, s:{s:i, s:i, s:i}, "
+        "s:b, s:i}",
+        "seconds", st->total_s, "phase_reached", st->phase, "phases", phases, "rows", rows,
+        "tables", tables, "total_rows", (json_int_t)total_rows, "bytes", (json_int_t)st->bytes,
+        "mb_per_s", st->copy_s > 0 ? (double)st->bytes / 1e6 / st->copy_s : 0.0, "jobs", o->jobs,
+        "warehouses", st->warehouses, "seed", (json_int_t)st->seed, "nurand_c_load", "c_last",
+        st->c_load.c_last, "c_id", st->c_load.c_id, "ol_i_id", st->c_load.ol_i_id, "resumed",
+        st->resumed, "steps_skipped", st->steps_skipped);
 }
 
 static void load_print_summary(FILE *out, const struct load_opts *o, const struct load_stats *st)
 {
-    fprintf(out, "\nload: %d warehouse%s, %d job%s, seed %llu: %.2f s total%s\n",
-            st->warehouses, st->warehouses == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s",
+    fprintf(out, "\nload: %d warehouse%s, %d job%s, seed %llu: %.2f s total%s\n", st->warehouses,
+            st->warehouses == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s",
             (unsigned long long)st->seed, st->total_s,
             st->resumed ? " (resumed: only the steps not committed before)" : "");
     fprintf(out, "  %-10s %10s\n", "phase", "seconds");
@@ -151,18 +152,20 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, int resum
     }
     if (rc == E_INTR || sig_stop_requested()) {
         json_object_set_new(rec, "status", json_string("interrupted"));
-        err_set(e, E_INTR, "interrupted during the %s phase: the database holds a partial load; "
-                           "run 'tpccbench load --resume' to continue it, or 'tpccbench load "
-                           "--drop' to start again",
+        err_set(e, E_INTR,
+                "interrupted during the %s phase: the database holds a partial load; "
+                "run 'tpccbench load --resume' to continue it, or 'tpccbench load "
+                "--drop' to start again",
                 st.phase);
     } else {
         json_object_set_new(rec, "status", json_string("failed"));
         /* Past the schema, what committed stays: say how to go on. */
         if (strcmp(st.phase, "copy") == 0 || strcmp(st.phase, "index") == 0 ||
             strcmp(st.phase, "analyze") == 0)
-            err_prefix(e, "load failed in the %s phase (the steps committed so far are kept: "
-                          "run 'tpccbench load --resume' to continue, or 'tpccbench load --drop' "
-                          "to start again)",
+            err_prefix(e,
+                       "load failed in the %s phase (the steps committed so far are kept: "
+                       "run 'tpccbench load --resume' to continue, or 'tpccbench load --drop' "
+                       "to start again)",
                        st.phase);
     }
     json_object_set_new(rec, "error", json_string(e->msg));
@@ -218,9 +221,13 @@ int cmd_load(int argc, char **argv)
     if (a.npos)
         return err_set(&e, E_USAGE, "unexpected argument '%s'", a.pos[0]), cmd_fail("load", &e);
     if (cmd_extra(&a, "resume") && cfg.load.drop)
-        return err_set(&e, E_USAGE, "--resume continues a load and --drop starts a new one: "
-                                    "give one of them"),
+        return err_set(&e, E_USAGE,
+                       "--resume continues a load and --drop starts a new one: "
+                       "give one of them"),
                cmd_fail("load", &e);
+    if (cmd_part(&cfg, "loads (each part loading its warehouses, indexes built once after all)", &a,
+                 &e) < 0)
+        return cmd_fail("load", &e);
     /* The live endpoint: a port in use is a usage error, before anything starts. */
     if (cmd_serve_start(&cfg, &serve, &e) < 0)
         return cmd_fail("load", &e);
@@ -230,6 +237,7 @@ int cmd_load(int argc, char **argv)
         return cmd_fail("load", &e);
     }
     rec = record_begin(&cfg, "load");
+    json_object_set_new(rec, "part", cmd_part_json(&a));
     record_write_json(dir, "run.json", rec, &e);
     if ((rc = session_open(&s, &cfg, &e)) < 0) {
         json_object_set_new(rec, "status", json_string("failed"));

@@ -23,9 +23,11 @@ static const struct cmd_opt run_opts[] = {
     { "duration", 'd', 1, "run.duration", "measured time: 500ms, 30s, 5m, 1h (default 60s)" },
     { "warmup", 0, 1, "run.warmup", "time before measuring, not counted (default 5s)" },
     { "rampup", 0, 1, "run.rampup", "VUs start staggered over this time (default 0)" },
-    { "vus", 'u', 1, "run.virtual_users", "virtual users: terminals and connections (closed loop)" },
+    { "vus", 'u', 1, "run.virtual_users",
+      "virtual users: terminals and connections (closed loop)" },
     { "terminals", 0, 1, "run.terminals", "terminals (default: VUs; 10 x W with think time)" },
-    { "connections", 0, 1, "run.connections", "connections, one worker each (default: see README)" },
+    { "connections", 0, 1, "run.connections",
+      "connections, one worker each (default: see README)" },
     { "batch", 0, 1, "run.batch", "most transactions per round trip per connection (1)" },
     { "think-time", 0, 1, "run.think_time", "true: TPC-C keying and think times" },
     { "rate", 0, 1, "run.rate", "open loop: N/s Poisson arrivals over all terminals" },
@@ -42,6 +44,8 @@ static const struct cmd_opt run_opts[] = {
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -49,9 +53,11 @@ static const struct cmd_opt bench_opts[] = {
     { "duration", 'd', 1, "run.duration", "measured time: 500ms, 30s, 5m, 1h (default 60s)" },
     { "warmup", 0, 1, "run.warmup", "time before measuring, not counted (default 5s)" },
     { "rampup", 0, 1, "run.rampup", "VUs start staggered over this time (default 0)" },
-    { "vus", 'u', 1, "run.virtual_users", "virtual users: terminals and connections (closed loop)" },
+    { "vus", 'u', 1, "run.virtual_users",
+      "virtual users: terminals and connections (closed loop)" },
     { "terminals", 0, 1, "run.terminals", "terminals (default: VUs; 10 x W with think time)" },
-    { "connections", 0, 1, "run.connections", "connections, one worker each (default: see README)" },
+    { "connections", 0, 1, "run.connections",
+      "connections, one worker each (default: see README)" },
     { "batch", 0, 1, "run.batch", "most transactions per round trip per connection (1)" },
     { "think-time", 0, 1, "run.think_time", "true: TPC-C keying and think times" },
     { "rate", 0, 1, "run.rate", "open loop: N/s Poisson arrivals over all terminals" },
@@ -70,6 +76,8 @@ static const struct cmd_opt bench_opts[] = {
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -147,7 +155,11 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
                             struct err *e)
 {
     struct run_opts o = {
-        .cfg = s->cfg, .ops = s->ops, .args = &s->args, .dialect = s->dialect, .dir = dir,
+        .cfg = s->cfg,
+        .ops = s->ops,
+        .args = &s->args,
+        .dialect = s->dialect,
+        .dir = dir,
         .progress = stderr,
     };
     struct run_result *r = calloc(1, sizeof(*r));
@@ -168,11 +180,12 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
     if (r->window_opened)
         json_object_set_new(rec, "run", figures_json(s->cfg, r, &f));
     else
-        json_object_set_new(rec, "run", json_pack("{s:b, s:s}", "measured", 0, "why",
-                                                  "the run ended before its measured window "
-                                                  "opened: no figures were measured"));
-    json_object_set_new(rec, "dbms", json_pack("{s:s, s:s}", "name", r->server_name,
-                                               "version", r->server_version));
+        json_object_set_new(rec, "run",
+                            json_pack("{s:b, s:s}", "measured", 0, "why",
+                                      "the run ended before its measured window "
+                                      "opened: no figures were measured"));
+    json_object_set_new(
+        rec, "dbms", json_pack("{s:s, s:s}", "name", r->server_name, "version", r->server_version));
     json_object_set_new(rec, "status", json_string(r->status));
     if (r->n_series) {
         size_t len;
@@ -208,9 +221,10 @@ static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct 
     /* Stopped before the run said how it ended (a signal while starting the
      * server, between load and run, ...): the record still says so. */
     if (!status || strcmp(status, "running") == 0) {
-        json_object_set_new(rec, "status", json_string(sig_stop_requested() ? "interrupted"
-                                                       : rc < 0              ? "failed"
-                                                                             : "complete"));
+        json_object_set_new(rec, "status",
+                            json_string(sig_stop_requested() ? "interrupted"
+                                        : rc < 0             ? "failed"
+                                                             : "complete"));
         if (rc < 0 && !json_object_get(rec, "error"))
             json_object_set_new(rec, "error", json_string(e->msg));
     }
@@ -256,8 +270,9 @@ static int iobench_opts_from(const char *args, char *buf, size_t size, char **ar
     if (iobench_parse_args(o, argc, argv, e) < 0)
         return err_prefix(e, "--iobench");
     if (o->help)
-        return err_set(e, E_USAGE, "--iobench: give the options of the disk bench, not --help "
-                                   "(see 'tpccbench iobench --help')");
+        return err_set(e, E_USAGE,
+                       "--iobench: give the options of the disk bench, not --help "
+                       "(see 'tpccbench iobench --help')");
     return 0;
 }
 
@@ -284,9 +299,10 @@ static int attach_iobench(struct session *s, json_t *rec, const char *args, stru
     }
     if (!o.target) {
         if (!datadir)
-            return err_set(e, E_USAGE, "--iobench: the database's data directory is not visible "
-                                       "from here (a remote server?): run 'tpccbench iobench' on "
-                                       "the database host, or give -t FILE");
+            return err_set(e, E_USAGE,
+                           "--iobench: the database's data directory is not visible "
+                           "from here (a remote server?): run 'tpccbench iobench' on "
+                           "the database host, or give -t FILE");
         snprintf(target, sizeof(target), "%s/tpccbench-iobench.tmp", datadir);
         o.target = target;
     }
@@ -299,8 +315,8 @@ static int attach_iobench(struct session *s, json_t *rec, const char *args, stru
     return 0;
 }
 
-int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a,
-               int index, int of, char *dir_out, size_t dir_len)
+int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a, int index,
+               int of, char *dir_out, size_t dir_len)
 {
     struct session s;
     struct err e;
@@ -316,6 +332,8 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
     rec = record_begin(cfg, cmd);
     if (of > 1)
         json_object_set_new(rec, "repeat", json_pack("{s:i, s:i}", "index", index, "of", of));
+    if (a->part_set)
+        json_object_set_new(rec, "part", cmd_part_json(a));
     record_write_json(dir, "run.json", rec, &e);
     err_clear(&e);
     if ((rc = session_open(&s, cfg, &e)) < 0) {
@@ -363,7 +381,8 @@ static int run_or_bench(int argc, char **argv, int bench)
         return cmd_fail(cmd, &e);
     if (a.help) {
         if (bench)
-            cmd_usage(stdout, "bench", "[-c FILE] [--label L] [--change TEXT] [--no-load] [run options]",
+            cmd_usage(stdout, "bench",
+                      "[-c FILE] [--label L] [--change TEXT] [--no-load] [run options]",
                       "One tuning step: load (unless --no-load), run, then check consistency,\n"
                       "all in one record RESULTS/<time>-<label>/run.json.  Compare steps with\n"
                       "'tpccbench compare'.",
@@ -387,6 +406,10 @@ static int run_or_bench(int argc, char **argv, int bench)
         err_set(&e, E_USAGE, "'--repeat' must be an integer from 1 to 1000 (got \"%s\")", rep);
         return cmd_fail(cmd, &e);
     }
+    /* A part of a scale-out run: decided now, refused (not built yet) before anything starts. */
+    if (cmd_part(&cfg, "runs (several parts meeting in the database, merged into one record)", &a,
+                 &e) < 0)
+        return cmd_fail(cmd, &e);
     /* Check the disk bench's options now: a mistake must not cost a server start. */
     if (bench && cmd_extra(&a, "iobench")) {
         char buf[512], *iargv[32];

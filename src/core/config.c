@@ -29,6 +29,7 @@
 
 #include <yaml.h>
 
+#include "core/part.h"
 #include "core/secret.h"
 
 /* Bounds on what a config file may make us build (the size: CFG_MAX_FILE_SIZE in config.h). */
@@ -57,7 +58,8 @@ enum key_type {
     K_CHOICE_STR, /* char[CFG_STR], one of choices[].store */
     K_CHOICE_INT, /* int, one of choices[].value */
     K_MIX,        /* int[TX_NTYPES]: a mapping of run.mix.* that sums to 100 */
-    K_REAL        /* double in [min, max] millionths ("0.01"; a rate may end in "/s") */
+    K_REAL,       /* double in [min, max] millionths ("0.01"; a rate may end in "/s") */
+    K_PART        /* "K/N" into two ints at off (K) and off + sizeof(int) (N), core/part.h */
 };
 
 /* One accepted spelling of an enumerated value.  A K_CHOICE_INT word with
@@ -199,6 +201,9 @@ static const struct key key_table[] = {
     KEY("run.metrics",           K_BOOL,       run.metrics,           0, 1,     NULL),
     KEY("run.metrics_listen",    K_STR,        run.metrics_listen,    0, S,     NULL),
     KEY("run.metrics_devices",   K_STR,        run.metrics_devices,   0, S,     NULL),
+    KEY("run.part",              K_PART,       run.part_k,            1, PART_MAX, NULL),
+    /* 1 or more when given; the default 0 says "not given" (cfg_validate allows it). */
+    KEY("run.parts",             K_INT,        run.parts,             1, PART_MAX, NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -209,6 +214,10 @@ static const struct key key_table[] = {
 /* clang-format on */
 
 #define NKEYS (sizeof(key_table) / sizeof(key_table[0]))
+
+/* K_PART stores N in the int after K. */
+_Static_assert(offsetof(struct config, run.part_n) == offsetof(struct config, run.part_k) + sizeof(int),
+               "run.part_n must follow run.part_k");
 
 static const char *const tx_names[TX_NTYPES] = {
     "new_order", "payment", "order_status", "delivery", "stock_level",
@@ -416,6 +425,9 @@ static const char *describe(const struct key *k, const char *section, char *buf,
     case K_REAL:
         snprintf(buf, size, "a number from %.10g to %.10g", (double)k->min / 1e6,
                  (double)k->max / 1e6);
+        break;
+    case K_PART:
+        snprintf(buf, size, "K/N, this process's part K of N parts, such as 2/4");
         break;
     }
     return buf;
@@ -633,6 +645,22 @@ static int set_value(struct config *c, const struct key *k, const char *text, si
         break;
     }
 
+    case K_PART: {
+        char tmp[64], name[CFG_STR + 64];
+        int pk, pn;
+        if (len >= sizeof(tmp))
+            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
+                           describe(k, NULL, what, sizeof(what)), got);
+        memcpy(tmp, text, len);
+        tmp[len] = '\0';
+        snprintf(name, sizeof(name), "%s: '%s'", where, k->name);
+        if (part_parse(tmp, name, &pk, &pn, e) < 0)
+            return E_USAGE;
+        ((int *)field(c, k))[0] = pk;
+        ((int *)field(c, k))[1] = pn;
+        break;
+    }
+
     case K_MIX: {
         /* Only from cfg_set(): a YAML mix is a mapping, handled by the walker. */
         int mix[TX_NTYPES];
@@ -651,6 +679,10 @@ static int set_value(struct config *c, const struct key *k, const char *text, si
     if (k->has_flag)
         *(int *)((char *)c + k->flag_off) = 1;
     /* Remember where the keys that choose the server came from (an empty string: not given). */
+    if (k->off == OFF(run.part_k))
+        snprintf(c->where.part, CFG_STR, "%s", where);
+    if (k->off == OFF(run.parts))
+        snprintf(c->where.parts, CFG_STR, "%s", where);
     if (k->off == OFF(database.managed) || is_connection_key(k)) {
         char *w = k->off == OFF(database.managed)    ? c->where.managed
                   : k->off == OFF(database.conninfo) ? c->where.conninfo
@@ -1342,6 +1374,8 @@ int cfg_validate(struct config *c, struct err *e)
         case K_DUR:
             v = k->type == K_INT ? *(const int *)(const void *)p
                                  : *(const int64_t *)(const void *)p;
+            if (k->off == OFF(run.parts) && v == 0)
+                break; /* not given */
             if (v < k->min || v > k->max) {
                 if (k->type == K_DUR)
                     return err_set(e, E_USAGE, "%s%s'%s' must be a duration from %s to %s (got %s)",

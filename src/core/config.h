@@ -112,6 +112,8 @@ struct config {
         int metrics;            /* 1: OS and database metrics each second (metrics.csv) */
         char metrics_listen[CFG_STR];  /* "HOST:PORT" of the live endpoint, "" = none */
         char metrics_devices[CFG_STR]; /* more block devices to sample, comma-separated */
+        int part_k, part_n;     /* run.part K/N (core/part.h); 0, 0: not given */
+        int parts;              /* run.parts: the number of parts; 0: not given */
     } run;
 
     /* Where the keys that choose the server were set ("file:line:col" or "--conninfo"),
@@ -120,6 +122,8 @@ struct config {
         char managed[CFG_STR];
         char conninfo[CFG_STR];
         char dsn[CFG_STR];
+        char part[CFG_STR];  /* run.part */
+        char parts[CFG_STR]; /* run.parts */
     } where;
 
     struct {

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "results/histjson.h"
 #include "run/terminal.h"
 #include "tpcc/deck.h"
 
@@ -331,13 +332,15 @@ static const char *verdict_word(int v)
     }
 }
 
+/* Percentiles of h, and h itself in mergeable form ("hist", results/histjson.h). */
 static json_t *lat_json(const struct hist *h)
 {
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "mean_ms", hist_mean(h) / 1000.0,
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o*}", "mean_ms", hist_mean(h) / 1000.0,
                      "p50_ms", ms(hist_percentile(h, 50)), "p90_ms", ms(hist_percentile(h, 90)),
                      "p95_ms", ms(hist_percentile(h, 95)), "p99_ms", ms(hist_percentile(h, 99)),
                      "p99_9_ms", ms(hist_percentile(h, 99.9)), "max_ms",
-                     ms(h->n_samples ? h->max_us : 0), "min_ms", ms(h->n_samples ? h->min_us : 0));
+                     ms(h->n_samples ? h->max_us : 0), "min_ms", ms(h->n_samples ? h->min_us : 0), "hist",
+                     histjson_encode(h));
 }
 
 /* Unknown outcomes over the VUs and the delivery workers. */

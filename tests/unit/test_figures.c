@@ -23,6 +23,7 @@
 
 #include <cmocka.h>
 
+#include "results/histjson.h"
 #include "run/figures.h"
 #include "run/terminal.h"
 
@@ -478,6 +479,79 @@ static void test_validity_driver_limits(void **state)
     test_expect_item(&f, "efficiency_pct", VV_OUT);
 }
 
+/*
+ * Every latency histogram run.json shows is also there in mergeable form,
+ * and reads back exactly: response and service time per type, the
+ * schedule lag, the deferred Deliveries' queue-to-completion.  The
+ * percentile fields beside them stay as they were.
+ */
+static void test_json_histograms(void **state)
+{
+    static const char *const paths[] = { "run.terminals.schedule_lag.hist",
+                                          "run.delivery.queue_to_completion.hist" };
+    struct config cfg;
+    struct run_result r;
+    struct figures f;
+    struct hist *back = malloc(sizeof(*back));
+    char path[128];
+    struct err e;
+    json_t *doc;
+
+    (void)state;
+    assert_non_null(back);
+    cfg_defaults(&cfg);
+    test_counts(&r, 10);
+    for (int t = 0; t < TX_NTYPES; t++)
+        for (int i = 0; i < 1000; i++) {
+            hist_record(&r.measured.tx[t].lat, (uint64_t)(t + 1) * 1000 + (uint64_t)i * 37);
+            hist_record(&r.measured.tx[t].svc, (uint64_t)(t + 1) * 500 + (uint64_t)i * 11);
+        }
+    for (int i = 0; i < 300; i++) {
+        hist_record(&r.measured.lag, (uint64_t)i * i);
+        hist_record(&r.delivery.tx[TX_DELIVERY].lat, 20000 + (uint64_t)i * 101);
+    }
+    figures_compute(&cfg, &r, &f);
+    doc = json_pack("{s:o}", "run", figures_json(&cfg, &r, &f));
+    assert_non_null(doc);
+    for (int t = 0; t < TX_NTYPES; t++) {
+        for (int svc = 0; svc < 2; svc++) {
+            const struct hist *want = svc ? &r.measured.tx[t].svc : &r.measured.tx[t].lat;
+            snprintf(path, sizeof(path), "run.transactions.%s%s.hist", tx_name((enum tx_type)t),
+                     svc ? ".service" : "");
+            err_clear(&e);
+            if (histjson_read(doc, path, back, &e) != 0)
+                fail_msg("%s: %s", path, e.msg);
+            assert_memory_equal(back, want, sizeof(*back));
+            assert_int_equal(back->n_samples, 1000);
+        }
+        /* The old fields are still there, from the same histogram. */
+        snprintf(path, sizeof(path), "%s", tx_name((enum tx_type)t));
+        {
+            json_t *o = json_object_get(
+                json_object_get(json_object_get(doc, "run"), "transactions"), path);
+            double p90 = json_real_value(json_object_get(o, "p90_ms"));
+            if (fabs(p90 - (double)hist_percentile(&r.measured.tx[t].lat, 90) / 1000.0) > 1e-9)
+                fail_msg("%s p90_ms %.3f, the histogram says %.3f", path, p90,
+                         (double)hist_percentile(&r.measured.tx[t].lat, 90) / 1000.0);
+        }
+    }
+    for (int i = 0; i < 2; i++) {
+        const struct hist *want = i == 0 ? &r.measured.lag : &r.delivery.tx[TX_DELIVERY].lat;
+        err_clear(&e);
+        if (histjson_read(doc, paths[i], back, &e) != 0)
+            fail_msg("%s: %s", paths[i], e.msg);
+        assert_memory_equal(back, want, sizeof(*back));
+        assert_int_equal(back->n_samples, 300);
+    }
+    /* A path with no histogram is named. */
+    assert_int_equal(histjson_read(doc, "run.transactions.bogus.hist", back, &e), E_USAGE);
+    assert_string_equal(e.msg, "the record has no histogram at 'run.transactions.bogus.hist' "
+                               "(written by a version without mergeable histograms, or the run "
+                               "measured nothing)");
+    json_decref(doc);
+    free(back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -489,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_validity_mix),
         cmocka_unit_test(test_validity_p90_vs_mean),
         cmocka_unit_test(test_validity_driver_limits),
+        cmocka_unit_test(test_json_histograms),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
