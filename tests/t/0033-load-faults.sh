@@ -63,6 +63,7 @@ finish_load() {
 }
 
 # checksums: one line per table, a hash of every column of every row but the dates
+# (sorted: UNION ALL gives its parts in no set order)
 # (which a later load sets to its own time); dates: how many distinct load dates.
 checksums() {
     pg_psql "
@@ -74,7 +75,8 @@ checksums() {
     UNION ALL SELECT 'orders ' || md5(string_agg((to_jsonb(t) - 'o_entry_d')::text, '' ORDER BY o_w_id, o_d_id, o_id)) FROM orders t
     UNION ALL SELECT 'order_line ' || md5(string_agg((to_jsonb(t) - 'ol_delivery_d')::text || (ol_delivery_d IS NULL)::text, '' ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line t
     UNION ALL SELECT 'item ' || md5(string_agg((to_jsonb(t))::text, '' ORDER BY i_id)) FROM item t
-    UNION ALL SELECT 'stock ' || md5(string_agg((to_jsonb(t))::text, '' ORDER BY s_w_id, s_i_id)) FROM stock t"
+    UNION ALL SELECT 'stock ' || md5(string_agg((to_jsonb(t))::text, '' ORDER BY s_w_id, s_i_id)) FROM stock t
+    ORDER BY 1"
 }
 dates() {
     pg_psql "SELECT count(DISTINCT d) FROM (SELECT o_entry_d d FROM orders UNION SELECT h_date FROM history

@@ -46,7 +46,8 @@ checksums() {
     UNION ALL SELECT 'new_order', md5(group_concat(md5(concat_ws('|', no_w_id, no_d_id, no_o_id)) ORDER BY no_w_id, no_d_id, no_o_id SEPARATOR '')) FROM new_order
     UNION ALL SELECT 'orders', md5(group_concat(md5(concat_ws('|', o_w_id, o_d_id, o_id, o_c_id, ifnull(o_carrier_id, 'null'), o_ol_cnt, o_all_local)) ORDER BY o_w_id, o_d_id, o_id SEPARATOR '')) FROM orders
     UNION ALL SELECT 'order_line', md5(group_concat(md5(concat_ws('|', ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d IS NULL, ol_quantity, ol_amount, ol_dist_info)) ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number SEPARATOR '')) FROM order_line
-    UNION ALL SELECT 'stock', md5(group_concat(md5(concat_ws('|', s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt)) ORDER BY s_w_id, s_i_id SEPARATOR '')) FROM stock"
+    UNION ALL SELECT 'stock', md5(group_concat(md5(concat_ws('|', s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt)) ORDER BY s_w_id, s_i_id SEPARATOR '')) FROM stock
+    ORDER BY 1"
 }
 
 json() {
