@@ -1468,7 +1468,7 @@ static const char *const sig_keys[CMP_NSIG] = { "notpm", "tps", "load_time", "p9
  * second against the step before and (from the third) against the first.
  * *k is the cursor (start at 0); 0 at the end.
  */
-static int sig_next(const struct cmp *c, int *k, int *s, int *base)
+int cmp_sig_next(const struct cmp *c, int *k, int *s, int *base)
 {
     int i = *k;
 
@@ -1501,7 +1501,7 @@ static void print_sig_text(FILE *out, const struct cmp *c)
                  "slower)\n");
     fprintf(out, "%4s  %-*s  %-*s  %-9s  %8s  %-16s  %s\n", "step", wl, "label", wa, "against",
             "figure", "gain", "95 % CI", "verdict");
-    while (sig_next(c, &k, &s, &base)) {
+    while (cmp_sig_next(c, &k, &s, &base)) {
         char against[300];
         snprintf(against, sizeof(against), "%d %s", base + 1, c->runs[c->steps[base].first].label);
         for (int f = 0; f < CMP_NSIG; f++) {
@@ -1676,7 +1676,7 @@ static void print_markdown(FILE *out, const struct cmp *c)
                      "interval from the repeats (Welch's t on the logarithms of the figures; "
                      "NO p90: + is slower).\n\n| step | label | against | figure | gain | 95 %% "
                      "CI | verdict |\n|---:|---|---|---|---:|---:|---|\n");
-        while (sig_next(c, &k, &st, &base))
+        while (cmp_sig_next(c, &k, &st, &base))
             for (int f = 0; f < CMP_NSIG; f++) {
                 struct sig_result r;
                 char g[32], ci[64];

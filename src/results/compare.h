@@ -161,6 +161,10 @@ int cmp_sig_kind(int metric);
 void cmp_sig(const struct cmp *c, int s, int base, int metric, struct sig_result *r);
 /* 1 when a step and the one before it (or the first) both have 2 runs or more. */
 int cmp_any_sig(const struct cmp *c);
+/* The comparisons the significance tables list, in order: each step from the
+ * second against the step before and (from the third) against the first.
+ * *k is the cursor (start at 0); returns 0 at the end. */
+int cmp_sig_next(const struct cmp *c, int *k, int *s, int *base);
 /* "[-5.1, +9.6]" (percent) or "-" when there is no interval. */
 void cmp_fmt_ci(char *buf, size_t len, const struct sig_result *r);
 

@@ -823,37 +823,34 @@ static void sig_table(struct sbuf *b, const struct cmp *c)
     sb_put(b, "<div class=\"scroll\"><table class=\"sig\"><thead><tr><th>step</th><th>label"
               "</th><th>against</th><th>figure</th><th class=\"num\">gain</th><th "
               "class=\"num\">95&nbsp;% CI</th><th>verdict</th></tr></thead><tbody>\n");
-    for (int s = 1; s < c->n_steps; s++)
-        for (int base = s - 1; base >= 0; base = base ? 0 : -1) {
-            for (int f = 0; f < CMP_NSIG; f++) {
-                struct sig_result r;
-                char g[32], ci[64];
-                cmp_sig(c, s, base, cmp_sig_metrics[f], &r);
-                if (isnan(r.gain))
-                    continue;
-                cmp_fmt_pct(g, sizeof(g), r.gain);
-                cmp_fmt_ci(ci, sizeof(ci), &r);
-                sb_printf(b, "<tr data-step=\"s%d\" data-verdict=\"%s\"><td>%d</td><td>", s + 1,
-                          r.verdict == SIG_GAIN    ? "gain"
-                          : r.verdict == SIG_LOSS  ? "loss"
-                          : r.verdict == SIG_NOISE ? "noise"
-                                                   : "none",
-                          s + 1);
-                sb_esc(b, c->runs[c->steps[s].first].label);
-                sb_printf(b, "</td><td>%d ", base + 1);
-                sb_esc(b, c->runs[c->steps[base].first].label);
-                sb_printf(b,
-                          "</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
-                          "<td class=\"%s\">%s</td></tr>\n",
-                          names[f], g, ci,
-                          r.verdict == SIG_GAIN   ? "good"
-                          : r.verdict == SIG_LOSS ? "bad"
-                                                  : "noise",
-                          sig_verdict_name(r.verdict));
-            }
-            if (base == 0)
-                break;
+    for (int k = 0, s, base; cmp_sig_next(c, &k, &s, &base);) {
+        for (int f = 0; f < CMP_NSIG; f++) {
+            struct sig_result r;
+            char g[32], ci[64];
+            cmp_sig(c, s, base, cmp_sig_metrics[f], &r);
+            if (isnan(r.gain))
+                continue;
+            cmp_fmt_pct(g, sizeof(g), r.gain);
+            cmp_fmt_ci(ci, sizeof(ci), &r);
+            sb_printf(b, "<tr data-step=\"s%d\" data-verdict=\"%s\"><td>%d</td><td>", s + 1,
+                      r.verdict == SIG_GAIN    ? "gain"
+                      : r.verdict == SIG_LOSS  ? "loss"
+                      : r.verdict == SIG_NOISE ? "noise"
+                                               : "none",
+                      s + 1);
+            sb_esc(b, c->runs[c->steps[s].first].label);
+            sb_printf(b, "</td><td>%d ", base + 1);
+            sb_esc(b, c->runs[c->steps[base].first].label);
+            sb_printf(b,
+                      "</td><td>%s</td><td class=\"num\">%s</td><td class=\"num\">%s</td>"
+                      "<td class=\"%s\">%s</td></tr>\n",
+                      names[f], g, ci,
+                      r.verdict == SIG_GAIN   ? "good"
+                      : r.verdict == SIG_LOSS ? "bad"
+                                              : "noise",
+                      sig_verdict_name(r.verdict));
         }
+    }
     sb_put(b, "</tbody></table></div>\n");
 }
 
