@@ -32,18 +32,18 @@ struct cmd_opt {
 };
 
 /* What the parser found that is not config. */
-#define CMD_MAX_POS 16
+#define CMD_MAX_POS   16
 #define CMD_MAX_EXTRA 16
 struct cmd_args {
-    const char *config_path;            /* -c FILE, NULL = built-in defaults */
-    const char *pos[CMD_MAX_POS];       /* positional arguments */
+    const char *config_path;      /* -c FILE, NULL = built-in defaults */
+    const char *pos[CMD_MAX_POS]; /* positional arguments */
     int npos;
     const char *extra_name[CMD_MAX_EXTRA]; /* options without cfg_key, in order */
     const char *extra_val[CMD_MAX_EXTRA];  /* their values ("" for flags) */
     int nextra;
-    int help;                            /* -h/--help was given */
-    struct part part;                    /* cmd_part: this process's part of the run */
-    int part_set;                        /* 1: part was decided (run, bench, load) */
+    int help;         /* -h/--help was given */
+    struct part part; /* cmd_part: this process's part of the run */
+    int part_set;     /* 1: part was decided (run, bench, load) */
 };
 
 /* Parse argv (after the subcommand) against opts (plus -c/--config and
@@ -54,14 +54,15 @@ int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts
 /* Value of an extra option, or NULL. */
 const char *cmd_extra(const struct cmd_args *a, const char *name);
 
+/* This process's part (--part, run.part, --parts, run.parts, the launcher's
+ * environment; core/part.h) into a->part. */
+int cmd_part(const struct config *cfg, struct cmd_args *a, struct err *e);
 /*
- * This process's part (--part, run.part, --parts, run.parts, the launcher's
- * environment; core/part.h) into a->part.  A part of several is E_NOTYET
- * (exit 2): scale-out runs are not built yet, and a part must never run
- * as if it were the whole.  what names the missing thing in the message
- * ("runs (several parts meeting in the database, ...)").
+ * E_NOTYET (exit 2) when a->part is a part of several and the command
+ * cannot run as one yet: a part must never run as if it were the whole.
+ * what names the missing thing in the message ("loads (each part ...)").
  */
-int cmd_part(const struct config *cfg, const char *what, struct cmd_args *a, struct err *e);
+int cmd_part_not_yet(const struct cmd_args *a, const char *what, struct err *e);
 /* {"k": K, "n": N, "source": "..."} of a->part, or NULL when not decided. */
 json_t *cmd_part_json(const struct cmd_args *a);
 
@@ -75,10 +76,10 @@ struct session {
     const struct db_ops *ops;
     struct db_connect_args args;
     char conninfo[1024];
-    char password[256];    /* from the environment; never printed or recorded */
+    char password[256]; /* from the environment; never printed or recorded */
     struct managed_pg mpg;
-    int managed;           /* 1: mpg is in use */
-    char dialect[32];      /* SQL dialect: folder under schema/ ("postgresql", "mysql") */
+    int managed;      /* 1: mpg is in use */
+    char dialect[32]; /* SQL dialect: folder under schema/ ("postgresql", "mysql") */
 };
 
 /* While a command waits on one connection: a thread that cancels the
@@ -87,7 +88,7 @@ struct session {
 struct stop_watch {
     pthread_t thread;
     struct db_conn *c;
-    int done;    /* atomic: 1 asks the thread to end */
+    int done; /* atomic: 1 asks the thread to end */
     int started;
 };
 void stop_watch_start(struct stop_watch *w, struct db_conn *c);
@@ -131,8 +132,8 @@ int cmd_study(int argc, char **argv);
 
 /* One run (or bench step) with its own record; the record's folder goes to
  * dir_out when given.  Returns the exit code. */
-int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a,
-               int index, int of, char *dir_out, size_t dir_len);
+int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_args *a, int index,
+               int of, char *dir_out, size_t dir_len);
 int cmd_netbench(int argc, char **argv);
 int cmd_proxy(int argc, char **argv);
 

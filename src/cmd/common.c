@@ -22,9 +22,11 @@
 #include "run/mserve.h"
 
 const struct cmd_opt cmd_db_opts[] = {
-    { "driver", 0, 1, "database.driver", "driver: postgres (libpq), odbc (unixODBC) or null (testing)" },
+    { "driver", 0, 1, "database.driver",
+      "driver: postgres (libpq), odbc (unixODBC) or null (testing)" },
     { "conninfo", 0, 1, "database.conninfo", "libpq connection string (no password in it)" },
-    { "managed", 0, 1, "database.managed", "true: start a private PostgreSQL (the default when no conninfo or dsn is given)" },
+    { "managed", 0, 1, "database.managed",
+      "true: start a private PostgreSQL (the default when no conninfo or dsn is given)" },
     { "datadir", 0, 1, "database.datadir", "managed: cluster directory (default RESULTS/pgdata)" },
     { "keep-server", 0, 0, NULL, "managed: leave the server running at the end" },
     { "warehouses", 'w', 1, "schema.warehouses", "number of warehouses" },
@@ -130,8 +132,7 @@ int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts
     for (int k = 0; k < nov; k++) {
         char origin[80];
         snprintf(origin, sizeof(origin), "--%s", ov_opt[k]->name);
-        if ((rc = cfg_set(cfg, ov_opt[k]->cfg_key, ov_val[k] ? ov_val[k] : "true", origin, e)) <
-            0)
+        if ((rc = cfg_set(cfg, ov_opt[k]->cfg_key, ov_val[k] ? ov_val[k] : "true", origin, e)) < 0)
             return rc;
     }
     if (cmd_extra(a, "keep-server"))
@@ -139,7 +140,7 @@ int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts
     return cfg_validate(cfg, e);
 }
 
-int cmd_part(const struct config *cfg, const char *what, struct cmd_args *a, struct err *e)
+int cmd_part(const struct config *cfg, struct cmd_args *a, struct err *e)
 {
     struct part_given g = {
         .k = cfg->run.part_k,
@@ -153,6 +154,11 @@ int cmd_part(const struct config *cfg, const char *what, struct cmd_args *a, str
     if ((rc = part_detect(&g, part_getenv, NULL, &a->part, e)) < 0)
         return rc;
     a->part_set = 1;
+    return 0;
+}
+
+int cmd_part_not_yet(const struct cmd_args *a, const char *what, struct err *e)
+{
     if (a->part.n > 1)
         return err_set(e, E_NOTYET,
                        "this is part %d/%d (from %s), but scale-out %s are not built yet: run "
@@ -172,7 +178,8 @@ void cmd_usage(FILE *out, const char *cmd, const char *synopsis, const char *abo
                const struct cmd_opt *opts)
 {
     fprintf(out, "usage: tpccbench %s %s\n\n%s\n\noptions:\n", cmd, synopsis, about);
-    fprintf(out, "  -c, --config FILE      YAML config (default: a private PostgreSQL, 1 warehouse)\n");
+    fprintf(out,
+            "  -c, --config FILE      YAML config (default: a private PostgreSQL, 1 warehouse)\n");
     for (int pass = 0; pass < 2; pass++) {
         const struct cmd_opt *list = pass == 0 ? opts : cmd_db_opts;
         for (const struct cmd_opt *o = list; list && o->name; o++) {
@@ -303,8 +310,8 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
             snprintf(datadir, sizeof(datadir), "%s", cfg->database.datadir);
         else
             snprintf(datadir, sizeof(datadir), "%s/pgdata", cfg->results.dir);
-        if ((rc = managed_start(&s->mpg, datadir, cfg->database.port,
-                                cfg->database.password_env, e)) < 0)
+        if ((rc = managed_start(&s->mpg, datadir, cfg->database.port, cfg->database.password_env,
+                                e)) < 0)
             return rc;
         s->managed = 1;
         managed_conninfo(&s->mpg, s->conninfo, sizeof(s->conninfo));
@@ -315,8 +322,8 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
     s->args.dsn = cfg->database.dsn;
     s->args.app_name = "tpccbench";
     s->args.null_service_us = cfg->database.null_service_us;
-    s->args.statements = cfg->run.statements == RUN_STMT_UNNAMED ? DB_STMT_UNNAMED
-                                                                  : DB_STMT_PREPARED;
+    s->args.statements =
+        cfg->run.statements == RUN_STMT_UNNAMED ? DB_STMT_UNNAMED : DB_STMT_PREPARED;
     return session_dialect(s, e);
 }
 

@@ -225,8 +225,9 @@ int cmd_load(int argc, char **argv)
                        "--resume continues a load and --drop starts a new one: "
                        "give one of them"),
                cmd_fail("load", &e);
-    if (cmd_part(&cfg, "loads (each part loading its warehouses, indexes built once after all)", &a,
-                 &e) < 0)
+    if (cmd_part(&cfg, &a, &e) < 0 ||
+        cmd_part_not_yet(
+            &a, "loads (each part loading its warehouses, indexes built once after all)", &e) < 0)
         return cmd_fail("load", &e);
     /* The live endpoint: a port in use is a usage error, before anything starts. */
     if (cmd_serve_start(&cfg, &serve, &e) < 0)

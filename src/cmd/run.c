@@ -407,8 +407,9 @@ static int run_or_bench(int argc, char **argv, int bench)
         return cmd_fail(cmd, &e);
     }
     /* A part of a scale-out run: decided now, refused (not built yet) before anything starts. */
-    if (cmd_part(&cfg, "runs (several parts meeting in the database, merged into one record)", &a,
-                 &e) < 0)
+    if (cmd_part(&cfg, &a, &e) < 0 ||
+        cmd_part_not_yet(&a, "runs (several parts meeting in the database, merged into one record)",
+                         &e) < 0)
         return cmd_fail(cmd, &e);
     /* Check the disk bench's options now: a mistake must not cost a server start. */
     if (bench && cmd_extra(&a, "iobench")) {
