@@ -46,6 +46,8 @@ static const struct cmd_opt run_opts[] = {
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
     { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
+    { "part-timeout", 0, 1, "run.part_timeout", "how long a part waits for the others (5m)" },
+    { "run-id", 0, 1, "run.run_id", "the name the parts of one run share (default: launcher's)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -78,6 +80,8 @@ static const struct cmd_opt bench_opts[] = {
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
     { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
+    { "part-timeout", 0, 1, "run.part_timeout", "how long a part waits for the others (5m)" },
+    { "run-id", 0, 1, "run.run_id", "the name the parts of one run share (default: launcher's)" },
     { NULL, 0, 0, NULL, NULL },
 };
 

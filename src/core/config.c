@@ -204,6 +204,8 @@ static const struct key key_table[] = {
     KEY("run.part",              K_PART,       run.part_k,            1, PART_MAX, NULL),
     /* 1 or more when given; the default 0 says "not given" (cfg_validate allows it). */
     KEY("run.parts",             K_INT,        run.parts,             1, PART_MAX, NULL),
+    KEY("run.part_timeout",      K_DUR,        run.part_timeout_us,   US_PER_S, US_PER_DAY, NULL),
+    KEY("run.run_id",            K_STR,        run.run_id,            0, S,     NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -1455,6 +1457,7 @@ void cfg_defaults(struct config *c)
     memcpy(c->run.mix, mix, sizeof(mix));
     c->run.max_retries = 10;
     c->run.max_outage_us = 60 * US_PER_S;
+    c->run.part_timeout_us = 5 * 60 * US_PER_S;
     c->run.metrics = 1;
     c->run.batch = 1; /* one transaction per round trip */
     c->run.delivery_workers = 0; /* as many as the connections need (driver.c) */

@@ -114,6 +114,8 @@ struct config {
         char metrics_devices[CFG_STR]; /* more block devices to sample, comma-separated */
         int part_k, part_n;     /* run.part K/N (core/part.h); 0, 0: not given */
         int parts;              /* run.parts: the number of parts; 0: not given */
+        int64_t part_timeout_us; /* how long a part waits for the others in the database */
+        char run_id[CFG_STR];   /* what the parts of one run share; "" = from the launcher */
     } run;
 
     /* Where the keys that choose the server were set ("file:line:col" or "--conninfo"),
