@@ -44,6 +44,8 @@ struct cmd_args {
     int help;         /* -h/--help was given */
     struct part part; /* cmd_part: this process's part of the run */
     int part_set;     /* 1: part was decided (run, bench, load) */
+    char run_id[PART_RUN_ID_MAX + 1]; /* cmd_part: the name the parts share (core/part.h) */
+    char run_id_source[64];           /* where it came from: "run.run_id", "TPCC_RUN_ID" */
 };
 
 /* Parse argv (after the subcommand) against opts (plus -c/--config and
@@ -55,7 +57,8 @@ int cmd_parse(const char *cmd, int argc, char **argv, const struct cmd_opt *opts
 const char *cmd_extra(const struct cmd_args *a, const char *name);
 
 /* This process's part (--part, run.part, --parts, run.parts, the launcher's
- * environment; core/part.h) into a->part. */
+ * environment; core/part.h) into a->part, and for a part of several the
+ * run id the parts share into a->run_id. */
 int cmd_part(const struct config *cfg, struct cmd_args *a, struct err *e);
 /*
  * E_NOTYET (exit 2) when a->part is a part of several and the command

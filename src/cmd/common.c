@@ -154,6 +154,11 @@ int cmd_part(const struct config *cfg, struct cmd_args *a, struct err *e)
     if ((rc = part_detect(&g, part_getenv, NULL, &a->part, e)) < 0)
         return rc;
     a->part_set = 1;
+    if (a->part.n > 1 &&
+        (rc = part_run_id(cfg->run.run_id, "run.run_id", cfg->results.label, part_getenv, NULL,
+                          a->run_id, sizeof(a->run_id), a->run_id_source,
+                          sizeof(a->run_id_source), e)) < 0)
+        return rc;
     return 0;
 }
 

@@ -274,3 +274,39 @@ int part_range(int k, int n, int w, int *first, int *last)
     *last = (int)hi;
     return (int)(hi - lo);
 }
+
+int part_run_id(const char *given, const char *where, const char *label, part_env_fn env, void *ctx,
+                char *out, size_t len, char *source, size_t slen, struct err *e)
+{
+    const char *v, *src;
+    char buf[PART_RUN_ID_MAX + 16];
+    size_t n;
+
+    if (given && *given) {
+        v = given;
+        src = where && *where ? where : "run.run_id";
+    } else if ((v = env(ctx, "TPCC_RUN_ID")) != NULL) {
+        src = "TPCC_RUN_ID";
+    } else if ((v = env(ctx, "SLURM_JOB_ID")) != NULL && *v && strlen(v) <= PART_RUN_ID_MAX - 6) {
+        snprintf(buf, sizeof(buf), "slurm-%s", v);
+        v = buf;
+        src = "SLURM_JOB_ID";
+    } else {
+        v = label ? label : "";
+        src = "results.label";
+    }
+    n = strlen(v);
+    if (n == 0 || n > PART_RUN_ID_MAX ||
+        strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                  "0123456789._:-") != n)
+        return err_set(e, E_USAGE,
+                       "the run id from %s must be 1 to %d characters of A-Z, a-z, 0-9, '.', '_', "
+                       "':' and '-' (got \"%.*s\"): give --run-id NAME, the same in every part",
+                       src, PART_RUN_ID_MAX, PART_QUOTE, v);
+    if (n >= len)
+        return err_set(e, E_FAIL, "run id buffer too small");
+    memcpy(out, v, n + 1);
+    if (source)
+        snprintf(source, slen, "%s", src);
+    return 0;
+}

@@ -19,6 +19,7 @@
 #ifndef TPCC_PART_H
 #define TPCC_PART_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/err.h"
@@ -57,6 +58,22 @@ int part_parse(const char *text, const char *name, int *k, int *n, struct err *e
  * this file); out is filled only on success. */
 int part_detect(const struct part_given *g, part_env_fn env, void *ctx, struct part *out,
                 struct err *e);
+
+/* The longest run id, in characters. */
+#define PART_RUN_ID_MAX 63
+
+/*
+ * The name the parts of one run share in the database (its meeting row):
+ * given (--run-id or run.run_id; where says which, e.g. "--run-id"), else
+ * TPCC_RUN_ID (a Kubernetes Job sets it from its name through the downward
+ * API), else Slurm's SLURM_JOB_ID as "slurm-<id>", else the label.  1 to
+ * PART_RUN_ID_MAX characters of A-Z a-z 0-9 . _ : -; anything else is
+ * E_USAGE naming where the id came from.  out gets the id, source (when not
+ * NULL) where it came from ("--run-id", "TPCC_RUN_ID", "SLURM_JOB_ID",
+ * "results.label").
+ */
+int part_run_id(const char *given, const char *where, const char *label, part_env_fn env, void *ctx,
+                char *out, size_t len, char *source, size_t slen, struct err *e);
 
 /*
  * The warehouses of part k (1-based) of n over w warehouses: *first ..

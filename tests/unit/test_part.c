@@ -315,12 +315,82 @@ static void test_ranges(void **state)
     assert_int_equal(last, 140000);
 }
 
+/* The run id: given, else TPCC_RUN_ID, else slurm-<SLURM_JOB_ID>, else the label. */
+static void test_run_id(void **state)
+{
+    static const struct {
+        const char *env[TEST_MAX_VARS];
+        const char *given, *where, *label;
+        const char *id, *source; /* NULL id: an error, source then the message */
+    } c[] = {
+        { { NULL }, NULL, NULL, "baseline", "baseline", "results.label" },
+        { { "TPCC_RUN_ID=job-7", "SLURM_JOB_ID=42", NULL },
+          NULL,
+          NULL,
+          "x",
+          "job-7",
+          "TPCC_RUN_ID" },
+        { { "SLURM_JOB_ID=42", NULL }, NULL, NULL, "x", "slurm-42", "SLURM_JOB_ID" },
+        { { "TPCC_RUN_ID=job-7", NULL }, "r1", "--run-id", "x", "r1", "--run-id" },
+        { { NULL }, "a:b.c_d-9", "t.yaml:3:11", "x", "a:b.c_d-9", "t.yaml:3:11" },
+        { { NULL },
+          "two words",
+          "--run-id",
+          "x",
+          NULL,
+          "the run id from --run-id must be 1 to 63 characters of A-Z, a-z, 0-9, '.', '_', ':' "
+          "and '-' (got \"two words\"): give --run-id NAME, the same in every part" },
+        { { "TPCC_RUN_ID=", NULL },
+          NULL,
+          NULL,
+          "x",
+          NULL,
+          "the run id from TPCC_RUN_ID must be 1 to 63 characters of A-Z, a-z, 0-9, '.', '_', ':' "
+          "and '-' (got \"\"): give --run-id NAME, the same in every part" },
+        { { NULL },
+          NULL,
+          NULL,
+          "caf\xc3\xa9",
+          NULL,
+          "the run id from results.label must be 1 to 63 characters of A-Z, a-z, 0-9, '.', '_', "
+          "':' and '-' (got \"caf\xc3\xa9\"): give --run-id NAME, the same in every part" },
+        { { NULL },
+          "0123456789012345678901234567890123456789012345678901234567890123",
+          "--run-id",
+          "x",
+          NULL,
+          "the run id from --run-id must be 1 to 63 characters of A-Z, a-z, 0-9, '.', '_', ':' "
+          "and '-' (got \"0123456789012345678901234567890123456789\"): give --run-id NAME, the "
+          "same in every part" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+        char id[PART_RUN_ID_MAX + 1] = "untouched", src[64] = "";
+        struct err e;
+        int rc;
+
+        err_clear(&e);
+        rc = part_run_id(c[i].given, c[i].where, c[i].label, case_env, (void *)c[i].env, id,
+                         sizeof(id), src, sizeof(src), &e);
+        if (c[i].id) {
+            if (rc != 0 || strcmp(id, c[i].id) != 0 || strcmp(src, c[i].source) != 0)
+                fail_msg("run id case %zu: want \"%s\" from %s, got rc %d \"%s\" from %s (%s)", i,
+                         c[i].id, c[i].source, rc, id, src, e.msg);
+        } else if (rc != E_USAGE || strcmp(e.msg, c[i].source) != 0 ||
+                   strcmp(id, "untouched") != 0) {
+            fail_msg("run id case %zu: want E_USAGE \"%s\", got rc %d \"%s\"", i, c[i].source, rc,
+                     e.msg);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_detect_table),
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_run_id),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
