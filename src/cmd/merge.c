@@ -51,8 +51,10 @@ int merge_write(const struct merge_in *in, char *dir_out, size_t dir_len, struct
                       (int)json_integer_value(json_object_get(row, "last_w")), "state",
                       state ? state : "unknown");
         if (!sum || json_is_null(sum)) {
-            why = state && strcmp(state, "never registered") == 0 ? "never registered"
-                                                                  : "never reported";
+            why =
+                state && (strcmp(state, "never registered") == 0 || strcmp(state, "not given") == 0)
+                    ? state
+                    : "never reported";
         } else {
             struct err de;
             struct config pc;

@@ -48,7 +48,7 @@ static const struct cmd_opt run_opts[] = {
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
-    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N of a scale-out run" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { "part-timeout", 0, 1, "run.part_timeout", "how long a part waits for the others (5m)" },
     { "run-id", 0, 1, "run.run_id", "the name the parts of one run share (default: launcher's)" },
@@ -82,7 +82,7 @@ static const struct cmd_opt bench_opts[] = {
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
-    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N of a scale-out run" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { "part-timeout", 0, 1, "run.part_timeout", "how long a part waits for the others (5m)" },
     { "run-id", 0, 1, "run.run_id", "the name the parts of one run share (default: launcher's)" },
@@ -497,6 +497,13 @@ static int run_or_bench(int argc, char **argv, int bench)
         return err_set(&e, E_USAGE,
                        "--repeat runs one part of several only once: give one "
                        "--repeat or run the parts again"),
+               cmd_fail(cmd, &e);
+    if (a.part.n > 1 && strcmp(cfg.database.driver, "null") == 0)
+        return err_set(&e, E_USAGE,
+                       "this is part %d/%d (from %s), but the parts of a run meet in the "
+                       "database, and driver null has none: run one part (no --part, or --part "
+                       "1/1)",
+                       a.part.k, a.part.n, a.part.source),
                cmd_fail(cmd, &e);
     /* A part's own record is labelled as one: compare must not take it for the run. */
     if (a.part.n > 1) {
