@@ -182,9 +182,13 @@ static int read_part(const char *arg, json_t **doc, const json_t **part, struct 
         snprintf(path, sizeof(path), "%s", arg);
     else
         snprintf(path, sizeof(path), "%s/run.json", arg);
-    if (!(*doc = json_load_file(path, 0, &je)))
+    if (!(*doc = json_load_file(path, 0, &je))) {
+        if (je.line < 1)
+            return err_set(e, E_USAGE, "%s: %s: give a part's run folder or run.json", path,
+                           je.text);
         return err_set(e, E_USAGE, "%s: %s (line %d): give a part's run folder or run.json", path,
                        je.text, je.line);
+    }
     *part = json_object_get(*doc, "part");
     if (!json_is_object(*part) || !json_is_string(json_object_get(*part, "run_id")) ||
         !json_is_integer(json_object_get(*part, "k")) ||
