@@ -27,6 +27,7 @@ static const struct subcommand subcommands[] = {
     { "run", cmd_run, "timed mixed workload: NOTPM, TPS, latency per run" },
     { "bench", cmd_bench, "load + run + check: one tuning step, one record" },
     { "compare", cmd_compare, "step table, % gains, what changed, regression gate" },
+    { "merge", cmd_merge, "merge the records of a scale-out run's parts into one" },
     { "report", cmd_report, "self-contained HTML report: step table, charts, what changed" },
     { "iobench", cmd_iobench, "disk I/O bench with tbiobench's options and report" },
     { "netbench", cmd_netbench, "network bench: round trips and throughput (tbnetbench)" },

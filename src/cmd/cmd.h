@@ -46,6 +46,8 @@ struct cmd_args {
     int part_set;     /* 1: part was decided (run, bench, load) */
     char run_id[PART_RUN_ID_MAX + 1]; /* cmd_part: the name the parts share (core/part.h) */
     char run_id_source[64];           /* where it came from: "run.run_id", "TPCC_RUN_ID" */
+    char merged_label[CFG_STR];       /* run --part: the run's label (the part's own record is
+                                       * labelled <label>-part<K>of<N>) */
 };
 
 /* Parse argv (after the subcommand) against opts (plus -c/--config and
@@ -130,6 +132,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_iobench(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_study(int argc, char **argv);
 

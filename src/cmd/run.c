@@ -3,19 +3,23 @@
  * + check, one record).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/check.h"
 #include "cmd/load.h"
+#include "cmd/merge.h"
 #include "core/signals.h"
 #include "results/fingerprint.h"
 #include "results/record.h"
 #include "run/driver.h"
 #include "run/figures.h"
+#include "run/meet.h"
 #include "run/metrics.h"
 #include "run/mserve.h"
+#include "run/partsum.h"
 #include "tools/iobench.h"
 #include "tpcc/deck.h"
 
@@ -44,7 +48,7 @@ static const struct cmd_opt run_opts[] = {
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
-    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N of a scale-out run" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { "part-timeout", 0, 1, "run.part_timeout", "how long a part waits for the others (5m)" },
     { "run-id", 0, 1, "run.run_id", "the name the parts of one run share (default: launcher's)" },
@@ -78,7 +82,7 @@ static const struct cmd_opt bench_opts[] = {
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
-    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "part", 0, 1, "run.part", "K/N: this process is part K of N of a scale-out run" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
     { "part-timeout", 0, 1, "run.part_timeout", "how long a part waits for the others (5m)" },
     { "run-id", 0, 1, "run.run_id", "the name the parts of one run share (default: launcher's)" },
@@ -154,9 +158,66 @@ static void metrics_end(struct metrics *m, json_t *rec, const char *dir)
     json_object_set_new(rec, "metrics", metrics_json(m));
 }
 
+/*
+ * A part of several, its run over: its summary into its record and into
+ * tpcc_run_part; the part that finds every part ended merges them into a
+ * record of its own.  A failure here is reported, never the part's run's.
+ */
+static void part_end(struct meet *mt, const struct config *cfg, const struct cmd_args *a,
+                     const struct run_opts *o, const struct run_result *r, json_t *rec)
+{
+    json_t *sum = partsum_encode(r, cfg), *p = json_object_get(rec, "part"), *rows = NULL;
+    char *text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
+    int merger = 0;
+    int64_t c_open = -1, c_close = -1;
+    struct err e;
+
+    err_clear(&e);
+    if (p) {
+        json_t *mj = meet_json(mt);
+        json_object_update(p, mj);
+        json_decref(mj);
+        json_object_set_new(p, "run_id_source", json_string(a->run_id_source));
+        json_object_set_new(p, "warehouses", json_pack("[i, i]", o->first_w, o->last_w));
+        json_object_set_new(p, "db_count_open", json_integer(r->part_count_open));
+        json_object_set_new(p, "db_count_close", json_integer(r->part_count_close));
+        if (sum)
+            json_object_set(p, "summary", sum);
+        if (fabs(mt->offset_ms) > 50)
+            fprintf(stderr, "warning: this part's clock is %.0f ms off the database's\n",
+                    mt->offset_ms);
+    }
+    if (!text) {
+        fprintf(stderr, "tpccbench run: out of memory for this part's summary\n");
+    } else if (meet_finish(mt, strcmp(r->status, "complete") == 0 ? "done" : "failed", text,
+                           &merger, &rows, &c_open, &c_close, &e) < 0) {
+        fprintf(stderr, "tpccbench run: leaving this part's summary: %s\n", e.msg);
+    } else if (merger) {
+        char by[64];
+        struct merge_in in = {
+            .run_id = mt->run_id,
+            .gen = mt->gen,
+            .n = mt->n,
+            .rows = rows,
+            .count_open = c_open,
+            .count_close = c_close,
+            .base = rec,
+            .results_dir = cfg->results.dir,
+            .label = a->merged_label,
+            .by = by,
+        };
+        snprintf(by, sizeof(by), "the last part to finish (%d/%d)", mt->k, mt->n);
+        if (merge_write(&in, NULL, 0, &e) < 0)
+            fprintf(stderr, "tpccbench run: merging the parts: %s\n", e.msg);
+    }
+    json_decref(rows);
+    free(text);
+    json_decref(sum);
+}
+
 /* Run the workload through session s; fills rec's "run" and writes series.csv. */
-static int run_with_session(struct session *s, json_t *rec, const char *dir, int *valid,
-                            struct err *e)
+static int run_with_session(struct session *s, const struct cmd_args *a, json_t *rec,
+                            const char *dir, int *valid, struct err *e)
 {
     struct run_opts o = {
         .cfg = s->cfg,
@@ -169,10 +230,18 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
     struct run_result *r = calloc(1, sizeof(*r));
     struct figures f;
     struct metrics *m;
+    struct meet mt;
     int rc;
 
     if (!r)
         return err_set(e, E_FAIL, "out of memory");
+    memset(&mt, 0, sizeof(mt));
+    if (a->part_set && a->part.n > 1) {
+        o.meet = &mt;
+        o.part_k = a->part.k;
+        o.part_n = a->part.n;
+        o.run_id = a->run_id;
+    }
     json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
     o.metrics = m = session_metrics(s, rec, run_serve);
     rc = run_run(&o, r, e);
@@ -203,13 +272,18 @@ static int run_with_session(struct session *s, json_t *rec, const char *dir, int
         figures_print(stdout, s->cfg, r, &f);
         if (m)
             metrics_print(stdout, m);
-        if (!f.counts_agree)
+        if (r->db_counted && !f.counts_agree)
             fprintf(stderr, "warning: the client counted %llu New-Orders, the database %lld\n",
                     (unsigned long long)r->measured.tx[TX_NEW_ORDER].committed,
                     (long long)r->db_new_orders);
     }
     if (rc < 0)
         json_object_set_new(rec, "error", json_string(e->msg));
+    if (o.meet) {
+        if (mt.joined)
+            part_end(&mt, s->cfg, a, &o, r, rec);
+        meet_close(&mt);
+    }
     *valid = f.valid;
     metrics_free(m);
     run_result_release(r);
@@ -354,7 +428,7 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
         rc = load_with_session(&s, rec, dir, 0, run_serve, &e);
     }
     if (rc == 0 && !sig_stop_requested())
-        rc = run_with_session(&s, rec, dir, &valid, &e);
+        rc = run_with_session(&s, a, rec, dir, &valid, &e);
     if (bench && rc == 0 && !sig_stop_requested()) {
         struct check_result cr;
         if ((rc = check_with_session(&s, CHECK_ALL, &cr, &e)) == 0) {
@@ -411,10 +485,34 @@ static int run_or_bench(int argc, char **argv, int bench)
         return cmd_fail(cmd, &e);
     }
     /* A part of a scale-out run: decided now, refused (not built yet) before anything starts. */
-    if (cmd_part(&cfg, &a, &e) < 0 ||
-        cmd_part_not_yet(&a, "runs (several parts meeting in the database, merged into one record)",
-                         &e) < 0)
+    if (cmd_part(&cfg, &a, &e) < 0)
         return cmd_fail(cmd, &e);
+    if (a.part.n > 1 && bench)
+        return err_set(&e, E_NOTYET,
+                       "this is part %d/%d (from %s): bench as several parts is not built yet "
+                       "(load with 'tpccbench load --part', then 'tpccbench run --part')",
+                       a.part.k, a.part.n, a.part.source),
+               cmd_fail(cmd, &e);
+    if (a.part.n > 1 && repeat > 1)
+        return err_set(&e, E_USAGE,
+                       "--repeat runs one part of several only once: give one "
+                       "--repeat or run the parts again"),
+               cmd_fail(cmd, &e);
+    if (a.part.n > 1 && strcmp(cfg.database.driver, "null") == 0)
+        return err_set(&e, E_USAGE,
+                       "this is part %d/%d (from %s), but the parts of a run meet in the "
+                       "database, and driver null has none: run one part (no --part, or --part "
+                       "1/1)",
+                       a.part.k, a.part.n, a.part.source),
+               cmd_fail(cmd, &e);
+    /* A part's own record is labelled as one: compare must not take it for the run. */
+    if (a.part.n > 1) {
+        snprintf(a.merged_label, sizeof(a.merged_label), "%s", cfg.results.label);
+        if (snprintf(cfg.results.label, CFG_STR, "%s-part%dof%d", a.merged_label, a.part.k,
+                     a.part.n) >= CFG_STR)
+            return err_set(&e, E_USAGE, "'results.label' is too long for a part's label"),
+                   cmd_fail(cmd, &e);
+    }
     /* Check the disk bench's options now: a mistake must not cost a server start. */
     if (bench && cmd_extra(&a, "iobench")) {
         char buf[512], *iargv[32];

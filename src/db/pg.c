@@ -289,8 +289,14 @@ static int to_text(struct pg_conn *p, const struct db_param *prm, int np, const 
             lens[i] = 0;
             continue;
         case DB_TEXT:
-            /* libpq reads text parameters up to a NUL, whatever the length says. */
-            n = q->len < 0 ? (int)strlen(q->s) : q->len;
+            /* libpq reads text parameters up to a NUL, whatever the length says:
+             * a NUL-terminated one (len < 0) goes as it is, however long. */
+            if (q->len < 0) {
+                vals[i] = q->s;
+                lens[i] = (int)strlen(q->s);
+                continue;
+            }
+            n = q->len;
             if ((size_t)n + 1 > room)
                 return err_set(e, E_FAIL, "parameters too long");
             memcpy(dst, q->s, (size_t)n);

@@ -16,11 +16,12 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/part.h"
 #include "core/signals.h"
+#include "run/meet.h"
 #include "run/metrics.h"
 #include "tpcc/admin.h"
 #include "tpcc/deck.h"
-
 
 /* What the load left in tpcc_meta (warehouses, the load's NURand constants),
  * or for a driver with no database (null) the config's warehouses and the
@@ -42,8 +43,9 @@ static int load_facts(const struct config *cfg, struct db_conn *mc, const struct
     if ((rc = db_query(mc, ad->sql[A_META_GET], NULL, 0, e)) < 0)
         return err_prefix(e, "reading tpcc_meta (run 'tpccbench load' first)");
     if (db_next(mc) != 1)
-        return err_set(e, E_USAGE, "the database is not loaded (tpcc_meta is empty): "
-                                   "run 'tpccbench load' first");
+        return err_set(e, E_USAGE,
+                       "the database is not loaded (tpcc_meta is empty): "
+                       "run 'tpccbench load' first");
     r->warehouses = (int)db_col_int(mc, 0);
     r->c_load.c_last = (int)db_col_int(mc, 2);
     r->c_load.c_id = (int)db_col_int(mc, 3);
@@ -58,8 +60,8 @@ static int load_facts(const struct config *cfg, struct db_conn *mc, const struct
  * connection time per transaction of the offered load, plus 2.  Delivery
  * workers: one per 4 connections.
  */
-static void size_run(struct shared *sh, const struct config *cfg, struct run_result *r, int *nvu,
-                     int *nw)
+static void size_run(struct shared *sh, const struct config *cfg, int range_w, struct run_result *r,
+                     int *nvu, int *nw)
 {
     struct deck d;
     double offered_tps;
@@ -68,15 +70,15 @@ static void size_run(struct shared *sh, const struct config *cfg, struct run_res
     sh->pace.load = cfg->run.rate > 0 ? TERM_OPEN : cfg->run.think_time ? TERM_THINK : TERM_CLOSED;
     sh->pace.time_scale = cfg->run.time_scale > 0 ? cfg->run.time_scale : 1.0;
     sh->pace.rate_per_s = cfg->run.rate;
-    sh->n_terms = cfg->run.terminals              ? cfg->run.terminals
-                  : sh->pace.load == TERM_THINK ? 10 * r->warehouses
+    sh->n_terms = cfg->run.terminals            ? cfg->run.terminals
+                  : sh->pace.load == TERM_THINK ? 10 * range_w
                                                 : cfg->run.virtual_users;
     sh->pace.n_terminals = sh->n_terms;
-    offered_tps = sh->pace.load == TERM_OPEN    ? cfg->run.rate
-                  : sh->pace.load == TERM_THINK ? sh->n_terms /
-                                                      (term_mean_cycle_s(&d) * sh->pace.time_scale)
-                                                : 0;
-    *nvu = cfg->run.connections          ? cfg->run.connections
+    offered_tps = sh->pace.load == TERM_OPEN ? cfg->run.rate
+                  : sh->pace.load == TERM_THINK
+                      ? sh->n_terms / (term_mean_cycle_s(&d) * sh->pace.time_scale)
+                      : 0;
+    *nvu = cfg->run.connections           ? cfg->run.connections
            : sh->pace.load == TERM_CLOSED ? cfg->run.virtual_users
                                           : (int)ceil(offered_tps * 0.010) + 2;
     if (*nvu > sh->n_terms)
@@ -93,6 +95,42 @@ static void size_run(struct shared *sh, const struct config *cfg, struct run_res
     r->load = sh->pace.load;
     r->offered_tps = offered_tps;
     r->time_scale = sh->pace.time_scale;
+}
+
+/* The database's New-Order count, for a part of several at the window's edges. */
+struct edge_count {
+    struct shared *sh;
+    struct db_conn **mc;
+};
+
+static int edge_count_fn(void *ctx, int64_t *out, struct err *e)
+{
+    struct edge_count *c = ctx;
+
+    return monitor_count(c->sh, c->mc, out, e);
+}
+
+/*
+ * A window edge of a part of several: every part paused, part 1's count.
+ * The part's own record does not compare it (it covers every part): the
+ * merged record does.  A missing count is a note, not a failure.
+ */
+static void part_edge(struct shared *sh, struct db_conn **mc, enum meet_edge edge, int64_t *out,
+                      struct run_result *r)
+{
+    struct edge_count c = { sh, mc };
+    struct err e;
+
+    err_clear(&e);
+    if (meet_edge(sh->o->meet, edge, edge_count_fn, &c, out, &e) < 0) {
+        if (!r->db_count_note[0])
+            snprintf(r->db_count_note, sizeof(r->db_count_note), "%s", e.msg);
+        return;
+    }
+    if (edge == MEET_OPEN)
+        r->part_count_open = *out;
+    else
+        r->part_count_close = *out;
 }
 
 /* RTT probe: the median of 100 trivial queries on the monitor's connection. */
@@ -135,12 +173,13 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     int aborted = 0;        /* a VU was without a connection for run.max_outage */
     int on_time = 0;        /* the window reached its end (or every terminal finished) */
     struct backend_probe *probe = NULL; /* pooler detection, once a second */
-    int synthetic = 0;      /* the null driver: no tpcc_meta, no counts to compare */
-    struct vu_stats *fin = NULL; /* the counts at the window's close */
-    int stuck = 0;          /* threads did not stop: leave what they use */
+    int synthetic = 0;                  /* the null driver: no tpcc_meta, no counts to compare */
+    struct vu_stats *fin = NULL;        /* the counts at the window's close */
+    int stuck = 0;                      /* threads did not stop: leave what they use */
 
     memset(r, 0, sizeof(*r));
     memset(&ad, 0, sizeof(ad));
+    r->part_count_open = r->part_count_close = -1;
     if (!sh) {
         snprintf(r->status, sizeof(r->status), "failed");
         return err_set(e, E_FAIL, "out of memory");
@@ -189,10 +228,37 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     sh->ctx.warehouses = r->warehouses;
     sh->ctx.c_run = r->c_run;
     if (cfg->schema.warehouses != r->warehouses && o->progress)
-        fprintf(o->progress, "note: the database holds %d warehouses; running on those "
-                             "(config says %d)\n", r->warehouses, cfg->schema.warehouses);
+        fprintf(o->progress,
+                "note: the database holds %d warehouses; running on those "
+                "(config says %d)\n",
+                r->warehouses, cfg->schema.warehouses);
 
-    size_run(sh, cfg, r, &nvu, &nw);
+    if (o->meet) {
+        struct run_opts *wo = (struct run_opts *)o; /* the caller's, to say the range back */
+        if (synthetic) {
+            rc = err_set(e, E_USAGE,
+                         "the parts of a run meet in the database, and driver %s "
+                         "has none: run one part",
+                         mc->ops->name);
+            goto out;
+        }
+        if (part_range(o->part_k, o->part_n, r->warehouses, &wo->first_w, &wo->last_w) < 1) {
+            rc = err_set(e, E_USAGE,
+                         "part %d/%d has no warehouse: the database holds %d, and a run has at "
+                         "most as many parts as warehouses",
+                         o->part_k, o->part_n, r->warehouses);
+            goto out;
+        }
+        if ((rc = meet_open(o->meet, o->ops, o->args, o->dialect, o->run_id, o->part_k, o->part_n,
+                            o->first_w, o->last_w, (uint64_t)cfg->run.part_timeout_us, e)) < 0)
+            goto out;
+        if (o->progress)
+            fprintf(o->progress,
+                    "part %d/%d of run '%s' (attempt %d): warehouses %d to %d; waiting for the "
+                    "other parts\n",
+                    o->part_k, o->part_n, o->run_id, o->meet->gen, o->first_w, o->last_w);
+    }
+    size_run(sh, cfg, o->meet ? o->last_w - o->first_w + 1 : r->warehouses, r, &nvu, &nw);
 
     if ((rc = rtt_probe(mc, r, e)) < 0)
         goto out;
@@ -220,7 +286,9 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     }
     /* The terminals: data, dealt their identity, stream and deck. */
     for (int i = 0; i < sh->n_terms; i++) {
-        if (term_init(&sh->terms[i], i, r->warehouses, r->seed, cfg->run.mix) < 0) {
+        if ((o->meet ? term_init_part(&sh->terms[i], i, o->first_w, o->last_w - o->first_w + 1,
+                                      r->warehouses, r->seed, cfg->run.mix)
+                     : term_init(&sh->terms[i], i, r->warehouses, r->seed, cfg->run.mix)) < 0) {
             rc = err_set(e, E_USAGE, "'run.mix' cannot be dealt as a deck");
             goto out;
         }
@@ -291,10 +359,20 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     r->connect_median_ms = (double)conn_us[nvu / 2] / 1e3;
     r->connect_max_ms = (double)conn_us[nvu - 1] / 1e3;
     stats_init(base);
+    /* A part of several: every part connected, all start at the agreed instant. */
+    if (o->meet && (rc = meet_start(o->meet, e)) < 0) {
+        __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
+        pthread_cond_broadcast(&sh->cond);
+        pthread_mutex_unlock(&sh->lock);
+        goto join;
+    }
     /* No ramp-up and no warm-up: the window opens before any VU starts, so
      * not even the first transaction falls outside it. */
     if (cfg->run.rampup_us + cfg->run.warmup_us == 0) {
-        if (!synthetic && (rc = monitor_count(sh, &mc, &no_start, e)) < 0) {
+        if (o->meet)
+            part_edge(sh, &mc, MEET_OPEN, &no_start, r);
+        else if (!synthetic && (rc = monitor_count(sh, &mc, &no_start, e)) < 0) {
             __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
             pthread_cond_broadcast(&sh->cond);
@@ -321,8 +399,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         uint64_t warm_end = sh->t0_us + (uint64_t)cfg->run.rampup_us + (uint64_t)cfg->run.warmup_us;
         uint64_t meas_end = t_meas ? t_meas + (uint64_t)cfg->run.duration_us : 0;
         uint64_t next_tick = sh->t0_us + 1000000;
-        int total_s = (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) /
-                            1000000);
+        int total_s =
+            (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) / 1000000);
         int measuring = t_meas != 0;
 
         stats_init(&m->prev);
@@ -340,11 +418,15 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                     int late = collect_base(sh, vus, nvu, base);
                     r->unfinished_open = late;
                     if (late && o->progress)
-                        fprintf(o->progress, "note: %d virtual users were still in a transaction "
-                                             "30 s after the barrier; their counts at the window's "
-                                             "opening are from their last snapshot\n", late);
+                        fprintf(o->progress,
+                                "note: %d virtual users were still in a transaction "
+                                "30 s after the barrier; their counts at the window's "
+                                "opening are from their last snapshot\n",
+                                late);
                 }
-                if (!synthetic && (rc = monitor_count(sh, &mc, &no_start, e)) < 0)
+                if (o->meet)
+                    part_edge(sh, &mc, MEET_OPEN, &no_start, r);
+                else if (!synthetic && (rc = monitor_count(sh, &mc, &no_start, e)) < 0)
                     break;
                 cpu0 = cpu_now_s();
                 t_meas = clock_us();
@@ -387,6 +469,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 collect(vus, nvu, &m->cur, &in_tx);
                 down = count_down(vus, nvu, workers, nw, clock_us(), &longest_us);
                 sec++;
+                meet_beat(o->meet);
                 series_add(r, m, sec, measuring ? 'm' : 'r', in_tx, down, interval);
                 metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, &m->cur,
                              in_tx, down);
@@ -402,8 +485,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                     m->in_tx_sum += in_tx;
                     m->in_tx_samples++;
                 }
-                if (o->progress && r->n_series &&
-                    (tty || sec % 10 == 0))
+                if (o->progress && r->n_series && (tty || sec % 10 == 0))
                     live_line(o, &r->series[r->n_series - 1], sec, total_s, tty);
                 last_tick = next_tick;
                 next_tick += 1000000;
@@ -430,8 +512,16 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             r->unfinished_close = collect_base(sh, vus, nvu, fin);
             t_end = clock_us();
             r->cpu_s = cpu_now_s() - cpu0;
-            rc2 = synthetic ? E_FAIL : monitor_count_bounded(sh, &mc, &no_end, e);
-            if (synthetic) {
+            if (o->meet)
+                part_edge(sh, &mc, MEET_CLOSE, &no_end, r);
+            rc2 = synthetic || o->meet ? E_FAIL : monitor_count_bounded(sh, &mc, &no_end, e);
+            if (o->meet) {
+                /* The merged record compares the count of every part. */
+                if (!r->db_count_note[0])
+                    snprintf(r->db_count_note, sizeof(r->db_count_note),
+                             "the database's count covers every part of the run: the merged "
+                             "record compares it");
+            } else if (synthetic) {
                 /* db_count_note says why. */
             } else if (rc2 == 0) {
                 r->db_counted = 1;
@@ -467,8 +557,11 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 stats_init(fin);
                 /* A VU left behind: its last published counts. */
                 for (int i = 0; i < nvu; i++)
-                    stats_merge(fin, vus[i].joined ? &vus[i].st
-                                                 : &vus[i].snap[__atomic_load_n(&vus[i].ack, __ATOMIC_ACQUIRE) & 1]);
+                    stats_merge(
+                        fin,
+                        vus[i].joined
+                            ? &vus[i].st
+                            : &vus[i].snap[__atomic_load_n(&vus[i].ack, __ATOMIC_ACQUIRE) & 1]);
             }
             if (fin) {
                 stats_sub(&r->measured, fin, base);
@@ -482,7 +575,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 fin = NULL;
             }
             /* Stopped early (a signal): every VU joined, the count is exact. */
-            if (!from_barrier && rc == 0 && !aborted && !synthetic) {
+            if (!from_barrier && rc == 0 && !aborted && !synthetic && !o->meet) {
                 int rc2 = monitor_count(sh, &mc, &no_end, e);
                 if (rc2 < 0) {
                     rc = rc2;
@@ -501,6 +594,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             pthread_mutex_lock(&sh->q.lock);
             while (sh->q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !aborted) {
                 pthread_mutex_unlock(&sh->q.lock);
+                meet_beat(o->meet);
                 clock_sleep_us(10000);
                 pthread_mutex_lock(&sh->q.lock);
             }
@@ -514,10 +608,11 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             stuck = 1;
         stats_init(&r->delivery);
         for (int i = 0; i < nw; i++)
-            stats_merge(&r->delivery,
-                        workers[i].joined
-                            ? &workers[i].st
-                            : &workers[i].snap[__atomic_load_n(&workers[i].ack, __ATOMIC_ACQUIRE) & 1]);
+            stats_merge(
+                &r->delivery,
+                workers[i].joined
+                    ? &workers[i].st
+                    : &workers[i].snap[__atomic_load_n(&workers[i].ack, __ATOMIC_ACQUIRE) & 1]);
         if (cfg->run.delivery_inline) {
             r->delivery.dl_districts = r->measured.dl_districts;
             r->delivery.dl_skipped = r->measured.dl_skipped;
@@ -551,8 +646,9 @@ out:
         /* Threads blocked in the database still use these: leave them to
          * the process's exit. */
         if (o->progress)
-            fprintf(o->progress, "warning: some virtual users did not stop within %d s "
-                                 "(blocked in the database): left behind\n",
+            fprintf(o->progress,
+                    "warning: some virtual users did not stop within %d s "
+                    "(blocked in the database): left behind\n",
                     (JOIN_GRACE_US + JOIN_CANCEL_US) / 1000000);
         free(m);
         free(base);

@@ -34,6 +34,7 @@ struct series_row {
 };
 
 struct metrics;
+struct meet;
 
 struct run_opts {
     const struct config *cfg;
@@ -43,6 +44,13 @@ struct run_opts {
     const char *dir;            /* run folder: delivery.log goes here */
     FILE *progress;             /* live output, NULL = none */
     struct metrics *metrics;    /* sampled each second (run/metrics.h), NULL = none */
+    /* A part of a scale-out run: meet is the caller's (zeroed) and run_run
+     * opens it once it knows the warehouses (the caller finishes and
+     * closes it); NULL = the only part. */
+    struct meet *meet;
+    int part_k, part_n;         /* with meet: this part, of n */
+    const char *run_id;         /* with meet: the name the parts share */
+    int first_w, last_w;        /* filled by run_run: this part's warehouses */
 };
 
 struct run_result {
@@ -54,6 +62,8 @@ struct run_result {
     int64_t db_new_orders;       /* increase of sum(d_next_o_id) over the window */
     int db_counted;              /* 1: db_new_orders was measured */
     char db_count_note[512];     /* why it was not */
+    int64_t part_count_open;     /* a part of several: the database's count at the shared */
+    int64_t part_count_close;    /* window's edges (every part's New-Orders), -1: not taken */
     /* Stock-Levels per terminal (w, d) over the whole run, when terminals <= 1000. */
     struct sl_pair {
         int w, d;

@@ -15,15 +15,6 @@ void stats_init(struct vu_stats *s)
     hist_init(&s->lag);
 }
 
-#define FIELDS(X)                                                                                  \
-    X(no_orders) X(no_lines) X(no_remote_lines) X(pay_total) X(pay_remote) X(pay_by_name)         \
-    X(os_total) X(os_by_name) X(os_lines) X(no_total_cents) X(no_brand_b) X(dl_districts)         \
-    X(dl_skipped) X(dl_queue_full) X(dl_queue_wait_us) X(reconnects) X(lost_connections)          \
-    X(down_us) X(waits_over_think) X(batches) X(batched_tx) X(batch_skipped)
-#define TX_FIELDS(X)                                                                               \
-    X(committed) X(rolled_back) X(retries) X(err_retry) X(err_conn) X(err_other) X(unknown)        \
-    X(in_tx_us) X(roundtrips)
-
 static void add_state(struct vu_stats *s, const char *state, uint64_t n)
 {
     for (int i = 0; i < STATS_NSTATES; i++) {
@@ -48,11 +39,11 @@ void stats_sqlstate(struct vu_stats *s, const char *state)
 
 void stats_merge(struct vu_stats *dst, const struct vu_stats *src)
 {
-#define ADD(f) dst->f += src->f;
+#define ADD(f)  dst->f += src->f;
 #define TADD(f) dst->tx[t].f += src->tx[t].f;
-    FIELDS(ADD)
+    STATS_FIELDS(ADD)
     for (int t = 0; t < TX_NTYPES; t++) {
-        TX_FIELDS(TADD)
+        STATS_TX_FIELDS(TADD)
         hist_merge(&dst->tx[t].lat, &src->tx[t].lat);
         hist_merge(&dst->tx[t].svc, &src->tx[t].svc);
     }
@@ -68,12 +59,12 @@ void stats_sub(struct vu_stats *dst, const struct vu_stats *a, const struct vu_s
     /* Static: the struct is large (a dozen histograms) and only the monitor subtracts. */
     static _Thread_local struct vu_stats r;
 
-#define SUB(f) r.f = a->f - b->f;
+#define SUB(f)  r.f = a->f - b->f;
 #define TSUB(f) r.tx[t].f = a->tx[t].f - b->tx[t].f;
     memset(&r, 0, sizeof(r));
-    FIELDS(SUB)
+    STATS_FIELDS(SUB)
     for (int t = 0; t < TX_NTYPES; t++) {
-        TX_FIELDS(TSUB)
+        STATS_TX_FIELDS(TSUB)
         hist_sub(&r.tx[t].lat, &a->tx[t].lat, &b->tx[t].lat);
         hist_sub(&r.tx[t].svc, &a->tx[t].svc, &b->tx[t].svc);
     }

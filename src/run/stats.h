@@ -33,13 +33,13 @@ struct tx_stats {
 struct vu_stats {
     struct tx_stats tx[TX_NTYPES];
     /* Input-validity counts (TPC-C 5.5.1.5), over executed transactions. */
-    uint64_t no_orders;        /* New-Orders committed or rolled back */
-    uint64_t no_lines;         /* order lines of those */
-    uint64_t no_remote_lines;  /* lines with a remote supply warehouse */
-    uint64_t pay_total;        /* Payments committed */
-    uint64_t pay_remote;       /* of which the customer was remote */
-    uint64_t pay_by_name;      /* of which selected by last name */
-    uint64_t os_total;         /* Order-Status committed */
+    uint64_t no_orders;       /* New-Orders committed or rolled back */
+    uint64_t no_lines;        /* order lines of those */
+    uint64_t no_remote_lines; /* lines with a remote supply warehouse */
+    uint64_t pay_total;       /* Payments committed */
+    uint64_t pay_remote;      /* of which the customer was remote */
+    uint64_t pay_by_name;     /* of which selected by last name */
+    uint64_t os_total;        /* Order-Status committed */
     uint64_t os_by_name;
     uint64_t os_lines;         /* order lines they returned */
     uint64_t no_total_cents;   /* sum of committed New-Orders' total amounts (outputs) */
@@ -61,6 +61,19 @@ struct vu_stats {
         uint64_t n;
     } sqlstates[STATS_NSTATES]; /* errors by SQLSTATE (first seen first) */
 };
+
+/* The plain counters of struct vu_stats and of struct tx_stats, for code that
+ * treats each alike (merge, subtract, the scale-out summary). */
+#define STATS_FIELDS(X)                                                                         \
+    X(no_orders)                                                                                \
+    X(no_lines) X(no_remote_lines) X(pay_total) X(pay_remote) X(pay_by_name) X(os_total)        \
+        X(os_by_name) X(os_lines) X(no_total_cents) X(no_brand_b) X(dl_districts) X(dl_skipped) \
+            X(dl_queue_full) X(dl_queue_wait_us) X(reconnects) X(lost_connections) X(down_us)   \
+                X(waits_over_think) X(batches) X(batched_tx) X(batch_skipped)
+#define STATS_TX_FIELDS(X)                                                                 \
+    X(committed)                                                                           \
+    X(rolled_back) X(retries) X(err_retry) X(err_conn) X(err_other) X(unknown) X(in_tx_us) \
+        X(roundtrips)
 
 void stats_init(struct vu_stats *s);
 /* dst += src */

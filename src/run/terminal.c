@@ -41,6 +41,16 @@ int term_init(struct terminal *t, int id, int warehouses, uint64_t seed, const i
     return deck_init(&t->deck, weights);
 }
 
+int term_init_part(struct terminal *t, int i, int first, int count, int warehouses, uint64_t seed,
+                   const int *weights)
+{
+    int per_layer = 10 * count, layer = i / per_layer, rem = i % per_layer;
+    int w = first + rem % count, d = rem / count + 1;
+
+    return term_init(t, layer * 10 * warehouses + (d - 1) * warehouses + (w - 1), warehouses, seed,
+                     weights);
+}
+
 static uint64_t scaled_us(double secs, double scale)
 {
     double us = secs * scale * 1e6;

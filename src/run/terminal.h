@@ -65,6 +65,15 @@ double term_think_s(int type, double u);
  * deck_init).  Returns 0, or -1 when the weights cannot be a deck.
  */
 int term_init(struct terminal *t, int id, int warehouses, uint64_t seed, const int *weights);
+/*
+ * Terminal i of a part that drives warehouses first .. first + count - 1 of
+ * W: the same terminal (identity, stream, deck) that a single driver's
+ * term_init gives the terminal of that (w, d), so the parts' terminals
+ * together are exactly one driver's.  With count = W and first = 1 it is
+ * term_init(t, i, W, ...).
+ */
+int term_init_part(struct terminal *t, int i, int first, int count, int warehouses, uint64_t seed,
+                   const int *weights);
 
 /* The offered load's parameters, read-only once the run starts. */
 struct term_pace {
