@@ -135,10 +135,13 @@ CREATE TABLE tpcc_meta (
 -- The load's progress: one row per committed step, written in the step's own
 -- transaction ("copy:stock:3", "index:2"), plus "plan" (the warehouses, seed
 -- and date of the load).  `load --resume` skips the steps found here.
+-- load_part: the part of a load of several that committed it (0: a load of
+-- one process; see load_parts.sql).
 CREATE TABLE tpcc_load_step (
     step         varchar(40) NOT NULL PRIMARY KEY,
     warehouses   integer     NOT NULL,
     seed         bigint      NOT NULL,
     n_rows       bigint      NOT NULL,
-    load_epoch   bigint      NOT NULL
+    load_epoch   bigint      NOT NULL,
+    load_part    integer     NOT NULL DEFAULT 0
 );

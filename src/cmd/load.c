@@ -2,10 +2,14 @@
  * load.c - `tpccbench load`: create the schema, load it, record how long it
  * took; with run.metrics_listen, serve the load's progress and the OS and
  * database figures live while it runs (a sampling thread of its own, once a
- * second, reading the loader's atomics: nothing on the loader's path).
+ * second, reading the loader's atomics: nothing on the loader's path).  As
+ * one part of several (--part K/N, a launcher), it loads its warehouse range
+ * and meets the other parts in the database (tpcc/loadpart.h); its record
+ * says its range and whether it built the indexes.
  */
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,12 +29,47 @@ static const struct cmd_opt load_opts[] = {
     { "resume", 0, 0, NULL, "continue a load that failed or was interrupted" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
-    { "part", 0, 1, "run.part", "K/N: this process is part K of N (scale-out: not yet)" },
+    { "part", 0, 1, "run.part", "K/N: this process loads part K of N of the warehouses" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
-    { "part-timeout", 0, 1, "run.part_timeout", "how long a part waits for the others (5m)" },
+    { "part-timeout", 0, 1, "run.part_timeout", "how long a part waits for part 1's plan (5m)" },
     { "run-id", 0, 1, "run.run_id", "the name the parts of one run share (default: launcher's)" },
     { NULL, 0, 0, NULL, NULL },
 };
+
+/* A part's own figures: its range, the wait for the plan, who builds the
+ * indexes: "indexes" is "built" (this part, the last to finish its copy,
+ * built them, ran ANALYZE and marked the load complete), "building" (it
+ * claimed them and stopped before the end), "left to the last part" (parts
+ * were still copying when this one ended) or "left to part J". */
+static json_t *load_part_json(const struct load_opts *o, const struct load_stats *st)
+{
+    json_t *still = json_array();
+    char indexes[48];
+
+    if (st->indexer == st->part_k)
+        snprintf(indexes, sizeof(indexes), "%s",
+                 strcmp(st->phase, "done") == 0 ? "built" : "building");
+    else if (st->indexer)
+        snprintf(indexes, sizeof(indexes), "left to part %d", st->indexer);
+    else
+        snprintf(indexes, sizeof(indexes), "left to the last part");
+    /* "1,3" as [1, 3]. */
+    for (const char *p = st->parts_missing; *p;) {
+        char *end;
+        long k = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        json_array_append_new(still, json_integer(k));
+        p = *end == ',' ? end + 1 : end;
+    }
+    return json_pack("{s:i, s:i, s:s, s:i, s:i, s:i, s:b, s:b, s:f, s:s, s:o, s:i, s:o}", "k",
+                     st->part_k, "n", st->parts, "run_id", o->run_id ? o->run_id : "", "first",
+                     st->w_first, "last", st->w_last, "warehouses",
+                     st->w_last >= st->w_first ? st->w_last - st->w_first + 1 : 0, "item",
+                     st->part_k == 1, "joined", st->joined, "wait_seconds", st->wait_s, "indexes",
+                     indexes, "indexes_by", st->indexer ? json_integer(st->indexer) : json_null(),
+                     "parts_copied", st->parts_copied, "parts_still_copying", still);
+}
 
 static json_t *load_stats_json(const struct load_opts *o, const struct load_stats *st)
 {
@@ -57,12 +96,51 @@ static json_t *load_stats_json(const struct load_opts *o, const struct load_stat
         st->resumed, "steps_skipped", st->steps_skipped);
 }
 
+/* The record's "load", with "part" for a part of several. */
+static json_t *load_json(const struct load_opts *o, const struct load_stats *st)
+{
+    json_t *j = load_stats_json(o, st);
+
+    if (st->parts > 1)
+        json_object_set_new(j, "part", load_part_json(o, st));
+    return j;
+}
+
 static void load_print_summary(FILE *out, const struct load_opts *o, const struct load_stats *st)
 {
-    fprintf(out, "\nload: %d warehouse%s, %d job%s, seed %llu: %.2f s total%s\n", st->warehouses,
-            st->warehouses == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s",
-            (unsigned long long)st->seed, st->total_s,
-            st->resumed ? " (resumed: only the steps not committed before)" : "");
+    if (st->parts > 1) {
+        char range[64];
+        if (st->w_last < st->w_first)
+            snprintf(range, sizeof(range), "no warehouse");
+        else if (st->w_last == st->w_first)
+            snprintf(range, sizeof(range), "warehouse %d", st->w_first);
+        else
+            snprintf(range, sizeof(range), "warehouses %d-%d", st->w_first, st->w_last);
+        fprintf(out, "\nload: part %d/%d of run '%s': %s of %d%s, %d job%s, seed %llu: %.2f s%s\n",
+                st->part_k, st->parts, o->run_id, range, st->warehouses,
+                st->part_k == 1 ? " and the item table" : "", o->jobs, o->jobs == 1 ? "" : "s",
+                (unsigned long long)st->seed, st->total_s,
+                st->resumed ? " (resumed: only the steps not committed before)" : "");
+        if (st->indexer == st->part_k)
+            fprintf(out,
+                    "  the last of %d parts to finish its copy: built the keys and indexes, "
+                    "ran ANALYZE, marked the load complete\n",
+                    st->parts);
+        else if (st->indexer)
+            fprintf(out,
+                    "  keys, indexes and ANALYZE are part %d's (the last to finish its copy)\n",
+                    st->indexer);
+        else
+            fprintf(out,
+                    "  keys, indexes and ANALYZE are left to the last part to finish its copy "
+                    "(%d of %d parts done; still copying: %s)\n",
+                    st->parts_copied, st->parts, st->parts_missing);
+    } else {
+        fprintf(out, "\nload: %d warehouse%s, %d job%s, seed %llu: %.2f s total%s\n",
+                st->warehouses, st->warehouses == 1 ? "" : "s", o->jobs, o->jobs == 1 ? "" : "s",
+                (unsigned long long)st->seed, st->total_s,
+                st->resumed ? " (resumed: only the steps not committed before)" : "");
+    }
     fprintf(out, "  %-10s %10s\n", "phase", "seconds");
     fprintf(out, "  %-10s %10.2f\n", "schema", st->schema_s);
     fprintf(out, "  %-10s %10.2f   %.1f MB/s\n", "copy", st->copy_s,
@@ -108,9 +186,16 @@ static void *load_watch_main(void *arg)
     return NULL;
 }
 
-/* Load with the session's database; fills the record's "load" and "status". */
 int load_with_session(struct session *s, json_t *rec, const char *dir, int resume,
                       struct mserve *serve, struct err *e)
+{
+    return load_part_with_session(s, rec, dir, resume, serve, NULL, NULL, e);
+}
+
+/* Load with the session's database; fills the record's "load" and "status". */
+int load_part_with_session(struct session *s, json_t *rec, const char *dir, int resume,
+                           struct mserve *serve, const struct part *part, const char *run_id,
+                           struct err *e)
 {
     const struct config *cfg = s->cfg;
     struct load_opts o = {
@@ -123,6 +208,10 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, int resum
         .resume = resume,
         .seed = (uint64_t)cfg->load.seed,
         .progress = stderr,
+        .part_k = part && part->n > 1 ? part->k : 1,
+        .parts = part && part->n > 1 ? part->n : 1,
+        .run_id = run_id,
+        .part_timeout_us = cfg->run.part_timeout_us,
     };
     struct load_stats st;
     struct load_live live;
@@ -147,18 +236,40 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, int resum
     /* The end as it was: served until the run's first tick (bench) or the exit. */
     metrics_load_tick(w.m, &live, watch_elapsed_s(&w));
     metrics_free(w.m);
-    json_object_set_new(rec, "load", load_stats_json(&o, &st));
+    json_object_set_new(rec, "load", load_json(&o, &st));
     if (rc == 0) {
         load_print_summary(stdout, &o, &st);
         return 0;
     }
-    if (rc == E_INTR || sig_stop_requested()) {
+    if ((rc == E_INTR || sig_stop_requested()) && o.parts > 1 && !st.joined) {
+        json_object_set_new(rec, "status", json_string("interrupted"));
+        err_set(e, E_INTR,
+                "interrupted while waiting for part 1 of run '%s': this part loaded "
+                "nothing",
+                o.run_id);
+    } else if ((rc == E_INTR || sig_stop_requested()) && o.parts > 1) {
+        json_object_set_new(rec, "status", json_string("interrupted"));
+        err_set(e, E_INTR,
+                "part %d/%d interrupted during the %s phase: the database holds a partial load; "
+                "start this part again with --resume (the same --part and --run-id '%s') to "
+                "continue it, or every part with --drop to start again",
+                o.part_k, o.parts, st.phase, o.run_id);
+    } else if (rc == E_INTR || sig_stop_requested()) {
         json_object_set_new(rec, "status", json_string("interrupted"));
         err_set(e, E_INTR,
                 "interrupted during the %s phase: the database holds a partial load; "
                 "run 'tpccbench load --resume' to continue it, or 'tpccbench load "
                 "--drop' to start again",
                 st.phase);
+    } else if (o.parts > 1 && st.joined &&
+               (strcmp(st.phase, "copy") == 0 || strcmp(st.phase, "index") == 0 ||
+                strcmp(st.phase, "analyze") == 0)) {
+        json_object_set_new(rec, "status", json_string("failed"));
+        err_prefix(e,
+                   "part %d/%d failed in the %s phase (the steps committed so far are kept: start "
+                   "this part again with --resume, the same --part and --run-id '%s', to "
+                   "continue it, or every part with --drop to start again)",
+                   o.part_k, o.parts, st.phase, o.run_id);
     } else {
         json_object_set_new(rec, "status", json_string("failed"));
         /* Past the schema, what committed stays: say how to go on. */
@@ -173,6 +284,28 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, int resum
     json_object_set_new(rec, "error", json_string(e->msg));
     (void)dir;
     return e->code;
+}
+
+/* The parts of a load meet in one PostgreSQL database (loadpart.h): a part
+ * of several is refused before anything starts where that cannot be. */
+static int load_part_allowed(const struct config *cfg, const struct cmd_args *a, struct err *e)
+{
+    if (a->part.n <= 1)
+        return 0;
+    if (strcmp(cfg->database.driver, "postgres") != 0)
+        return err_set(e, E_USAGE,
+                       "this is part %d/%d (from %s), but the parts of a load meet in one "
+                       "PostgreSQL database, and work with database.driver postgres only (not "
+                       "'%s'): use driver postgres, or load with one process (no --part, or "
+                       "--part 1/1)",
+                       a->part.k, a->part.n, a->part.source, cfg->database.driver);
+    if (cfg->database.managed)
+        return err_set(e, E_USAGE,
+                       "this is part %d/%d (from %s), but the parts of a load meet in one "
+                       "database, and a private PostgreSQL (database.managed) is this process's "
+                       "own: give database.conninfo of a server every part reaches",
+                       a->part.k, a->part.n, a->part.source);
+    return 0;
 }
 
 json_t *record_begin(const struct config *cfg, const char *kind)
@@ -209,14 +342,19 @@ int cmd_load(int argc, char **argv)
     if (a.help) {
         cmd_usage(stdout, "load",
                   "[-c FILE] [--warehouses N] [--jobs N] [--seed N] [--drop | --resume]\n"
-                  "       [--metrics-listen HOST:PORT]",
+                  "       [--metrics-listen HOST:PORT] [--part K/N [--run-id NAME]]",
                   "Create the nine TPC-C tables, generate every row per TPC-C clause 4.3, stream\n"
                   "it in with parallel bulk loads, then build keys and indexes and ANALYZE.\n"
                   "Each table's rows for one warehouse commit as one step; after a failure,\n"
                   "--resume loads only the steps not committed (same warehouses and seed).\n"
                   "Writes RESULTS/<time>-<label>/run.json with the load time per phase.\n"
                   "With --metrics-listen, serves the rows loaded by table, the phase and the\n"
-                  "OS and database figures for Prometheus while it loads.",
+                  "OS and database figures for Prometheus while it loads.\n"
+                  "With --part K/N (or a launcher's environment), this process is one of N\n"
+                  "loading one database: part 1 creates the schema, each part loads its\n"
+                  "range of the warehouses (part 1 also the items), and the last part to\n"
+                  "finish builds the keys and indexes; the parts share --run-id and wait for\n"
+                  "part 1 at most --part-timeout.",
                   load_opts);
         return 0;
     }
@@ -227,9 +365,7 @@ int cmd_load(int argc, char **argv)
                        "--resume continues a load and --drop starts a new one: "
                        "give one of them"),
                cmd_fail("load", &e);
-    if (cmd_part(&cfg, &a, &e) < 0 ||
-        cmd_part_not_yet(
-            &a, "loads (each part loading its warehouses, indexes built once after all)", &e) < 0)
+    if (cmd_part(&cfg, &a, &e) < 0 || load_part_allowed(&cfg, &a, &e) < 0)
         return cmd_fail("load", &e);
     /* The live endpoint: a port in use is a usage error, before anything starts. */
     if (cmd_serve_start(&cfg, &serve, &e) < 0)
@@ -252,7 +388,8 @@ int cmd_load(int argc, char **argv)
         return cmd_fail("load", &e);
     }
     fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
-    rc = load_with_session(&s, rec, dir, cmd_extra(&a, "resume") != NULL, serve, &e);
+    rc = load_part_with_session(&s, rec, dir, cmd_extra(&a, "resume") != NULL, serve, &a.part,
+                                a.run_id, &e);
     if (rc == 0)
         json_object_set_new(rec, "status", json_string("complete"));
     session_close(&s);

@@ -17,5 +17,11 @@ struct mserve;
  * by table, steps and phase, and the OS and database figures, once a second. */
 int load_with_session(struct session *s, json_t *rec, const char *dir, int resume,
                       struct mserve *serve, struct err *e);
+/* The same as part (not NULL, n > 1) of a load of several, whose parts share
+ * run_id (kept for the call only): loads part's warehouse range and meets
+ * the other parts in the database (tpcc/loadpart.h). */
+int load_part_with_session(struct session *s, json_t *rec, const char *dir, int resume,
+                           struct mserve *serve, const struct part *part, const char *run_id,
+                           struct err *e);
 
 #endif

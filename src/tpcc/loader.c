@@ -6,7 +6,10 @@
  * committed on its own), index (the same connections pull statements of
  * indexes.sql), analyze.  Threads share only the counters below (and the
  * caller's struct load_live), updated with atomics once per buffer, never
- * per row.
+ * per row.  A part of a load of several (o->parts > 1) meets the others
+ * through loadpart.c in the schema phase (part 1 creates the plan, the
+ * others wait for it and join) and after its copy (the last builds the
+ * indexes); what it loads is only the units of its range.
  */
 #include "tpcc/loader.h"
 
@@ -21,6 +24,7 @@
 #include "db/dialect.h"
 #include "db/schema_sql.h"
 #include "tpcc/admin.h"
+#include "tpcc/loadpart.h"
 
 #define LOAD_BUF_BYTES (256 * 1024)
 #define MAX_STMTS 64
@@ -90,8 +94,11 @@ struct load_shared {
     const char *step_kind;        /* "index": record each statement as a step; NULL: don't */
     int stmt_done[MAX_STMTS];     /* 1: committed by an earlier load (resume) */
     struct dialect ad;            /* admin statements (step_insert) */
+    struct dialect lp;            /* load_parts.sql (parts > 1) */
     int64_t load_epoch;           /* the load's dates (seconds since 1970), kept in its plan row
                                    * so a resumed load writes the same ones */
+    char date[24];                /* the rows' date as text: of load_epoch, or of the plan of
+                                   * the parts (as part 1 wrote it) */
     int next;             /* next unit/statement to take (atomic) */
     int64_t rows_done;    /* atomic, for progress */
     int ndone;            /* jobs finished with the phase (atomic) */
@@ -149,12 +156,16 @@ static int put_rows(void *arg, const char *buf, size_t len)
 static int step_commit(struct load_shared *sh, struct db_conn *c, const char *step, int64_t rows,
                        struct err *e)
 {
-    struct db_param p[5] = { DBP_TEXT(step), DBP_INT(sh->o->warehouses),
-                             DBP_INT((int64_t)sh->o->seed), DBP_INT(rows),
-                             DBP_INT(sh->load_epoch) };
+    struct db_param p[6] = {
+        DBP_TEXT(step), DBP_INT(sh->o->warehouses), DBP_INT((int64_t)sh->o->seed),
+        DBP_INT(rows),  DBP_INT(sh->load_epoch),    DBP_INT(sh->o->part_k)
+    };
+    int parts = sh->o->parts > 1;
     int rc;
 
-    if ((rc = db_query(c, sh->ad.sql[A_STEP_INSERT], p, 5, e)) < 0)
+    /* A part's steps say which part committed them. */
+    if ((rc = db_query(c, parts ? sh->lp.sql[LP_STEP] : sh->ad.sql[A_STEP_INSERT], p, parts ? 6 : 5,
+                       e)) < 0)
         return err_prefix(e, "recording load step %s", step);
     if ((rc = db_commit(c, e)) == 0 && sh->o->live)
         live_add(&sh->o->live->steps, 1);
@@ -434,8 +445,10 @@ static int drop_one(const char *stmt, void *arg)
     return -1;
 }
 
-/* Drop (when asked) and create the tables on connection c; record the plan. */
-static int create_schema(struct load_shared *sh, struct db_conn *c, struct err *e)
+/* Drop (when asked) and create the tables on connection c; record the plan
+ * (lp not NULL: part 1's, with part 1 joined, warehouses first..last). */
+static int create_schema(struct load_shared *sh, struct db_conn *c, const struct loadpart *lp,
+                         int first, int last, struct err *e)
 {
     const struct load_opts *o = sh->o;
     struct exec_arg ea = { .c = c, .e = e };
@@ -464,7 +477,8 @@ static int create_schema(struct load_shared *sh, struct db_conn *c, struct err *
         db_rollback(c, &ignore);
         return err_prefix(e, "creating the tables");
     }
-    if ((rc = load_install_procedures(c, o->dialect, e)) < 0) {
+    if ((rc = load_install_procedures(c, o->dialect, e)) < 0 ||
+        (lp && (rc = loadpart_create(c, &sh->lp, lp, first, last, sh->date, e)) < 0)) {
         struct err ignore;
         db_rollback(c, &ignore);
         return rc;
@@ -529,9 +543,10 @@ static int read_steps(struct load_shared *sh, struct db_conn *c, struct load_opt
     return 0;
 }
 
-/* The bulk-load units not in done; *rows = the rows they will load. */
-static int make_units(struct load_shared *sh, int w_count, const struct done_steps *done,
-                      int64_t *rows)
+/* The bulk-load units of warehouses first..last (and item, with item) not in
+ * done; *rows = the rows they will load. */
+static int make_units(struct load_shared *sh, int first, int last, int item,
+                      const struct done_steps *done, int64_t *rows)
 {
     /* Biggest first, so the last units to finish are small ones. */
     static const int per_wh[] = { T_STOCK, T_ORDER_LINE, T_CUSTOMER, T_HISTORY,
@@ -540,7 +555,8 @@ static int make_units(struct load_shared *sh, int w_count, const struct done_ste
     char step[64];
 
     *rows = 0;
-    for (int w = 0; w <= w_count; w++)
+    /* w = 0 stands for the item table; then the warehouses of the range. */
+    for (int w = item ? 0 : first; w <= last; w = w ? w + 1 : first)
         for (size_t k = 0; k < (w ? sizeof(per_wh) / sizeof(per_wh[0]) : 1); k++) {
             struct unit u = { w ? per_wh[k] : T_ITEM, w };
             unit_step(&u, step, sizeof(step));
@@ -558,6 +574,112 @@ static int make_units(struct load_shared *sh, int w_count, const struct done_ste
 static double since_s(uint64_t t0)
 {
     return (double)(clock_us() - t0) / 1e6;
+}
+
+/* "warehouses 3-4 of 4", "warehouse 2 of 2", "no warehouse (4 parts, 2 warehouses)". */
+static void range_text(const struct load_opts *o, const struct load_stats *st, char *buf,
+                       size_t len)
+{
+    if (st->w_last < st->w_first)
+        snprintf(buf, len, "no warehouse (%d parts, %d warehouse%s)", o->parts, o->warehouses,
+                 o->warehouses == 1 ? "" : "s");
+    else if (st->w_last == st->w_first)
+        snprintf(buf, len, "warehouse %d of %d", st->w_first, o->warehouses);
+    else
+        snprintf(buf, len, "warehouses %d-%d of %d", st->w_first, st->w_last, o->warehouses);
+}
+
+/*
+ * The schema phase of a part (o->parts > 1).  Part 1 creates the schema and
+ * the plan (or, resuming, finds its own plan, or none and starts afresh);
+ * every other part, and part 1 resuming, waits for the plan of its run and
+ * joins it, then takes the warehouses, seed and date from it.  Resuming, it
+ * reads the steps committed before into done, as load --resume does.
+ */
+static int part_schema(struct load_shared *sh, struct load_opts *eff, struct done_steps *done,
+                       struct load_stats *st, struct err *e)
+{
+    const struct load_opts *o = eff;
+    struct db_conn *c = sh->conns[0];
+    struct loadpart lp = {
+        .k = o->part_k,
+        .n = o->parts,
+        .run_id = o->run_id,
+        .warehouses = o->warehouses,
+        .seed = o->seed,
+        .resume = o->resume,
+        .timeout_us = o->part_timeout_us,
+        .progress = o->progress,
+    };
+    struct loadpart_plan plan;
+    int create = o->part_k == 1 && !o->resume;
+    int rc;
+
+    if (o->part_k == 1 && o->resume) {
+        char seen[512];
+        int64_t n = 0;
+
+        if ((rc = loadpart_read(c, &sh->lp, &sh->ad, 1, &plan, seen, sizeof(seen), e)) < 0)
+            return err_prefix(e, "reading the plan of run '%s'", o->run_id);
+        if (rc == 0 && (rc = count_tables(sh, c, &n, e)) < 0)
+            return rc;
+        if (plan.run_id[0] && (strcmp(plan.run_id, o->run_id) != 0 || plan.parts != o->parts))
+            return err_set(e, E_USAGE,
+                           "cannot resume part 1/%d of run '%s': the database holds the load of "
+                           "run '%s' in %d parts; give that run's --run-id and --part, or start "
+                           "again with --drop",
+                           o->parts, o->run_id, plan.run_id, plan.parts);
+        if (!plan.run_id[0] && n > 0)
+            return err_set(e, E_USAGE,
+                           "cannot resume part 1/%d of run '%s': %s; run 'tpccbench load "
+                           "--resume' without --part to continue a load of one process, or start "
+                           "again with --drop",
+                           o->parts, o->run_id, seen);
+        if (!plan.run_id[0]) {
+            create = 1;
+            if (o->progress)
+                fprintf(o->progress, "resume: no TPC-C schema here yet: loading from the start\n");
+        }
+    }
+    if (create) {
+        uint64_t t0 = clock_us();
+        part_range(1, o->parts, o->warehouses, &st->w_first, &st->w_last);
+        lp.resume = 0;
+        if ((rc = create_schema(sh, c, &lp, st->w_first, st->w_last, e)) < 0)
+            return rc;
+        eff->resume = 0;
+        st->joined = 1;
+        if (o->progress)
+            fprintf(o->progress, "schema   created %s tables and the plan of run '%s' in %.2f s\n",
+                    o->dialect, o->run_id, since_s(t0));
+        return 0;
+    }
+    /* The range as this part was told, until the plan says otherwise (resume). */
+    part_range(o->part_k, o->parts, o->warehouses, &st->w_first, &st->w_last);
+    if ((rc = loadpart_wait_join(c, &sh->lp, &sh->ad, &lp, &plan, &st->wait_s, e)) < 0)
+        return rc;
+    st->joined = 1;
+    eff->warehouses = plan.warehouses;
+    eff->seed = plan.seed;
+    sh->load_epoch = plan.epoch;
+    snprintf(sh->date, sizeof(sh->date), "%s", plan.date);
+    part_range(o->part_k, o->parts, o->warehouses, &st->w_first, &st->w_last);
+    if (o->resume) {
+        int fresh;
+        if ((rc = read_steps(sh, c, eff, done, &fresh, e)) < 0)
+            return rc;
+        st->resumed = 1;
+        if (o->progress)
+            fprintf(o->progress,
+                    "resume: part %d/%d, %d warehouse%s, seed %llu: %d steps "
+                    "committed before\n",
+                    o->part_k, o->parts, o->warehouses, o->warehouses == 1 ? "" : "s",
+                    (unsigned long long)o->seed, done->n);
+    }
+    if (o->progress)
+        fprintf(o->progress, "part %d/%d of run '%s': joined after %.1f s\n", o->part_k, o->parts,
+                o->run_id, st->wait_s);
+    return 0;
 }
 
 int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
@@ -601,7 +723,26 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     set_phase(o, st, LOAD_SCHEMA);
     t0 = clock_us();
     sh.load_epoch = (int64_t)time(NULL);
-    if (o->resume) {
+    clock_format(sh.date, sizeof(sh.date), "%Y-%m-%d %H:%M:%S", sh.load_epoch);
+    st->part_k = o->parts > 1 ? o->part_k : 1;
+    st->parts = o->parts > 1 ? o->parts : 1;
+    st->w_first = 1;
+    st->w_last = o->warehouses;
+    if (o->parts > 1) {
+        if ((rc = loadpart_dialect_load(&sh.lp, o->dialect, e)) < 0 ||
+            (rc = part_schema(&sh, &eff, &done, st, e)) < 0)
+            goto out;
+        st->warehouses = o->warehouses;
+        st->seed = o->seed;
+        if (o->live)
+            __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
+        if (o->progress) {
+            char range[96];
+            range_text(o, st, range, sizeof(range));
+            fprintf(o->progress, "part %d/%d of run '%s': %s%s\n", o->part_k, o->parts, o->run_id,
+                    range, o->part_k == 1 ? ", and the item table" : "");
+        }
+    } else if (o->resume) {
         int fresh;
         if ((rc = read_steps(&sh, sh.conns[0], &eff, &done, &fresh, e)) < 0)
             goto out;
@@ -619,8 +760,8 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
         if (o->live)
             __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
     }
-    if (!o->resume) {
-        if ((rc = create_schema(&sh, sh.conns[0], e)) < 0)
+    if (o->parts <= 1 && !o->resume) {
+        if ((rc = create_schema(&sh, sh.conns[0], NULL, 0, 0, e)) < 0)
             goto out;
         if (o->progress)
             fprintf(o->progress, "schema   created %s tables in %.2f s\n", o->dialect,
@@ -634,8 +775,12 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     rng_init_stream(&r, o->seed, 0xC0FFEE, 0, 0);
     nurand_c_load(&r, &sh.gen.c_load);
     st->c_load = sh.gen.c_load;
-    /* One date for every row of the load, a resumed one too: the plan's. */
-    clock_format(sh.gen.now, sizeof(sh.gen.now), "%Y-%m-%d %H:%M:%S", sh.load_epoch);
+    /* One date for every row of the load, a resumed one too: the plan's; in
+     * every part the text part 1 formatted (time zones may differ). */
+    if (o->parts > 1 && sh.date[0])
+        snprintf(sh.gen.now, sizeof(sh.gen.now), "%s", sh.date);
+    else
+        clock_format(sh.gen.now, sizeof(sh.gen.now), "%Y-%m-%d %H:%M:%S", sh.load_epoch);
     sh.units = calloc((size_t)(1 + 8 * o->warehouses), sizeof(*sh.units));
     if (!sh.units) {
         rc = err_set(e, E_FAIL, "out of memory");
@@ -643,7 +788,8 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     }
 
     set_phase(o, st, LOAD_COPY);
-    st->steps_skipped = make_units(&sh, o->warehouses, &done, &expect_rows);
+    st->steps_skipped =
+        make_units(&sh, st->w_first, st->w_last, st->part_k == 1, &done, &expect_rows);
     t0 = clock_us();
     rc = run_phase(&sh, copy_job, "copy", expect_rows, "rows", e);
     st->copy_s = since_s(t0);
@@ -652,6 +798,35 @@ int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
     st->bytes = sh.bytes;
     if (rc < 0)
         goto out;
+
+    /* A part's range is committed: the last part to get here builds the rest. */
+    if (o->parts > 1) {
+        struct loadpart_end end;
+        if ((rc = loadpart_finish(sh.conns[0], &sh.lp, o->part_k, o->parts, &end, e)) < 0)
+            goto out;
+        st->indexer = end.indexer;
+        st->parts_copied = end.ncopied;
+        snprintf(st->parts_missing, sizeof(st->parts_missing), "%s", end.missing);
+        if (end.indexer != o->part_k) {
+            if (o->progress && end.indexer)
+                fprintf(o->progress,
+                        "part %d/%d: range committed; keys, indexes and ANALYZE are part %d's, "
+                        "the last to finish its copy\n",
+                        o->part_k, o->parts, end.indexer);
+            else if (o->progress)
+                fprintf(o->progress,
+                        "part %d/%d: range committed (%d of %d parts; still copying: %s); keys, "
+                        "indexes and ANALYZE are left to the last part to finish its copy\n",
+                        o->part_k, o->parts, end.ncopied, o->parts, end.missing);
+            set_phase(o, st, LOAD_DONE);
+            goto out;
+        }
+        if (o->progress)
+            fprintf(o->progress,
+                    "part %d/%d: the last of %d parts to finish its copy: keys, indexes and "
+                    "ANALYZE are this part's\n",
+                    o->part_k, o->parts, o->parts);
+    }
 
     set_phase(o, st, LOAD_INDEX);
     /* Session settings for the index build, if the dialect has any. */
@@ -716,6 +891,7 @@ out:
     for (int i = 0; i < nconn; i++)
         db_close(sh.conns[i]);
     dialect_release(&sh.ad);
+    dialect_release(&sh.lp);
     done_release(&done);
     free(sh.conns);
     free(sh.units);

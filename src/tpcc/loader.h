@@ -9,6 +9,12 @@
  * Every step (the bulk load of one table for one warehouse, one index) is one
  * transaction that also records the step in tpcc_load_step, so a load that
  * failed half-way can be continued (o->resume) from the steps not committed.
+ *
+ * A part of a load of several (o->parts > 1) loads the warehouses of its
+ * range (part_range) and, part 1, the item table; part 1 creates the
+ * schema and the plan, the others wait for it and join (loadpart.h); the
+ * part that finishes its copy last builds the keys and indexes, runs
+ * ANALYZE and writes tpcc_meta, the others end after their copy.
  */
 #ifndef TPCC_LOADER_H
 #define TPCC_LOADER_H
@@ -62,6 +68,10 @@ struct load_opts {
     uint64_t seed;
     FILE *progress;       /* NULL: no output */
     struct load_live *live; /* kept up to date when not NULL (kept, not owned) */
+    /* A part of a load of several (loadpart.h): parts > 1. */
+    int part_k, parts;       /* this load is part part_k of parts; 0 or 1 parts: the whole */
+    const char *run_id;      /* the name the parts share (kept, not owned) */
+    int64_t part_timeout_us; /* how long a part waits for part 1's plan */
 };
 
 struct load_stats {
@@ -79,6 +89,14 @@ struct load_stats {
     uint64_t seed;
     int resumed;                   /* 1: continued a failed load */
     int steps_skipped;             /* its steps already committed */
+    /* A part of a load of several (parts > 1). */
+    int part_k, parts;
+    int w_first, w_last;    /* its warehouses (w_last < w_first: none) */
+    int joined;             /* 1: it joined the plan (part 1: created it) */
+    double wait_s;          /* waited for part 1's plan */
+    int indexer;            /* the part that builds keys, indexes, ANALYZE; 0: not yet */
+    int parts_copied;       /* parts whose ranges were committed at this one's end */
+    char parts_missing[96]; /* the parts still copying then, "1,3" */
 };
 
 int load_run(const struct load_opts *o, struct load_stats *st, struct err *e);

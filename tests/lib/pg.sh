@@ -182,3 +182,27 @@ pg_resume() {
     pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$PG_TEST_DIR/data" -l "$PG_TEST_DIR/server.log" \
         -o "-p $PG_TEST_PORT" -w -t 60 start >>"$PG_TEST_DIR/pg_ctl.log" 2>&1
 }
+
+# pg_checksums: one line "table=md5" per TPC-C table, sorted, over every
+# column of every row but the load's clock (c_since, h_date, o_entry_d and
+# ol_delivery_d, which a later load or a transaction sets to its own time;
+# whether ol_delivery_d is NULL, which says the line is delivered, is kept).
+# Row order is ignored (history has no key).  The columns come from the
+# catalog, so a column added later is covered too.  Needs pg_start's server
+# and a loaded schema; nonzero when a query fails.
+pg_checksums() {
+    _sql=
+    for _t in warehouse district customer history new_order orders order_line item stock; do
+        _cols=$(pg_psql "select string_agg(column_name, ', ' order by ordinal_position)
+            from information_schema.columns where table_schema = current_schema()
+            and table_name = '$_t'
+            and column_name not in ('c_since', 'h_date', 'o_entry_d', 'ol_delivery_d')") || return 1
+        [ -n "$_cols" ] || return 1
+        [ "$_t" = order_line ] && _cols="$_cols, ol_delivery_d is null"
+        _sql="$_sql${_sql:+ union all }select '$_t=' || md5(string_agg(h, '' order by h))
+            from (select md5(row($_cols)::text) as h from $_t) s"
+    done
+    # UNION ALL keeps no order (parallel append): sort the lines.
+    _sums=$(pg_psql "$_sql") || return 1
+    printf '%s\n' "$_sums" | sort
+}

@@ -62,22 +62,8 @@ finish_load() {
     err=$(cat "$tmp/$1.err")
 }
 
-# checksums: one line per table, a hash of every column of every row but the dates
-# (sorted: UNION ALL gives its parts in no set order)
-# (which a later load sets to its own time); dates: how many distinct load dates.
-checksums() {
-    pg_psql "
-    SELECT 'warehouse ' || md5(string_agg((to_jsonb(t))::text, '' ORDER BY w_id)) FROM warehouse t
-    UNION ALL SELECT 'district ' || md5(string_agg((to_jsonb(t))::text, '' ORDER BY d_w_id, d_id)) FROM district t
-    UNION ALL SELECT 'customer ' || md5(string_agg((to_jsonb(t) - 'c_since')::text, '' ORDER BY c_w_id, c_d_id, c_id)) FROM customer t
-    UNION ALL SELECT 'history ' || md5(string_agg(x, '' ORDER BY x)) FROM (SELECT (to_jsonb(t) - 'h_date')::text x FROM history t) h
-    UNION ALL SELECT 'new_order ' || md5(string_agg((to_jsonb(t))::text, '' ORDER BY no_w_id, no_d_id, no_o_id)) FROM new_order t
-    UNION ALL SELECT 'orders ' || md5(string_agg((to_jsonb(t) - 'o_entry_d')::text, '' ORDER BY o_w_id, o_d_id, o_id)) FROM orders t
-    UNION ALL SELECT 'order_line ' || md5(string_agg((to_jsonb(t) - 'ol_delivery_d')::text || (ol_delivery_d IS NULL)::text, '' ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line t
-    UNION ALL SELECT 'item ' || md5(string_agg((to_jsonb(t))::text, '' ORDER BY i_id)) FROM item t
-    UNION ALL SELECT 'stock ' || md5(string_agg((to_jsonb(t))::text, '' ORDER BY s_w_id, s_i_id)) FROM stock t
-    ORDER BY 1"
-}
+# dates: how many distinct load dates (the checksums, tests/lib/pg.sh's pg_checksums,
+# leave them out).
 dates() {
     pg_psql "SELECT count(DISTINCT d) FROM (SELECT o_entry_d d FROM orders UNION SELECT h_date FROM history
              UNION SELECT c_since FROM customer
@@ -128,7 +114,7 @@ full_check resume
 is "$(pg_psql "select count(*) from tpcc_load_step where step like 'copy:%'")" 17 \
     "resume: every copy step recorded once"
 is "$(dates)" 1 "resume: every row carries the one date of the load it continued"
-sum_resumed=$(checksums)
+sum_resumed=$(pg_checksums)
 
 # ---------------------------------------------------------------------------
 # 2. Loader backends killed mid-COPY, then --drop.
@@ -142,7 +128,7 @@ like "$err" "*load failed in the copy phase*" "killed: the message names the pha
 run drop "$bin" load -c "$cfg" --drop --label drop
 is "$rc" 0 "load --drop after the failed load: exit 0" || explain
 full_check drop
-is "$(checksums)" "$sum_resumed" \
+is "$(pg_checksums)" "$sum_resumed" \
     "an uninterrupted load with the same seed equals the interrupted and resumed one (all columns but dates)"
 is "$(dates)" 1 "drop: one date for the whole load"
 

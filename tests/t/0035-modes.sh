@@ -40,20 +40,6 @@ database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", pass
 results: {dir: $tmp/results}
 EOY
 
-# Checksum of every table, without the date/time columns (they hold now()).
-checksums() {
-    pg_psql "
-    SELECT 'warehouse ' || md5(string_agg(md5(row(w_id, w_name, w_ytd)::text), '' ORDER BY w_id)) FROM warehouse
-    UNION ALL SELECT 'district ' || md5(string_agg(md5(row(d_w_id, d_id, d_ytd, d_next_o_id)::text), '' ORDER BY d_w_id, d_id)) FROM district
-    UNION ALL SELECT 'customer ' || md5(string_agg(md5(row(c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data)::text), '' ORDER BY c_w_id, c_d_id, c_id)) FROM customer
-    UNION ALL SELECT 'history ' || md5(string_agg(x, '' ORDER BY x)) FROM (SELECT md5(row(h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data)::text) x FROM history) h
-    UNION ALL SELECT 'new_order ' || md5(string_agg(md5(row(no_w_id, no_d_id, no_o_id)::text), '' ORDER BY no_w_id, no_d_id, no_o_id)) FROM new_order
-    UNION ALL SELECT 'orders ' || md5(string_agg(md5(row(o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt, o_all_local)::text), '' ORDER BY o_w_id, o_d_id, o_id)) FROM orders
-    UNION ALL SELECT 'order_line ' || md5(string_agg(md5(row(ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d IS NULL, ol_quantity, ol_amount, ol_dist_info)::text), '' ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line
-    UNION ALL SELECT 'stock ' || md5(string_agg(md5(row(s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt)::text), '' ORDER BY s_w_id, s_i_id)) FROM stock
-    ORDER BY 1"
-}
-
 # json FILE EXPR: evaluate a python expression over the record r.
 json() {
     python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"
@@ -68,7 +54,8 @@ for mode in client pipeline procedure; do
         --warmup 0s --duration 120s --delivery inline --label "run-$mode" >"$tmp/run.out" 2>&1
     ok $? "$mode: $n_tx transactions with one VU" || diag "$(tail -5 "$tmp/run.out")"
     after=$(pg_psql "select sum(d_next_o_id) from district")
-    checksums >"$tmp/sum.$mode"
+    # Every column but the date/time ones (they hold now()): tests/lib/pg.sh.
+    pg_checksums >"$tmp/sum.$mode"
     rec=$(ls -d "$tmp"/results/*-run-"$mode")/run.json
     is "$(json "$rec" "r['run']['mode']")" "$mode" "$mode: the record states the mode"
     is "$(json "$rec" "r['run']['notpm_counts_agree']")" "True" "$mode: client NOTPM equals the database's"
@@ -117,7 +104,7 @@ ok "$([ "${1:-0}" -gt 0 ] && [ "${2:-0}" -gt 0 ] && [ "${3:-0}" -gt 0 ] && echo 
     "client: New-Order totals ${1:-?} cents, ${2:-?} 'B' lines, ${3:-?} Order-Status lines, all above 0"
 # The checksums must cover changed data: the run moved them away from a fresh load.
 "$bin" load -c "$tmp/t.yaml" --warehouses 2 --drop --label reload >/dev/null 2>&1
-checksums >"$tmp/sum.fresh"
+pg_checksums >"$tmp/sum.fresh"
 isnt "$(diff "$tmp/sum.client" "$tmp/sum.fresh" | grep -c '^<')" "0" "the runs changed the tables the checksums cover"
 
 # Batches (run.batch): 8 terminals over 2 connections, up to 4 transactions
