@@ -206,6 +206,7 @@ static const struct key key_table[] = {
     KEY("run.parts",             K_INT,        run.parts,             1, PART_MAX, NULL),
     KEY("run.part_timeout",      K_DUR,        run.part_timeout_us,   US_PER_S, US_PER_DAY, NULL),
     KEY("run.run_id",            K_STR,        run.run_id,            0, S,     NULL),
+    KEY("run.meet_conninfo",     K_STR,        run.meet_conninfo,     0, S,     NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),

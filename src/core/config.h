@@ -116,6 +116,8 @@ struct config {
         int parts;              /* run.parts: the number of parts; 0: not given */
         int64_t part_timeout_us; /* how long a part waits for the others in the database */
         char run_id[CFG_STR];   /* what the parts of one run share; "" = from the launcher */
+        char meet_conninfo[CFG_STR]; /* a PostgreSQL the parts meet in; "" = the database
+                                      * under test */
     } run;
 
     /* Where the keys that choose the server were set ("file:line:col" or "--conninfo"),

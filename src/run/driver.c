@@ -107,6 +107,11 @@ static int edge_count_fn(void *ctx, int64_t *out, struct err *e)
 {
     struct edge_count *c = ctx;
 
+    if ((*c->mc)->ops->flags & DB_F_SYNTHETIC) {
+        *out = 0;
+        return err_set(e, E_FAIL, "driver %s: no database behind it, no count to compare",
+                       (*c->mc)->ops->name);
+    }
     return monitor_count(c->sh, c->mc, out, e);
 }
 
@@ -235,11 +240,22 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
 
     if (o->meet) {
         struct run_opts *wo = (struct run_opts *)o; /* the caller's, to say the range back */
-        if (synthetic) {
+        const struct db_ops *mops = o->ops;
+        struct db_connect_args margs = *o->args;
+        const char *mdialect = o->dialect;
+        if (cfg->run.meet_conninfo[0]) {
+            /* A PostgreSQL of its own for the meeting (the null driver, another DBMS). */
+            mops = db_find("postgres");
+            margs.conninfo = cfg->run.meet_conninfo;
+            margs.dsn = NULL;
+            margs.statements = 0;
+            mdialect = "postgresql";
+        } else if (synthetic || strcmp(o->dialect, "postgresql") != 0) {
             rc = err_set(e, E_USAGE,
-                         "the parts of a run meet in the database, and driver %s "
-                         "has none: run one part",
-                         mc->ops->name);
+                         "the parts of a run meet in the database, and this one (driver %s, "
+                         "dialect %s) cannot host the meeting: give run.meet_conninfo, a "
+                         "PostgreSQL the parts meet in, or run one part",
+                         mc->ops->name, o->dialect);
             goto out;
         }
         if (part_range(o->part_k, o->part_n, r->warehouses, &wo->first_w, &wo->last_w) < 1) {
@@ -249,7 +265,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                          o->part_k, o->part_n, r->warehouses);
             goto out;
         }
-        if ((rc = meet_open(o->meet, o->ops, o->args, o->dialect, o->run_id, o->part_k, o->part_n,
+        if ((rc = meet_open(o->meet, mops, &margs, mdialect, o->run_id, o->part_k, o->part_n,
                             o->first_w, o->last_w, (uint64_t)cfg->run.part_timeout_us, e)) < 0)
             goto out;
         if (o->progress)

@@ -13,7 +13,9 @@
 #     part; parts that disagree on N are refused (exit 2);
 #  4. a part killed (SIGKILL) inside the window: the other finishes (exit 0)
 #     and its merge is "partial", naming the killed part; the database count
-#     is not compared (it holds work the figures lack).
+#     is not compared (it holds work the figures lack);
+#  5. (3b) the null driver's parts meet in a PostgreSQL given by
+#     --meet-conninfo; without it they are refused (exit 2).
 # Prints TAP.  About 60 s.
 set -u
 
@@ -125,6 +127,31 @@ is "$rc" 2 "a part that says 3 parts where the run meets as 2: exit 2" || explai
 like "$err" "*run 'nway' is meeting as 2 parts, but this part says 3*" "it says the parts disagree"
 for p in $bgpid; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
 bgpid=
+
+# 3b. The null driver's parts meet in a PostgreSQL of their own (run.meet_conninfo).
+printf 'database: {driver: null, null_service_time: 1ms, password_env: TPCC_TEST_PASSWORD}\nschema: {warehouses: 4}\nresults: {dir: "%s"}\n' "$tmp/results" >"$tmp/null.yaml"
+for k in 1 2; do
+    "$bin" run -c "$tmp/null.yaml" --part $k/2 --run-id nullrun --label nullp --vus 4 --duration 3s \
+        --warmup 1s --metrics false --meet-conninfo "$PG_TEST_CONNINFO" --part-timeout 60s \
+        >"$tmp/nullp.$k.out" 2>"$tmp/nullp.$k.err" </dev/null &
+    eval "pid_nullp$k=$!"
+done
+wait "$pid_nullp1"
+r1=$?
+wait "$pid_nullp2"
+is "$r1 $?" "0 0" "null driver, 2 parts meeting in PostgreSQL (--meet-conninfo): both exit 0" ||
+    diag "$(tail -n 3 "$tmp/nullp.1.err" "$tmp/nullp.2.err")"
+jcheck "$(rec nullp)/run.json" "
+import glob
+run = rec['run']
+check(rec.get('status') == 'complete' and rec['merged'].get('reported') == 2, 'null driver: the merged record is complete, 2 of 2', rec.get('status'), rec.get('merged'))
+n = [json.load(open(d + '/run.json'))['run']['transactions']['new_order']['count'] for d in sorted(glob.glob('$tmp/results/*-nullp-part*of2'))]
+check(len(n) == 2 and run['transactions']['new_order']['count'] == sum(n) > 0, 'null driver: merged New-Orders are the parts\' sum', run['transactions']['new_order']['count'], n)
+check(run.get('new_orders_db') is None, 'null driver: no database count is claimed', run.get('new_orders_db'))
+"
+run nullnomeet "$bin" run -c "$tmp/null.yaml" --part 1/2 --run-id x --duration 1s
+is "$rc" 2 "null driver parts without --meet-conninfo: exit 2" || explain
+like "$err" "*give run.meet_conninfo, a PostgreSQL the parts meet in*" "it says what to give"
 
 # 4. A part killed inside the window.
 part 1 2 kill kill --duration 16s --warmup 1s --part-timeout 60s
