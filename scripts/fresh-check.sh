@@ -65,14 +65,21 @@ if [ ! -f "$base/.tpccbench-base-ok" ]; then
     echo "fresh-check: base built in $((SECONDS - t0)) s"
 fi
 
+# The copy is bind-mounted on itself, so the chroot's / is a mount point as
+# a machine's is: `ip netns exec` (tests/t/0097-parts-netns.sh) makes / a
+# slave mount and fails on a plain directory.  `ip netns add` bind-mounts
+# the chroot's /run/netns on itself and leaves it; the last umount -l takes
+# it and every other mount below with it, so nothing stops the rm -rf.
 undo() {
-    for m in dev/shm dev/pts dev sys proc; do umount -l "$run/$m" 2>/dev/null; done
+    for m in run/netns dev/shm dev/pts dev sys proc; do umount -l "$run/$m" 2>/dev/null; done
+    mountpoint -q "$run" 2>/dev/null && umount -l "$run"
 }
 undo
 rm -rf "$run"
 cp -a "$base" "$run"
 # A fresh machine has an empty package list until its first apt-get update.
 rm -rf "$run"/var/lib/apt/lists/*_Packages "$run"/var/cache/apt/*.bin
+mount --bind "$run" "$run"
 mount -t proc proc "$run/proc"
 mount --bind /sys "$run/sys"
 mount --bind /dev "$run/dev"

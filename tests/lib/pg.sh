@@ -22,7 +22,9 @@
 #
 # Set PG_TEST_CONF to extra postgresql.conf lines before pg_start; they are
 # appended after the defaults (shared_buffers 128MB, fsync on,
-# max_connections 100), so they override them.
+# max_connections 100), so they override them.  Set PG_TEST_HBA to extra
+# pg_hba.conf lines (e.g. a test's own client addresses, with scram-sha-256);
+# they are appended after initdb's, which let in 127.0.0.1 and ::1 only.
 #
 # The password never appears on a command line: it reaches psql as SQL on
 # stdin (printf is a shell builtin) and pg_psql passes it as PGPASSWORD.
@@ -105,6 +107,9 @@ EOF
     # Callers' own settings come last, so they win.
     if [ -n "${PG_TEST_CONF:-}" ]; then
         printf '%s\n' "$PG_TEST_CONF" >>"$_data/postgresql.conf"
+    fi
+    if [ -n "${PG_TEST_HBA:-}" ]; then
+        printf '%s\n' "$PG_TEST_HBA" >>"$_data/pg_hba.conf"
     fi
 
     # Try ports from a random start until one binds; any other failure is final.
