@@ -164,10 +164,25 @@ static int connect_wait(struct pg_conn *p, struct err *e)
 static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct err *e)
 {
     struct pg_conn *p = P(c);
-    const char *keys[5], *vals[5];
+    const char *keys[10], *vals[10];
     const char *ver;
     int n = 0, rc;
 
+    /* A peer gone without a word (a cut link, a dead host) shows as a lost
+     * connection within about 15 s instead of a wait without end: TCP
+     * keepalives while waiting, and a bound on unacknowledged data.  Given
+     * before the connection string, so keepalives_* or tcp_user_timeout
+     * there win.  (A server that is merely slow still acknowledges.) */
+    keys[n] = "keepalives";
+    vals[n++] = "1";
+    keys[n] = "keepalives_idle";
+    vals[n++] = "5";
+    keys[n] = "keepalives_interval";
+    vals[n++] = "2";
+    keys[n] = "keepalives_count";
+    vals[n++] = "3";
+    keys[n] = "tcp_user_timeout";
+    vals[n++] = "15000";
     keys[n] = "dbname";
     vals[n++] = a->conninfo ? a->conninfo : "";
     if (a->password && *a->password) {

@@ -16,6 +16,8 @@
 #include "core/signals.h"
 
 #define MEET_POLL_US 50000
+/* At a window edge the terminals are paused: look more often. */
+#define MEET_EDGE_POLL_US 10000
 
 enum meet_stmt {
     M_LOCK_TABLE,
@@ -371,12 +373,18 @@ int meet_edge(struct meet *m, enum meet_edge edge,
             missing_list(m, rows, nr, state_rank(paused), miss, sizeof(miss), &n_miss);
             if (n_miss == 0) {
                 struct db_param p[3] = { DBP_TEXT(m->run_id), DBP_INT(m->gen), DBP_INT(0) };
+                struct err ce;
+                int crc;
                 gone_list(m, rows, nr);
-                if ((rc = count(ctx, out, e)) < 0)
-                    goto out;
-                p[2] = DBP_INT(*out);
+                /* Published even without a count: the others wait for the edge, not for it. */
+                err_clear(&ce);
+                crc = count(ctx, out, &ce);
+                p[2] = crc < 0 ? DBP_NULL() : DBP_INT(*out);
                 rc = q(m, edge == MEET_OPEN ? M_COUNT_OPEN : M_COUNT_CLOSE, p, 3, e);
-                if (rc == 0 && m->gone[0])
+                if (rc == 0 && crc < 0) {
+                    *e = ce;
+                    rc = crc;
+                } else if (rc == 0 && m->gone[0])
                     rc = err_set(e, E_FAIL,
                                  "part%s %s of run '%s' stopped beating before the window's %s: "
                                  "the database's count includes what they did",
@@ -385,11 +393,20 @@ int meet_edge(struct meet *m, enum meet_edge edge,
                 goto out;
             }
         } else {
-            int have = edge == MEET_OPEN ? rows[0].count_open >= 0 : rows[0].count_close >= 0;
             const struct meet_row *p1 = nr > 1 && rows[1].part == 1 ? &rows[1] : NULL;
-            if (have && strcmp(rows[0].state, "open") != 0) {
-                *out = edge == MEET_OPEN ? rows[0].count_open : rows[0].count_close;
+            const char *hs = rows[0].state;
+            int passed = strcmp(hs, counted) == 0 || strcmp(hs, "merged") == 0 ||
+                         (edge == MEET_OPEN && strcmp(hs, "close_counted") == 0);
+            if (passed) {
+                int64_t c = edge == MEET_OPEN ? rows[0].count_open : rows[0].count_close;
                 gone_list(m, rows, nr);
+                if (c < 0) {
+                    rc = err_set(e, E_FAIL,
+                                 "part 1 of run '%s' took no database count at the window's %s",
+                                 m->run_id, edge == MEET_OPEN ? "opening" : "close");
+                    goto out;
+                }
+                *out = c;
                 rc = 0;
                 goto out;
             }
@@ -415,10 +432,9 @@ int meet_edge(struct meet *m, enum meet_edge edge,
         }
         if (clock_us() - m->last_beat_us > 1000000 && (rc = set_state(m, m->k, paused, e)) < 0)
             goto out;
-        clock_sleep_us(MEET_POLL_US);
+        clock_sleep_us(MEET_EDGE_POLL_US);
     }
 out:
-    (void)counted;
     if (edge == MEET_OPEN && rc != E_INTR) {
         struct err ig;
         set_state(m, m->k, "measuring", &ig);
