@@ -46,7 +46,7 @@ if what == "null":
     print("%-6s %5d %9d %10.0f %13.2f %12.1f %8s" % ("null", n, run["terminals"]["count"], run["tps"],
           run["terminals"]["schedule_lag"]["p99_ms"], cpu, r.get("status")))
 else:
-    print("%-6s %5d %9d %10.0f %13s %12.1f %8s  NOTPM %.0f (db %s), NO p90 %.2f ms" % ("pg", n,
+    print("%-6s %5d %9d %10.0f %13s %12.1f %8s  NOTPM %.0f (New-Orders: %s by the database), NO p90 %.2f ms" % ("pg", n,
           run["terminals"]["count"], run["tps"], "-", cpu, r.get("status"), run["notpm"],
           run.get("new_orders_db"), run["transactions"]["new_order"]["p90_ms"]))
 EOP
