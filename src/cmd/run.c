@@ -507,6 +507,13 @@ static int run_or_bench(int argc, char **argv, int bench)
                        "PostgreSQL the parts meet in, or run one part (no --part, or --part 1/1)",
                        a.part.k, a.part.n, a.part.source),
                cmd_fail(cmd, &e);
+    if (a.part.n > 1 && cfg.database.managed)
+        return err_set(&e, E_USAGE,
+                       "this is part %d/%d (from %s), but the parts of a run drive one "
+                       "database, and a private PostgreSQL (database.managed) is this "
+                       "process's own: give database.conninfo of a server every part reaches",
+                       a.part.k, a.part.n, a.part.source),
+               cmd_fail(cmd, &e);
     /* A part's own record is labelled as one: compare must not take it for the run. */
     if (a.part.n > 1) {
         snprintf(a.merged_label, sizeof(a.merged_label), "%s", cfg.results.label);
