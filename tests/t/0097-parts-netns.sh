@@ -69,6 +69,15 @@ netns_cleanup() {
 }
 t_extra_cleanup=netns_cleanup
 
+# in_ns NS CMD...: CMD in namespace NS's network only.  nsenter, not `ip netns
+# exec` or `ip -n`: those also remount /sys in a mount namespace of their own,
+# which fails in a chroot whose / is not a mount point (a fresh-machine check).
+in_ns() {
+    _ns=$1
+    shift
+    nsenter --net="/run/netns/$_ns" "$@"
+}
+
 # 0. The namespaces.
 setup_err=
 for k in 1 2 3; do
@@ -83,13 +92,13 @@ for k in 1 2 3; do
     fi
     if ! { ip link add "$vh" type veth peer name "$vn" netns "$ns" &&
         ip addr add "$h/30" dev "$vh" && ip link set "$vh" up &&
-        ip -n "$ns" addr add "$a/30" dev "$vn" && ip -n "$ns" link set "$vn" up &&
-        ip -n "$ns" link set lo up; } 2>"$tmp/netns.err"; then
+        in_ns "$ns" ip addr add "$a/30" dev "$vn" && in_ns "$ns" ip link set "$vn" up &&
+        in_ns "$ns" ip link set lo up; } 2>"$tmp/netns.err"; then
         setup_err="the veth pair of namespace $ns failed: $(cat "$tmp/netns.err") (needs veth support in the kernel)"
         break
     fi
-    if ! ip netns exec "$ns" true 2>"$tmp/netns.err"; then
-        setup_err="ip netns exec $ns failed: $(cat "$tmp/netns.err") (in a chroot, its / must be a mount point: bind-mount the chroot's directory on itself, as scripts/fresh-check.sh does)"
+    if ! in_ns "$ns" true 2>"$tmp/netns.err"; then
+        setup_err="nsenter --net into $ns failed: $(cat "$tmp/netns.err")"
         break
     fi
 done
@@ -98,7 +107,7 @@ if [ -n "$setup_err" ]; then
     done_testing
 fi
 pass "3 network namespaces with a veth pair each ($(nsaddr_of 1), $(nsaddr_of 2), $(nsaddr_of 3))"
-routes=$(ip -n "$(ns_of 2)" -4 route show | sed 's/ *$//')
+routes=$(in_ns "$(ns_of 2)" ip -4 route show | sed 's/ *$//')
 is "$routes" "$(netaddr_of 2)/30 dev $(vn_of 2) proto kernel scope link src $(nsaddr_of 2)" \
     "namespace 2 has one route: its /30 to the host"
 
@@ -113,7 +122,7 @@ t_pg 3
 
 # ns_psql K CONNINFO SQL: psql inside namespace K (the password in the environment).
 ns_psql() {
-    PGPASSWORD=$TPCC_TEST_PASSWORD ip netns exec "$(ns_of "$1")" "$PG_TEST_BINDIR/psql" -X -q -tA \
+    PGPASSWORD=$TPCC_TEST_PASSWORD nsenter --net="/run/netns/$(ns_of "$1")" "$PG_TEST_BINDIR/psql" -X -q -tA \
         -v ON_ERROR_STOP=1 -d "$2" -c "$3"
 }
 for k in 1 2 3; do
@@ -142,7 +151,8 @@ is "$rc" 0 "load W=3 from the host" || explain
 part() {
     _k=$1 _id=$2 _l=$3
     shift 3
-    ip netns exec "$(ns_of "$_k")" unshare --uts sh -c \
+    # nsenter itself, not in_ns: $! must be the part (nsenter execs it).
+    nsenter --net="/run/netns/$(ns_of "$_k")" unshare --uts sh -c \
         'printf %s "$1" >/proc/sys/kernel/hostname && shift && exec "$@"' sh "t0097-host$_k" \
         "$bin" run -c "$tmp/ns$_k.yaml" --part "$_k/3" --run-id "$_id" --label "$_l" --vus 2 \
         --metrics false --warmup 1s --part-timeout 60s "$@" \
