@@ -66,7 +66,18 @@ netns_cleanup() {
         ip link del "$(vh_of "$_k")" 2>/dev/null
         ip netns list 2>/dev/null | grep -q "^$_ns\\b" && ip netns del "$_ns"
     done
+    # `ip netns add` made /run/netns a mount point when it was none: undo that
+    # once no namespace is left in it, so the test leaves the machine as it was.
+    if [ "$netns_was_mount" = 0 ] && mountpoint -q /run/netns 2>/dev/null &&
+        [ -z "$(ls -A /run/netns 2>/dev/null)" ]; then
+        umount -l /run/netns 2>/dev/null
+        [ "$netns_existed" = 1 ] || rmdir /run/netns 2>/dev/null
+    fi
 }
+netns_existed=0
+[ -d /run/netns ] && netns_existed=1
+netns_was_mount=0
+mountpoint -q /run/netns 2>/dev/null && netns_was_mount=1
 t_extra_cleanup=netns_cleanup
 
 # in_ns NS CMD...: CMD in namespace NS's network only.  nsenter, not `ip netns
