@@ -446,6 +446,27 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
     return finish(cmd, rec, dir, rc, &e);
 }
 
+/* The parts of a run drive one database and meet in a PostgreSQL: a part of
+ * several is refused before anything starts where that cannot be. */
+static int run_part_allowed(const struct config *cfg, const struct cmd_args *a, struct err *e)
+{
+    if (a->part.n <= 1)
+        return 0;
+    if (strcmp(cfg->database.driver, "null") == 0 && !cfg->run.meet_conninfo[0])
+        return err_set(e, E_USAGE,
+                       "this is part %d/%d (from %s), but the parts of a run meet in the "
+                       "database, and driver null has none: give run.meet_conninfo, a "
+                       "PostgreSQL the parts meet in, or run one part (no --part, or --part 1/1)",
+                       a->part.k, a->part.n, a->part.source);
+    if (cfg->database.managed)
+        return err_set(e, E_USAGE,
+                       "this is part %d/%d (from %s), but the parts of a run drive one "
+                       "database, and a private PostgreSQL (database.managed) is this "
+                       "process's own: give database.conninfo of a server every part reaches",
+                       a->part.k, a->part.n, a->part.source);
+    return 0;
+}
+
 static int run_or_bench(int argc, char **argv, int bench)
 {
     const char *cmd = bench ? "bench" : "run";
@@ -500,20 +521,8 @@ static int run_or_bench(int argc, char **argv, int bench)
                        "--repeat runs one part of several only once: give one "
                        "--repeat or run the parts again"),
                cmd_fail(cmd, &e);
-    if (a.part.n > 1 && strcmp(cfg.database.driver, "null") == 0 && !cfg.run.meet_conninfo[0])
-        return err_set(&e, E_USAGE,
-                       "this is part %d/%d (from %s), but the parts of a run meet in the "
-                       "database, and driver null has none: give run.meet_conninfo, a "
-                       "PostgreSQL the parts meet in, or run one part (no --part, or --part 1/1)",
-                       a.part.k, a.part.n, a.part.source),
-               cmd_fail(cmd, &e);
-    if (a.part.n > 1 && cfg.database.managed)
-        return err_set(&e, E_USAGE,
-                       "this is part %d/%d (from %s), but the parts of a run drive one "
-                       "database, and a private PostgreSQL (database.managed) is this "
-                       "process's own: give database.conninfo of a server every part reaches",
-                       a.part.k, a.part.n, a.part.source),
-               cmd_fail(cmd, &e);
+    if (run_part_allowed(&cfg, &a, &e) < 0)
+        return cmd_fail(cmd, &e);
     /* A part's own record is labelled as one: compare must not take it for the run. */
     if (a.part.n > 1) {
         snprintf(a.merged_label, sizeof(a.merged_label), "%s", cfg.results.label);
