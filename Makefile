@@ -130,7 +130,7 @@ test-asan:
 
 TSAN_UNITS := test_proxy
 TSAN_TESTS := 0020-load 0021-load-metrics 0030-run 0031-run-signals 0032-run-faults 0035-modes \
-	0040-iobench 0050-netbench 0051-proxy 0071-odbc-modes
+	0040-iobench 0050-netbench 0051-proxy 0071-odbc-modes 0098-workers
 test-tsan:
 	$(MAKE) SANITIZE=thread UNITS="$(TSAN_UNITS)" TESTS="$(TSAN_TESTS)" test
 

@@ -1,10 +1,12 @@
 #!/bin/bash
 # bench/run.sh - throughput and the driver's own cost on the private
 # PostgreSQL, procedure mode: W=4 (loaded once), then one run per row of
-# ROWS, each TERMINALS:CONNECTIONS:BATCH (closed loop).  The default rows
-# are 1, 4, 8 and 16 virtual users (a terminal and a connection each), then
-# 8 connections carrying 8, 32 and 64 terminals one transaction at a time
-# and in batches (run.batch) of 4 and 8.  Prints NOTPM, TPS, New-Order p90
+# ROWS, each TERMINALS:CONNECTIONS:BATCH[:WORKERS] (closed loop; WORKERS 0 or
+# absent: the default, two threads per core).  The default rows are 1, 4, 8
+# and 16 virtual users (a terminal and a connection each), then 8
+# connections carrying 8, 32 and 64 terminals one transaction at a time and
+# in batches (run.batch) of 4 and 8, then 8 connections on 8 threads (one
+# each) and on 1.  Prints NOTPM, TPS, New-Order p90
 # (response time, from the intended start), the transactions per round trip
 # and the driver's CPU (getrusage of tpccbench) per 1000 committed
 # transactions and as % of one core per 1000 TPS.  Not part of `make test`.
@@ -15,7 +17,7 @@ cd "$root"
 make -s tpccbench
 . tests/lib/pg.sh
 W=${W:-4}
-ROWS=${ROWS:-1:1:1 4:4:1 8:8:1 16:16:1 32:8:1 32:8:4 64:8:8}
+ROWS=${ROWS:-1:1:1 4:4:1 8:8:1 16:16:1 32:8:1 32:8:4 64:8:8 8:8:1:8 8:8:1:1}
 DURATION=${DURATION:-60s}
 work=$(mktemp -d /tmp/tpcc-benchrun.XXXXXX)
 chmod 755 "$work"
@@ -27,12 +29,14 @@ cleanup() {
 }
 trap cleanup EXIT
 ./tpccbench load "${common[@]}" --warehouses "$W" --jobs 2 --keep-server >"$work/load.out" 2>&1
-printf '%5s %5s %5s %9s %8s %10s %8s %15s %20s\n' terms conns batch NOTPM TPS "NO p90 ms" "tx/RT" \
+printf '%5s %5s %5s %7s %9s %8s %10s %8s %15s %20s\n' terms conns batch workers NOTPM TPS "NO p90 ms" "tx/RT" \
     "CPU ms/1000 tx" "% core per 1000 TPS"
 for row in $ROWS; do
-    IFS=: read -r t c b <<<"$row"
+    IFS=: read -r t c b wk <<<"$row"
+    wk=${wk:-0}
     ./tpccbench run "${common[@]}" --keep-server --mode procedure --terminals "$t" --connections "$c" \
-        --batch "$b" --warmup 10s --duration "$DURATION" --label "t$t-c$c-b$b" >"$work/run.out" 2>&1
+        --batch "$b" --workers "$wk" --warmup 10s --duration "$DURATION" --label "t$t-c$c-b$b-w$wk" \
+        >"$work/run.out" 2>&1
     rec=$(ls -t "$work"/results/*/run.json | head -1)
     python3 - "$rec" "$t" "$c" "$b" <<'EOP'
 import json, sys
@@ -41,7 +45,7 @@ cpu = r["driver_cpu_ms_per_1000_tx"]
 p = r["terminals"]["pipelining"]
 per_rt = p["per_round_trip"] if isinstance(p, dict) and p.get("per_round_trip") else 1.0
 # % of one core per 1000 TPS = (CPU seconds per second at 1000 TPS) x 100 = cpu_ms_per_1000_tx / 10
-print("%5s %5s %5s %9.0f %8.1f %10.2f %8.2f %15.1f %20.2f" % (sys.argv[2], sys.argv[3], sys.argv[4],
+print("%5s %5s %5s %7s %9.0f %8.1f %10.2f %8.2f %15.1f %20.2f" % (sys.argv[2], sys.argv[3], sys.argv[4], r["terminals"]["workers"],
       r["notpm"], r["tps"], r["transactions"]["new_order"]["p90_ms"], per_rt, cpu, cpu / 10.0))
 EOP
 done

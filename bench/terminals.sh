@@ -10,7 +10,9 @@
 #  2. The private PostgreSQL, W = PG_W (20) with its 10 x W spec terminals and
 #     run.time_scale 0.01 (they offer what 100 x as many would), over 8 and
 #     32 connections, PG_DURATION (60s) each: NOTPM, lag p99, waits, efficiency.
-# Environment: SERVICE, TERMINALS, WARMUP, DURATION, PG_W, PG_DURATION, SKIP_PG=1.
+#  The runs use the default run.workers (two threads per core, each owning
+#  several connections); WORKERS sets it.
+# Environment: SERVICE, TERMINALS, WARMUP, DURATION, PG_W, PG_DURATION, SKIP_PG=1, WORKERS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -35,9 +37,9 @@ summary() { # RECORD: one line of the figures
 import json, sys
 r = json.load(open(sys.argv[1]))["run"]
 t = r["terminals"]
-print("terminals %6d  conns %3d  NOTPM %9.0f  TPS %8.1f  lag p99 %7.2f ms  waits>think %5d  "
+print("terminals %6d  conns %3d  workers %3d  NOTPM %9.0f  TPS %8.1f  lag p99 %7.2f ms  waits>think %5d  "
       "efficiency %6.1f %%  driver CPU %5.1f %% of a core"
-      % (t["count"], t["connections"], r["notpm"], r["tps"], t["schedule_lag_p99_ms"],
+      % (t["count"], t["connections"], t["workers"], r["notpm"], r["tps"], t["schedule_lag_p99_ms"],
          t["waits_over_think_time"], t.get("efficiency_pct", 0), r["driver_cpu_pct_of_core"]))
 EOF
 }
@@ -46,7 +48,7 @@ w=$((TERMINALS / 10))
 printf 'database: {driver: null, null_service_time: %s}\n' "$SERVICE" >"$work/null.yaml"
 echo "== null driver, $SERVICE per call, $TERMINALS terminals (W=$w), think time, $DURATION =="
 /usr/bin/time -f "%M" -o "$work/maxrss" ./tpccbench run -c "$work/null.yaml" --results-dir "$work/results" \
-    --warehouses "$w" --think-time true --warmup "$WARMUP" --duration "$DURATION" --label null \
+    --warehouses "$w" --think-time true --workers "${WORKERS:-0}" --warmup "$WARMUP" --duration "$DURATION" --label null \
     >"$work/null.out" 2>&1 || { tail -20 "$work/null.out"; exit 1; }
 summary "$(ls -d "$work"/results/*-null)/run.json"
 echo "peak RSS $(($(cat "$work/maxrss") / 1024)) MiB"
@@ -56,7 +58,7 @@ echo "== private PostgreSQL, W=$PG_W, $((PG_W * 10)) terminals, think time x 0.0
 common=(--results-dir "$work/results" --datadir "$work/pgdata" --keep-server)
 ./tpccbench load "${common[@]}" --warehouses "$PG_W" --jobs 2 >"$work/load.out" 2>&1
 for c in 8 32; do
-    ./tpccbench run "${common[@]}" --think-time true --time-scale 0.01 --connections "$c" \
+    ./tpccbench run "${common[@]}" --think-time true --time-scale 0.01 --connections "$c" --workers "${WORKERS:-0}" \
         --warmup 10s --duration "$PG_DURATION" --label "pg-c$c" >"$work/pg-c$c.out" 2>&1 ||
         { tail -20 "$work/pg-c$c.out"; exit 1; }
     summary "$(ls -d "$work"/results/*-pg-c"$c")/run.json"

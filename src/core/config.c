@@ -175,6 +175,7 @@ static const struct key key_table[] = {
     KEY("run.terminals",         K_INT,        run.terminals,         0, 1000000, NULL),
     KEY("run.connections",       K_INT,        run.connections,       0, 10000, NULL),
     KEY("run.batch",             K_INT,        run.batch,             1, TXN_BATCH_MAX, NULL),
+    KEY("run.workers",           K_INT,        run.workers,           0, 10000, NULL),
     KEY("run.rate",              K_REAL,       run.rate,              0, INT64_C(1000000) * 1000000, NULL),
     KEY("run.time_scale",        K_REAL,       run.time_scale,        1, INT64_C(1000) * 1000000, NULL),
     KEY("run.rampup",            K_DUR,        run.rampup_us,         0, US_PER_DAY, NULL),

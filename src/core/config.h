@@ -89,6 +89,7 @@ struct config {
         int connections;        /* 0: virtual_users, or what the offered load needs */
         int batch;              /* most transactions of different terminals per round trip
                                  * on one connection (procedure mode, PostgreSQL); 1 = off */
+        int workers;            /* threads serving the connections; 0: auto (driver.c) */
         double rate;            /* > 0: open loop, Poisson arrivals per second in total */
         double time_scale;      /* keying and think times x this (a deviation when not 1) */
         int64_t rampup_us;      /* VUs start staggered over this */

@@ -12,6 +12,7 @@
  */
 #include "db/db.h"
 
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,14 +264,49 @@ int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, st
                              sp, n, e);
 }
 
-int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
+int db_pipe_send(struct db_conn *c, struct err *e)
 {
-    if (fault_hit(c, DB_OP_EXEC, e)) {
-        *n_ok = 0;
-        return e->code;
+    c->pipe_fault = 0;
+    if (fault_hit(c, DB_OP_EXEC, &c->pipe_err)) {
+        /* As if sent: the fault is the pipeline's result. */
+        c->pipe_fault = 1;
+        return 0;
     }
     c->n_roundtrips++;
-    return pooler_hint(c, c->ops->pipe_sync(c, n_ok, e), e);
+    return pooler_hint(c, c->ops->pipe_send(c, e), e);
+}
+
+int db_pipe_recv(struct db_conn *c, int *done, int *n_ok, struct err *e)
+{
+    if (c->pipe_fault) {
+        c->pipe_fault = 0;
+        *done = 1;
+        *n_ok = 0;
+        *e = c->pipe_err;
+        return e->code;
+    }
+    return pooler_hint(c, c->ops->pipe_recv(c, done, n_ok, e), e);
+}
+
+int db_fd(struct db_conn *c)
+{
+    return c->ops->fd ? c->ops->fd(c) : -1;
+}
+
+int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
+{
+    int rc, done = 0;
+
+    *n_ok = 0;
+    if ((rc = db_pipe_send(c, e)) < 0)
+        return rc;
+    while ((rc = db_pipe_recv(c, &done, n_ok, e)), !done) {
+        struct pollfd pfd = { .fd = db_fd(c), .events = POLLIN };
+        /* Nothing to read yet: wait for it (a signal only wakes us early). */
+        if (pfd.fd >= 0)
+            poll(&pfd, 1, -1);
+    }
+    return rc;
 }
 
 int db_pipe_result(struct db_conn *c, int k)

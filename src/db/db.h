@@ -105,6 +105,8 @@ struct db_conn {
     int fault_n;
     int fault_code;
     char fault_sqlstate[6];
+    int pipe_fault;       /* 1: an injected fault took the last pipe_send; recv says so */
+    struct err pipe_err;  /* ... that fault */
 
     /* Test hook: db_exec() calls hook_fn(c, id, hook_arg) just before it
      * sends statement hook_id, so a test can stop a transaction between two
@@ -179,7 +181,14 @@ struct db_ops {
     int (*pipe_begin)(struct db_conn *c, struct err *e);
     int (*pipe_exec)(struct db_conn *c, int id, const char *sql, const struct db_param *p,
                      int np, struct err *e);
-    int (*pipe_sync)(struct db_conn *c, int *n_ok, struct err *e);
+    /* pipe_sync, in two halves so one thread can keep several connections'
+     * pipelines in flight: pipe_send sends what was queued (and a sync);
+     * pipe_recv reads what has arrived without waiting, sets *done to 1 once
+     * every result is in (and returns what pipe_sync would), else 0; fd is
+     * the descriptor that becomes readable when there is more to read. */
+    int (*pipe_send)(struct db_conn *c, struct err *e);
+    int (*pipe_recv)(struct db_conn *c, int *done, int *n_ok, struct err *e);
+    int (*fd)(struct db_conn *c);
     int (*pipe_result)(struct db_conn *c, int k);
 
     /* Bulk load: rows as text, one per line, columns separated by a tab,
@@ -253,6 +262,11 @@ int db_prepare(struct db_conn *c, int id, struct err *e);
 int db_pipe_begin(struct db_conn *c, struct err *e);
 int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e);
 int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e);
+/* db_pipe_sync in two halves (see pipe_send/pipe_recv): send, then recv
+ * whenever db_fd(c) is readable until *done; one round trip. */
+int db_pipe_send(struct db_conn *c, struct err *e);
+int db_pipe_recv(struct db_conn *c, int *done, int *n_ok, struct err *e);
+int db_fd(struct db_conn *c);
 int db_pipe_result(struct db_conn *c, int k);
 
 /* End the implicit transaction a driver without autocommit (ODBC) opened

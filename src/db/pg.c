@@ -33,6 +33,8 @@ struct pg_conn {
     char scratch[PG_SCRATCH];        /* text form of numeric parameters */
     PGresult *pres[DB_PIPE_MAX];     /* results of the last pipeline, in order */
     int npipe;                       /* statements queued in the pipeline */
+    int pk, pn_ok, prc;              /* pg_pipe_recv: results read, succeeded, first failure */
+    struct err perr;                 /* ... and its error */
     PGcancel *cancel;                /* for pg_cancel from another thread */
 };
 
@@ -581,24 +583,47 @@ static int pg_pipe_exec(struct db_conn *c, int id, const char *sql, const struct
     return 0;
 }
 
-static int pg_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
+/* Send the queued statements and a sync; their results come to pg_pipe_recv. */
+static int pg_pipe_send(struct db_conn *c, struct err *e)
 {
     struct pg_conn *p = P(c);
-    int rc = 0, k = 0;
-    PGresult *res;
+    int rc;
 
-    *n_ok = 0;
+    p->pk = 0;
+    p->pn_ok = 0;
+    p->prc = 0;
+    err_clear(&p->perr);
     if (PQpipelineSync(p->conn) != 1) {
         rc = fail(c, NULL, e);
         PQexitPipelineMode(p->conn);
         return rc;
     }
-    /* One result per statement, each followed by NULL; then the sync. */
-    while (k <= p->npipe) {
+    return 0;
+}
+
+/* Read the results that have arrived, never waiting (PQisBusy before each
+ * PQgetResult): one per statement, each followed by NULL, then the sync.
+ * The state between calls is pk, pn_ok, prc and perr. */
+static int pg_pipe_recv(struct db_conn *c, int *done, int *n_ok, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    PGresult *res;
+
+    *done = 0;
+    *n_ok = p->pn_ok;
+    if (PQconsumeInput(p->conn) != 1) {
+        if (p->prc == 0)
+            p->prc = fail(c, NULL, &p->perr);
+        p->pk = p->npipe + 1;
+    }
+    while (p->pk <= p->npipe) {
+        if (PQisBusy(p->conn))
+            return 0;
         res = PQgetResult(p->conn);
         if (!res) {
             if (PQstatus(p->conn) == CONNECTION_BAD) {
-                rc = rc ? rc : fail(c, NULL, e);
+                if (p->prc == 0)
+                    p->prc = fail(c, NULL, &p->perr);
                 break;
             }
             continue; /* end of one statement's results */
@@ -606,28 +631,37 @@ static int pg_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
         switch (PQresultStatus(res)) {
         case PGRES_PIPELINE_SYNC:
             PQclear(res);
-            k = p->npipe + 1;
+            p->pk = p->npipe + 1;
             continue;
         case PGRES_TUPLES_OK:
         case PGRES_COMMAND_OK:
-            if (rc == 0)
-                (*n_ok)++;
+            if (p->prc == 0)
+                p->pn_ok++;
             break;
         case PGRES_PIPELINE_ABORTED:
             break;
         default:
-            if (rc == 0)
-                rc = fail(c, res, e);
+            if (p->prc == 0)
+                p->prc = fail(c, res, &p->perr);
             break;
         }
-        if (k < p->npipe)
-            p->pres[k++] = res;
+        if (p->pk < p->npipe)
+            p->pres[p->pk++] = res;
         else
             PQclear(res);
     }
-    if (PQexitPipelineMode(p->conn) != 1 && rc == 0)
-        rc = fail(c, NULL, e);
-    return rc;
+    *done = 1;
+    *n_ok = p->pn_ok;
+    if (PQexitPipelineMode(p->conn) != 1 && p->prc == 0)
+        p->prc = fail(c, NULL, &p->perr);
+    if (p->prc)
+        *e = p->perr;
+    return p->prc;
+}
+
+static int pg_fd(struct db_conn *c)
+{
+    return PQsocket(P(c)->conn);
 }
 
 static int pg_pipe_result(struct db_conn *c, int k)
@@ -664,7 +698,9 @@ const struct db_ops db_pg_ops = {
     .rollback = pg_rollback,
     .pipe_begin = pg_pipe_begin,
     .pipe_exec = pg_pipe_exec,
-    .pipe_sync = pg_pipe_sync,
+    .pipe_send = pg_pipe_send,
+    .pipe_recv = pg_pipe_recv,
+    .fd = pg_fd,
     .pipe_result = pg_pipe_result,
     .bulk_begin = pg_bulk_begin,
     .bulk_put = pg_bulk_put,

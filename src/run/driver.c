@@ -97,6 +97,36 @@ static void size_run(struct shared *sh, const struct config *cfg, int range_w, s
     r->time_scale = sh->pace.time_scale;
 }
 
+/*
+ * The threads that serve the nvu connections: run.workers, else (0, auto)
+ * two per core where a worker of several connections can run (group.c:
+ * procedure mode on a driver with pipelines), one per connection where it
+ * cannot; never more than connections, each serving at most RUN_GROUP_MAX.
+ */
+static int plan_workers(const struct config *cfg, const struct db_conn *mc, int mode, int nvu,
+                        int *out, struct err *e)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int g = cfg->run.workers > 0           ? cfg->run.workers
+            : txn_batch_possible(mc, mode) ? 2 * (int)(cores > 0 ? cores : 1)
+                                           : nvu;
+
+    if (g > nvu)
+        g = nvu;
+
+    if (g < nvu && !txn_batch_possible(mc, mode))
+        return err_set(e, E_USAGE,
+                       "'run.workers' is %d, fewer than the %d connections, but a worker of "
+                       "several connections needs run.mode procedure on a driver with "
+                       "pipelines, postgres or null (this run: mode %s, driver %s): set "
+                       "run.workers to 0 (one per connection)",
+                       cfg->run.workers, nvu, run_mode_name(mode), mc->ops->name);
+    if ((nvu + g - 1) / g > RUN_GROUP_MAX)
+        g = (nvu + RUN_GROUP_MAX - 1) / RUN_GROUP_MAX;
+    *out = g;
+    return 0;
+}
+
 /* The database's New-Order count, for a part of several at the window's edges. */
 struct edge_count {
     struct shared *sh;
@@ -166,7 +196,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     struct dialect ad;
     struct monitor *m = NULL;
     struct vu_stats *base = NULL;
-    int nvu = cfg->run.virtual_users, nw = cfg->run.delivery_inline ? 0 : cfg->run.delivery_workers;
+    int ngroups = 1, nvu = cfg->run.virtual_users,
+        nw = cfg->run.delivery_inline ? 0 : cfg->run.delivery_workers;
     int rc = 0, tty = o->progress && isatty(fileno(o->progress));
     int64_t no_start = 0, no_end = 0;
     uint64_t t_meas = 0, t_end = 0, t_connect0;
@@ -223,7 +254,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     if (cfg->run.batch > 1 && !txn_batch_possible(mc, sh->mode)) {
         rc = err_set(e, E_USAGE,
                      "'run.batch' is %d, but batches of transactions need run.mode procedure "
-                     "on the postgres driver (this run: mode %s, driver %s): set run.batch to 1",
+                     "on a driver with pipelines, postgres or null (this run: mode %s, driver "
+                     "%s): set run.batch to 1",
                      cfg->run.batch, run_mode_name(sh->mode), mc->ops->name);
         goto out;
     }
@@ -275,6 +307,9 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                     o->part_k, o->part_n, o->run_id, o->meet->gen, o->first_w, o->last_w);
     }
     size_run(sh, cfg, o->meet ? o->last_w - o->first_w + 1 : r->warehouses, r, &nvu, &nw);
+    if ((rc = plan_workers(cfg, mc, sh->mode, nvu, &ngroups, e)) < 0)
+        goto out;
+    r->workers = ngroups;
 
     if ((rc = rtt_probe(mc, r, e)) < 0)
         goto out;
@@ -317,6 +352,8 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         pthread_mutex_init(&v->conn_lock, NULL);
     }
     for (int i = 0; i < nw; i++) {
+        workers[i].lead = &workers[i];
+        workers[i].n_group = 1;
         workers[i].sh = sh;
         workers[i].id = i;
         workers[i].worker = 1;
@@ -326,12 +363,23 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
 
     /* Phase: connect. */
     t_connect0 = clock_us();
-    for (int i = 0; i < nvu; i++) {
-        int prc = pthread_create(&vus[i].thread, NULL, vu_main, &vus[i]);
-        if (prc == 0)
-            vus[i].started = 1;
-        else
-            thread_not_started(sh, prc);
+    for (int g = 0; g < ngroups; g++) {
+        /* Worker g serves connections first .. last - 1 (one each when there
+         * are as many workers as connections). */
+        int first = (int)((int64_t)g * nvu / ngroups),
+            last = (int)((int64_t)(g + 1) * nvu / ngroups);
+        int prc;
+        vus[first].n_group = last - first;
+        for (int i = first; i < last; i++)
+            vus[i].lead = &vus[first];
+        prc = pthread_create(&vus[first].thread, NULL, ngroups < nvu ? group_main : vu_main,
+                             &vus[first]);
+        if (prc == 0) {
+            vus[first].started = 1;
+        } else {
+            for (int i = first; i < last; i++)
+                thread_not_started(sh, prc);
+        }
     }
     for (int i = 0; i < nw; i++) {
         int prc = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);

@@ -83,6 +83,7 @@ struct run_result {
     int virtual_users;           /* connections, each served by one worker thread */
     int terminals;               /* terminals (data) the workers served */
     int connections;
+    int workers;                 /* threads serving the connections (fewer: several each) */
     int delivery_workers;
     int load;                    /* enum term_load: closed, think, open */
     double offered_tps;          /* think: what the terminals offer at most; open: run.rate */

@@ -413,7 +413,7 @@ static json_t *terminals_json(const struct config *cfg, const struct run_result 
 {
     json_t *o = json_pack(
         "{s:i, s:i, s:i, s:i, s:s, s:f, s:f, s:o, s:o, s:I, s:f}", "count", r->terminals,
-        "connections", r->connections, "workers", r->connections, "delivery_workers",
+        "connections", r->connections, "workers", r->workers ? r->workers : r->connections, "delivery_workers",
         r->delivery_workers, "load", load_name(r->load), "offered_tps", r->offered_tps,
         "time_scale", r->time_scale, "pipelining", pipelining_json(cfg, &r->measured),
         "schedule_lag", lat_json(&r->measured.lag), "waits_over_think_time",
@@ -605,8 +605,10 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
             r->measured_s, run_mode_name(r->mode), run_statements_name(cfg->run.statements),
             cfg->run.delivery_inline ? "inline delivery (deviation)" : "deferred delivery",
             cfg->run.isolation);
-    fprintf(out, "  %d terminals over %d connections, %s", r->terminals, r->connections,
-            load_name(r->load));
+    fprintf(out, "  %d terminals over %d connections", r->terminals, r->connections);
+    if (r->workers && r->workers < r->connections)
+        fprintf(out, " on %d worker thread%s", r->workers, r->workers == 1 ? "" : "s");
+    fprintf(out, ", %s", load_name(r->load));
     if (r->load == TERM_OPEN)
         fprintf(out, ", %.1f/s offered", r->offered_tps);
     else if (r->load == TERM_THINK)

@@ -294,9 +294,11 @@ static int join_until(struct vu *vs, int n, uint64_t wait_us)
     for (int i = 0; i < n; i++) {
         if (!vs[i].started || vs[i].joined)
             continue;
-        if (pthread_timedjoin_np(vs[i].thread, NULL, &ts) == 0)
-            vs[i].joined = 1;
-        else
+        if (pthread_timedjoin_np(vs[i].thread, NULL, &ts) == 0) {
+            /* ... and so are the other connections its thread served. */
+            for (int g = 0; g < vs[i].n_group; g++)
+                vs[i + g].joined = 1;
+        } else
             all = 0;
     }
     return all;
@@ -312,7 +314,7 @@ int join_bounded(struct vu *vs, int n, int quick)
     if (join_until(vs, n, quick ? JOIN_GRACE_US / 6 : JOIN_GRACE_US))
         return 0;
     for (int i = 0; i < n; i++)
-        if (vs[i].started && !vs[i].joined)
+        if (vs[i].lead && vs[i].lead->started && !vs[i].joined)
             vu_cancel(&vs[i]);
     return join_until(vs, n, quick ? JOIN_CANCEL_US / 4 : JOIN_CANCEL_US) ? 0 : -1;
 }

@@ -85,6 +85,8 @@ struct vu {
     int id;
     int worker;              /* 1: a deferred delivery worker */
     pthread_t thread;
+    struct vu *lead;         /* the worker whose thread serves this connection (often itself) */
+    int n_group;             /* on a lead: connections its thread serves, itself first */
     int started;             /* the thread was created */
     int joined;              /* ... and has been joined */
     pthread_mutex_t conn_lock; /* guards c against a cancel from the monitor */
@@ -101,6 +103,7 @@ struct vu {
     int finished;            /* under sh->lock: ran its run.transactions, st final */
 };
 
+#define RUN_GROUP_MAX 64 /* most connections one worker thread serves (group.c) */
 #define OPEN_WAIT_US 30000000 /* the window's opening may wait for the last transactions */
 #define CLOSE_WAIT_US 500000 /* its close may not: it closes on time (within 1 s) */
 
@@ -129,6 +132,23 @@ void thread_not_started(struct shared *sh, int rc);
 /* The thread of a worker serving terminals, and of a deferred-delivery worker. */
 void *vu_main(void *arg);
 void *worker_main(void *arg);
+/* What both kinds of terminal workers (worker.c, group.c) do with a terminal. */
+void vu_fatal(struct vu *v, const struct err *e);
+void vu_lost(struct vu *v, uint64_t now);
+void term_start(struct vu *v, struct terminal *t, uint64_t now);
+int term_deferred(const struct vu *v, const struct terminal *t);
+int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e);
+void term_result(struct vu *v, struct terminal *t, int rc, const struct txn_output *out,
+                 uint64_t start, uint64_t end, const struct err *e);
+/* Settle the n terminals of one round trip (sent at start, ended at end, rc
+ * as txn_exec_batch returns): skipped ones go again, the others through
+ * term_result.  Returns rc, or E_USAGE when one met a usage error. */
+int batch_settle_terms(struct vu *v, struct terminal **bt, const struct txn_batch_item *b,
+                       const struct txn_output *outs, int n, uint64_t start, uint64_t end, int rc);
+
+/* group.c: the thread of a worker that owns several connections (v and the
+ * v->n_group - 1 after it), each with one batch in flight. */
+void *group_main(void *arg);
 
 /* monitor.c */
 void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx);

@@ -4,7 +4,9 @@
 #include "run/sched.h"
 
 #include <stdlib.h>
+#include <sys/eventfd.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 
@@ -17,6 +19,13 @@ int sched_init(struct sched *s, int cap)
     s->cap = cap;
     s->closed = 0;
     s->n_waiting = 0;
+    s->n_polling = 0;
+    s->bell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (s->bell < 0) {
+        free(s->heap);
+        s->heap = NULL;
+        return -1;
+    }
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
     return 0;
@@ -28,8 +37,19 @@ void sched_release(struct sched *s)
         return; /* never initialised */
     free(s->heap);
     s->heap = NULL;
+    close(s->bell);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
+}
+
+/* Wake the workers polling (under the lock). */
+static void ring(struct sched *s)
+{
+    uint64_t one = 1;
+
+    if (s->n_polling && write(s->bell, &one, sizeof(one)) < 0) {
+        /* Full (2^64 - 2 rings unread) cannot happen; nothing else to do. */
+    }
 }
 
 static void place(struct sched *s, int i, struct terminal *t)
@@ -80,8 +100,10 @@ void sched_put(struct sched *s, struct terminal *t)
         s->heap[s->n] = t;
         sift_up(s, s->n++);
         /* The new one may be due before what the waiters sleep for. */
-        if (s->n_waiting && t->heap_pos == 0)
+        if (s->n_waiting && t->heap_pos == 0) {
             pthread_cond_signal(&s->cond);
+            ring(s);
+        }
     }
     pthread_mutex_unlock(&s->lock);
 }
@@ -142,10 +164,48 @@ struct terminal *sched_take_due(struct sched *s, uint64_t now_us)
     return t;
 }
 
+struct terminal *sched_take_now(struct sched *s, uint64_t now_us)
+{
+    struct terminal *t = NULL;
+
+    pthread_mutex_lock(&s->lock);
+    if (!s->closed && s->n > 0 && s->heap[0]->due_us <= now_us)
+        t = pop_first(s);
+    pthread_mutex_unlock(&s->lock);
+    return t;
+}
+
+uint64_t sched_poll_begin(struct sched *s)
+{
+    uint64_t due = UINT64_MAX;
+
+    pthread_mutex_lock(&s->lock);
+    s->n_polling++;
+    s->n_waiting++;
+    if (!s->closed && s->n > 0)
+        due = s->heap[0]->due_us;
+    pthread_mutex_unlock(&s->lock);
+    return due;
+}
+
+void sched_poll_end(struct sched *s, int drain)
+{
+    uint64_t v;
+
+    pthread_mutex_lock(&s->lock);
+    s->n_polling--;
+    s->n_waiting--;
+    pthread_mutex_unlock(&s->lock);
+    if (drain && read(s->bell, &v, sizeof(v)) < 0) {
+        /* Another poller read it first. */
+    }
+}
+
 void sched_wake(struct sched *s)
 {
     pthread_mutex_lock(&s->lock);
     pthread_cond_broadcast(&s->cond);
+    ring(s);
     pthread_mutex_unlock(&s->lock);
 }
 
@@ -154,6 +214,7 @@ void sched_close(struct sched *s)
     pthread_mutex_lock(&s->lock);
     s->closed = 1;
     pthread_cond_broadcast(&s->cond);
+    ring(s);
     pthread_mutex_unlock(&s->lock);
 }
 

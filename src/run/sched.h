@@ -24,7 +24,9 @@ struct sched {
     struct terminal **heap; /* heap[0] is due first */
     int n, cap;
     int closed;             /* 1: sched_take() returns NULL at once */
-    int n_waiting;          /* workers inside sched_take() */
+    int n_waiting;          /* workers inside sched_take() or sched_poll_begin() */
+    int n_polling;          /* workers of several connections in poll() on the bell */
+    int bell;               /* eventfd: rung when a put makes a new first while some poll */
 };
 
 /* An empty queue for up to cap terminals.  0, or -1 when out of memory. */
@@ -49,6 +51,21 @@ struct terminal *sched_take(struct sched *s, const int *stop, uint64_t max_wait_
  * start at once); NULL otherwise.  Never waits.
  */
 struct terminal *sched_take_due(struct sched *s, uint64_t now_us);
+
+/* Take the terminal due first if it is due at now_us (whoever waits); NULL
+ * otherwise.  Never waits: for a worker that owns several connections. */
+struct terminal *sched_take_now(struct sched *s, uint64_t now_us);
+
+/*
+ * A worker of several connections with one free is about to poll() its
+ * connections and s->bell: from here until sched_poll_end() a put that
+ * becomes the first rings the bell, and batches leave due terminals to it
+ * (as to a waiter).  Returns when the first is due (UINT64_MAX: none, or
+ * closed).  sched_poll_end() takes the worker out again; drain says the
+ * bell was readable (it is read empty).
+ */
+uint64_t sched_poll_begin(struct sched *s);
+void sched_poll_end(struct sched *s, int drain);
 
 /* Wake every waiting worker (a phase change, a stop). */
 void sched_wake(struct sched *s);

@@ -104,6 +104,14 @@ void vu_cancel(struct vu *v)
 
 static void vu_pause_point(struct vu *v);
 
+void vu_lost(struct vu *v, uint64_t now)
+{
+    if (v->c)
+        v->st.lost_connections++;
+    vu_set_conn(v, NULL);
+    __atomic_store_n(&v->down_since_us, now, __ATOMIC_RELAXED);
+}
+
 /* After a lost connection: reconnect with jittered, bounded back-off (50 ms
  * doubling to 1 s) until it works or the run stops.  A VU waiting here is
  * idle, so it takes part in the window-edge barrier; the monitor aborts the
@@ -114,10 +122,7 @@ static void vu_reconnect(struct vu *v)
     uint64_t t0 = clock_us(), backoff_us = 50000, jitter = t0 ^ (uint64_t)(uintptr_t)v;
     struct err e;
 
-    if (v->c)
-        v->st.lost_connections++;
-    vu_set_conn(v, NULL);
-    __atomic_store_n(&v->down_since_us, t0, __ATOMIC_RELAXED);
+    vu_lost(v, t0);
     for (;;) {
         /* Sleep backoff/2 .. backoff, in slices that see a stop or a barrier. */
         uint64_t end = clock_us() + backoff_us / 2 + clock_jitter_us(&jitter, backoff_us / 2);
@@ -150,7 +155,7 @@ static void vu_reconnect(struct vu *v)
  * work as configured, e.g. prepared statements through a pooler in
  * transaction mode): no transaction would succeed, so the run stops and
  * the command exits 2 with this message.  The worker ends after calling this. */
-static void vu_fatal(struct vu *v, const struct err *e)
+void vu_fatal(struct vu *v, const struct err *e)
 {
     struct shared *sh = v->sh;
 
@@ -425,7 +430,7 @@ static void term_done(struct vu *v, struct terminal *t, uint64_t end_us)
 }
 
 /* A terminal taken at now: its schedule lag (once per input) and its input. */
-static void term_start(struct vu *v, struct terminal *t, uint64_t now)
+void term_start(struct vu *v, struct terminal *t, uint64_t now)
 {
     struct shared *sh = v->sh;
 
@@ -444,13 +449,13 @@ static void term_start(struct vu *v, struct terminal *t, uint64_t now)
 }
 
 /* 1 when t's transaction is a deferred Delivery (queued, not run here). */
-static int term_deferred(const struct vu *v, const struct terminal *t)
+int term_deferred(const struct vu *v, const struct terminal *t)
 {
     return t->in.type == TX_DELIVERY && !v->sh->cfg->run.delivery_inline;
 }
 
 /* Queue t's deferred Delivery: its response time ends when it is queued. */
-static int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e)
+int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e)
 {
     uint64_t start = clock_us(), end;
     struct dl_item it = { .in = t->in.u.dl, .queued_us = start, .queued_wall_us = clock_wall_us(),
@@ -470,8 +475,8 @@ static int term_defer(struct vu *v, struct terminal *t, int measured, struct err
 
 /* t's transaction ran once (sent at start, ended at end) with rc: back off
  * a retryable failure in the scheduler, or record it and move on. */
-static void term_result(struct vu *v, struct terminal *t, int rc, const struct txn_output *out,
-                        uint64_t start, uint64_t end, const struct err *e)
+void term_result(struct vu *v, struct terminal *t, int rc, const struct txn_output *out,
+                 uint64_t start, uint64_t end, const struct err *e)
 {
     struct shared *sh = v->sh;
 
@@ -532,6 +537,12 @@ static int batch_run(struct vu *v, struct terminal **bt, int n)
     rc = txn_exec_batch(v->c, b, n);
     __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
     end = clock_us();
+    return batch_settle_terms(v, bt, b, outs, n, start, end, rc);
+}
+
+int batch_settle_terms(struct vu *v, struct terminal **bt, const struct txn_batch_item *b,
+                       const struct txn_output *outs, int n, uint64_t start, uint64_t end, int rc)
+{
     /* One round trip carried them (a ROLLBACK after a failure is not the batch's). */
     v->st.batches++;
     v->st.batched_tx += (uint64_t)n;

@@ -8,6 +8,7 @@
  */
 #include "tpcc/txn.h"
 
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -995,6 +996,130 @@ int txn_batch_possible(const struct db_conn *c, int mode)
            (c->ops->flags & DB_F_AUTOCOMMIT);
 }
 
+/* Settle every item of a batch whose pipeline ended with rc (n_ok
+ * statements ran); returns what txn_exec_batch returns. */
+static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
+                        struct txn_batch_state *s, int rc)
+{
+    uint64_t t1 = clock_us();
+    int n_ok = s->n_ok, failed, at;
+    struct err e = s->e;
+
+    if (rc == 0 && s->qrc < 0) {
+        /* Everything queued ran; the transaction that could not be queued failed. */
+        rc = s->qrc;
+        e = s->qe;
+        n_ok = s->nst;
+    }
+    /* Statements 3i, 3i + 1, 3i + 2 are transaction i's (the call alone,
+     * stride 1, for a batch of one); the first n_ok ran. */
+    failed = rc < 0 ? n_ok / s->stride : n;
+    at = n_ok % s->stride;
+    for (int i = 0; i < n; i++) {
+        struct txn_output *out = b[i].out;
+        const struct txn_input *in = b[i].in;
+        out->in_tx_us = t1 - s->t0;
+        if (i < failed) {
+            b[i].rc = db_pipe_result(c, s->stride * i + s->stride / 2) == 0
+                          ? proc_read(c, in, out, &b[i].e)
+                                                        : err_set(&b[i].e, E_FAIL,
+                                                                  "the call returned no result");
+        } else if (i == failed || rc == E_CONN) {
+            /* Lost: whatever was sent may have run.  Else the failure is i's. */
+            b[i].e = e;
+            b[i].rc = rc;
+            if (rc == E_CONN) {
+                out->commit_sent = in->type != TX_ORDER_STATUS && in->type != TX_STOCK_LEVEL;
+            } else if (at == s->stride / 2 && proc_spec_rollback(in, &e)) {
+                out->rolled_back = 1;
+                b[i].rc = 0;
+            }
+        }
+    }
+    /* A failed call (or BEGIN), or a transaction queued only in part, left
+     * its transaction block open: roll it back. */
+    if (s->stride == 3 && rc < 0 && rc != E_CONN && at >= 1 && at < 3) {
+        struct err ignore;
+        if (at == 1 || s->qrc < 0) {
+            if (db_rollback(c, &ignore) == E_CONN)
+                return E_CONN;
+        }
+    }
+    return rc == E_CONN ? E_CONN : 0;
+}
+
+int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
+                   struct txn_batch_state *s, int *rc)
+{
+    int r;
+
+    memset(s, 0, sizeof(*s));
+    s->t0 = clock_us();
+    s->stride = n == 1 && b[0].in->type != TX_ORDER_STATUS ? 1 : 3;
+    for (int i = 0; i < n; i++) {
+        memset(b[i].out, 0, sizeof(*b[i].out));
+        err_clear(&b[i].e);
+        b[i].rc = TXN_SKIPPED;
+    }
+    if (n * 3 > DB_PIPE_MAX) {
+        for (int i = 0; i < n; i++)
+            b[i].rc = err_set(&b[i].e, E_FAIL, "%d transactions do not fit one pipeline", n);
+        *rc = E_FAIL;
+        return 1;
+    }
+    err_clear(&s->qe);
+    err_clear(&s->e);
+    if ((r = db_pipe_begin(c, &s->e)) < 0) {
+        *rc = batch_settle(c, b, n, s, r);
+        return 1;
+    }
+    /* Queue BEGIN, call, COMMIT per transaction; nst counts what went in.
+     * One call but Order-Status alone needs no block: before the sync it is
+     * its own implicit transaction, exactly as one autocommit call. */
+    if (s->stride == 1) {
+        struct proc_call pc;
+        proc_call_of(b[0].in, &pc);
+        s->qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &s->qe);
+        s->nst += s->qrc == 0;
+    }
+    for (int i = 0; i < n && s->qrc == 0 && s->stride == 3; i++) {
+        struct proc_call pc;
+        proc_call_of(b[i].in, &pc);
+        s->qrc = db_pipe_exec(c, b[i].in->type == TX_ORDER_STATUS ? S_OS_BEGIN : DB_PIPE_BEGIN,
+                              (const struct db_param[]){ DBP_NULL() }, 1, &s->qe);
+        s->nst += s->qrc == 0;
+        if (s->qrc == 0)
+            s->qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &s->qe);
+        s->nst += s->qrc == 0;
+        if (s->qrc == 0)
+            s->qrc = db_pipe_exec(c, DB_PIPE_COMMIT, (const struct db_param[]){ DBP_NULL() }, 1,
+                                  &s->qe);
+        s->nst += s->qrc == 0;
+    }
+    /* What was queued goes out even when a later statement could not be. */
+    if (s->qrc == E_CONN) {
+        s->e = s->qe;
+        *rc = batch_settle(c, b, n, s, E_CONN);
+        return 1;
+    }
+    if ((r = db_pipe_send(c, &s->e)) < 0) {
+        *rc = batch_settle(c, b, n, s, r);
+        return 1;
+    }
+    return 0;
+}
+
+int txn_batch_recv(struct db_conn *c, struct txn_batch_item *b, int n,
+                   struct txn_batch_state *s, int *rc)
+{
+    int done = 0, r = db_pipe_recv(c, &done, &s->n_ok, &s->e);
+
+    if (!done)
+        return 0;
+    *rc = batch_settle(c, b, n, s, r);
+    return 1;
+}
+
 /*
  * The transactions of several terminals in one round trip (one pipeline):
  * each its own BEGIN (Order-Status: its read-only repeatable-read one), the
@@ -1005,82 +1130,17 @@ int txn_batch_possible(const struct db_conn *c, int mode)
  */
 int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n)
 {
-    struct err e, qe;
-    uint64_t t0 = clock_us(), t1;
-    int rc = 0, qrc = 0, n_ok = 0, nst = 0, failed, at;
+    struct txn_batch_state s;
+    int rc = 0;
 
-    for (int i = 0; i < n; i++) {
-        memset(b[i].out, 0, sizeof(*b[i].out));
-        err_clear(&b[i].e);
-        b[i].rc = TXN_SKIPPED;
+    if (txn_batch_send(c, b, n, &s, &rc))
+        return rc;
+    while (!txn_batch_recv(c, b, n, &s, &rc)) {
+        struct pollfd pfd = { .fd = db_fd(c), .events = POLLIN };
+        if (pfd.fd >= 0)
+            poll(&pfd, 1, -1);
     }
-    if (n * 3 > DB_PIPE_MAX) {
-        for (int i = 0; i < n; i++)
-            b[i].rc = err_set(&b[i].e, E_FAIL, "%d transactions do not fit one pipeline", n);
-        return E_FAIL;
-    }
-    err_clear(&qe);
-    if ((rc = db_pipe_begin(c, &e)) == 0) {
-        /* Queue BEGIN, call, COMMIT per transaction; nst counts what went in. */
-        for (int i = 0; i < n && qrc == 0; i++) {
-            struct proc_call pc;
-            proc_call_of(b[i].in, &pc);
-            qrc = db_pipe_exec(c, b[i].in->type == TX_ORDER_STATUS ? S_OS_BEGIN : DB_PIPE_BEGIN,
-                               (const struct db_param[]){ DBP_NULL() }, 1, &qe);
-            nst += qrc == 0;
-            if (qrc == 0)
-                qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &qe);
-            nst += qrc == 0;
-            if (qrc == 0)
-                qrc = db_pipe_exec(c, DB_PIPE_COMMIT, (const struct db_param[]){ DBP_NULL() }, 1,
-                                   &qe);
-            nst += qrc == 0;
-        }
-        /* What was queued goes out even when a later statement could not be. */
-        rc = qrc == E_CONN ? E_CONN : db_pipe_sync(c, &n_ok, &e);
-        if (qrc == E_CONN)
-            e = qe;
-    }
-    t1 = clock_us();
-    if (rc == 0 && qrc < 0) {
-        /* Everything queued ran; the transaction that could not be queued failed. */
-        rc = qrc;
-        e = qe;
-        n_ok = nst;
-    }
-    /* Statements 3i, 3i + 1, 3i + 2 are transaction i's; the first n_ok ran. */
-    failed = rc < 0 ? n_ok / 3 : n;
-    at = n_ok % 3;
-    for (int i = 0; i < n; i++) {
-        struct txn_output *out = b[i].out;
-        const struct txn_input *in = b[i].in;
-        out->in_tx_us = t1 - t0;
-        if (i < failed) {
-            b[i].rc = db_pipe_result(c, 3 * i + 1) == 0 ? proc_read(c, in, out, &b[i].e)
-                                                        : err_set(&b[i].e, E_FAIL,
-                                                                  "the call returned no result");
-        } else if (i == failed || rc == E_CONN) {
-            /* Lost: whatever was sent may have run.  Else the failure is i's. */
-            b[i].e = e;
-            b[i].rc = rc;
-            if (rc == E_CONN) {
-                out->commit_sent = in->type != TX_ORDER_STATUS && in->type != TX_STOCK_LEVEL;
-            } else if (at == 1 && proc_spec_rollback(in, &e)) {
-                out->rolled_back = 1;
-                b[i].rc = 0;
-            }
-        }
-    }
-    /* A failed call (or BEGIN), or a transaction queued only in part, left
-     * its transaction block open: roll it back. */
-    if (rc < 0 && rc != E_CONN && at >= 1 && at < 3) {
-        struct err ignore;
-        if (at == 1 || qrc < 0) {
-            if (db_rollback(c, &ignore) == E_CONN)
-                return E_CONN;
-        }
-    }
-    return rc == E_CONN ? E_CONN : 0;
+    return rc;
 }
 
 int txn_exec(struct db_conn *c, int mode, const struct txn_input *in, struct txn_output *out,

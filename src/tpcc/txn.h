@@ -162,6 +162,22 @@ int txn_batch_possible(const struct db_conn *c, int mode);
  * DB_PIPE_MAX / 3 items. */
 int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n);
 
+/* txn_exec_batch in two halves, for a thread that keeps several
+ * connections' batches in flight: txn_batch_send queues and sends (0: wait
+ * for db_fd(c) and call txn_batch_recv; 1: settled already, *rc set);
+ * txn_batch_recv reads what arrived without waiting (0: not complete; 1:
+ * every item settled, *rc as txn_exec_batch returns). */
+struct txn_batch_state {
+    uint64_t t0;
+    int qrc, nst, n_ok;
+    int stride; /* statements per transaction: 3 (BEGIN, call, COMMIT), or 1 (the call) */
+    struct err e, qe;
+};
+int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
+                   struct txn_batch_state *s, int *rc);
+int txn_batch_recv(struct db_conn *c, struct txn_batch_item *b, int n,
+                   struct txn_batch_state *s, int *rc);
+
 /* New-Order's total (clause 2.4.2.2), sum(ol_amount) x (1 - c_discount) x
  * (1 + w_tax + d_tax), exactly: amounts in cents, rates in units of 10^-4
  * (as the columns are), integer arithmetic, rounded once, half up, to the

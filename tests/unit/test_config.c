@@ -344,13 +344,13 @@ static const struct err_case err_cases[] = {
 
     /* Unknown keys, wrong shapes. */
     { "run:\n  durration: 5m\n", 0,
-      "t.yaml:2:3: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, batch, rate, time_scale, rampup, warmup, "
+      "t.yaml:2:3: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo)" },
     { "schema: { warehouses: 1 }\nrunn: {}\n", 0,
       "t.yaml:2:1: unknown key 'runn' (allowed here: database, schema, load, run, results)" },
     { "run: { mix.payment: 50 }\n", 0,
-      "t.yaml:1:8: unknown key 'run.mix.payment' (allowed here: virtual_users, terminals, connections, batch, rate, time_scale, rampup, warmup, "
+      "t.yaml:1:8: unknown key 'run.mix.payment' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo)" },
     { "schema: { \"a\\tb\": 1 }\n", 0,
@@ -364,7 +364,7 @@ static const struct err_case err_cases[] = {
     { "schema: 10\n", 0,
       "t.yaml:1:9: 'schema' must be a mapping with the keys warehouses, dialect (got \"10\")" },
     { "run: [1, 2]\n", 0,
-      "t.yaml:1:6: 'run' must be a mapping with the keys virtual_users, terminals, connections, batch, rate, time_scale, rampup, warmup, "
+      "t.yaml:1:6: 'run' must be a mapping with the keys virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo (got a sequence)" },
 
@@ -590,7 +590,7 @@ static void test_load_temp_file(void **state)
     cfg_defaults(&c);
     assert_int_equal(cfg_load(&c, path, &e), E_USAGE);
     snprintf(want, sizeof(want),
-             "%s:4:3: unknown key 'run.bogus' (allowed here: virtual_users, terminals, connections, batch, rate, time_scale, rampup, warmup, "
+             "%s:4:3: unknown key 'run.bogus' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
              "duration, mix, think_time, max_retries, delivery_workers, delivery, "
              "delivery_queue, isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo)",
              path);
@@ -627,7 +627,7 @@ static const struct set_case set_cases[] = {
     { "database.pooler", "PgBouncer", "--set", "" },
     { "database.pooler", "rds-proxy", "--set", "" },
     { "run.durration", "5m", "--set",
-      "--set: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, batch, rate, time_scale, rampup, warmup, "
+      "--set: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo)" },
     { "runn.duration", "5m", "--set",
@@ -637,7 +637,7 @@ static const struct set_case set_cases[] = {
       "--set: unknown key 'run.mix.x' (allowed here: new_order, payment, order_status, "
       "delivery, stock_level)" },
     { "run", "5", "--set",
-      "--set: 'run' is a section, not a key (keys in it: virtual_users, terminals, connections, batch, rate, time_scale, rampup, warmup, "
+      "--set: 'run' is a section, not a key (keys in it: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo)" },
     { "database.password", "x", "--set",

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -247,12 +248,70 @@ static void test_sched_take_due(void **state)
     sched_release(&s);
 }
 
+/* 1 when fd is readable now. */
+static int readable(int fd)
+{
+    struct pollfd p = { .fd = fd, .events = POLLIN };
+
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* A worker of several connections: sched_take_now takes what is due even
+ * while others wait; the bell rings only for a put that becomes the first
+ * while a worker polls, and for a close; sched_poll_begin says when the
+ * first is due and counts the poller as a waiter (batches leave it work). */
+static void test_sched_poll(void **state)
+{
+    static struct terminal t[3];
+    struct sched s;
+    uint64_t now = clock_us();
+
+    (void)state;
+    assert_int_equal(sched_init(&s, 3), 0);
+    for (int i = 0; i < 3; i++) {
+        memset(&t[i], 0, sizeof(t[i]));
+        t[i].id = i;
+    }
+    t[0].due_us = now + 500000;
+    t[1].due_us = now + 300000;
+    t[2].due_us = now - 10;
+    sched_put(&s, &t[0]);
+    assert_false(readable(s.bell)); /* nobody polls: no ring */
+    assert_int_equal(sched_poll_begin(&s), now + 500000);
+    sched_put(&s, &t[1]);           /* the new first, while one polls */
+    assert_true(readable(s.bell));
+    sched_poll_end(&s, 1);
+    assert_false(readable(s.bell)); /* drained */
+    assert_int_equal(sched_poll_begin(&s), now + 300000);
+    assert_int_equal(s.n_waiting, 1);
+    sched_put(&s, &t[2]);
+    assert_true(readable(s.bell));
+    assert_null(sched_take_due(&s, now)); /* a poller waits: batches leave it */
+    assert_ptr_equal(sched_take_now(&s, now), &t[2]); /* ... it takes it */
+    sched_poll_end(&s, 1);
+    assert_int_equal(s.n_waiting, 0);
+    assert_null(sched_take_now(&s, now)); /* the others are not due */
+    assert_ptr_equal(sched_take_now(&s, now + 300000), &t[1]);
+    sched_poll_begin(&s);
+    t[2].due_us = now + 900000;
+    sched_put(&s, &t[2]);           /* not the first: no ring */
+    assert_false(readable(s.bell));
+    sched_close(&s);
+    assert_true(readable(s.bell));
+    assert_int_equal(sched_poll_begin(&s), UINT64_MAX); /* closed */
+    assert_null(sched_take_now(&s, now + 1000000));
+    sched_poll_end(&s, 1);
+    sched_poll_end(&s, 1);
+    sched_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity),   cmocka_unit_test(test_keying_think),
         cmocka_unit_test(test_pacing),     cmocka_unit_test(test_mean_cycle),
         cmocka_unit_test(test_sched_order), cmocka_unit_test(test_sched_take_due),
+        cmocka_unit_test(test_sched_poll),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,360 @@
+/*
+ * group.c - a worker thread that owns several connections (run.workers
+ * fewer than run.connections; procedure mode on a driver with pipelines).
+ *
+ * Each connection carries at most one round trip at a time: the
+ * transactions of one or more terminals (run.batch), each its own
+ * transaction, sent as one pipeline (txn_batch_send) and read back, without
+ * waiting, when its socket is readable (txn_batch_recv).  The thread keeps
+ * every connection busy while terminals are due: it takes them from the
+ * scheduler without waiting (sched_take_now), and sleeps in one ppoll() on
+ * its busy connections and the scheduler's bell (rung when a terminal put
+ * back is due first) until a result comes, the next terminal is due, or 20
+ * ms passed (to see a phase change).  A lost connection is reconnected on
+ * the same thread with the same jittered back-off as worker.c's, between
+ * passes, so the other connections keep working meanwhile.  Each connection
+ * keeps its struct vu: stats, snapshots, barrier and down time are per
+ * connection, exactly as for a worker of one.
+ */
+#include "run/run_int.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/clock.h"
+
+#define GROUP_TICK_US 20000 /* longest sleep: phase changes and snapshots are seen this often */
+
+/* One connection of the group and its round trip in flight. */
+struct gslot {
+    struct vu *v;
+    int n;                /* terminals in bt[] (0: free) */
+    int sent;             /* 1: the round trip is in flight */
+    uint64_t start;       /* when it was sent */
+    uint64_t retry_at_us; /* down: next reconnect attempt */
+    uint64_t backoff_us;  /* down: the back-off now */
+    struct terminal *bt[TXN_BATCH_MAX];
+    struct txn_batch_item b[TXN_BATCH_MAX];
+    struct txn_output outs[TXN_BATCH_MAX];
+    struct txn_batch_state bs;
+};
+
+/* The round trip of s ended with rc: settle its terminals. */
+static void slot_settle(struct gslot *s, int rc)
+{
+    struct vu *v = s->v;
+
+    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+    rc = batch_settle_terms(v, s->bt, s->b, s->outs, s->n, s->start, clock_us(), rc);
+    s->n = 0;
+    s->sent = 0;
+    if (rc == E_CONN) {
+        uint64_t now = clock_us();
+        vu_lost(v, now);
+        s->backoff_us = 50000;
+        s->retry_at_us = now + s->backoff_us / 2 + clock_jitter_us(&v->jitter, s->backoff_us / 2);
+    }
+}
+
+/* Send the terminals gathered in s as one round trip. */
+static void slot_send(struct gslot *s)
+{
+    int rc = 0;
+
+    for (int i = 0; i < s->n; i++) {
+        s->b[i].in = &s->bt[i]->in;
+        s->b[i].out = &s->outs[i];
+    }
+    __atomic_store_n(&s->v->in_tx, 1, __ATOMIC_RELAXED);
+    s->start = clock_us();
+    if (txn_batch_send(s->v->c, s->b, s->n, &s->bs, &rc))
+        slot_settle(s, rc); /* nothing went out */
+    else
+        s->sent = 1;
+}
+
+/* Read what arrived for s; settle it once complete. */
+static void slot_recv(struct gslot *s)
+{
+    int rc = 0;
+
+    if (txn_batch_recv(s->v->c, s->b, s->n, &s->bs, &rc))
+        slot_settle(s, rc);
+}
+
+/* A down connection whose back-off ended: one attempt (bounded by the
+ * driver's connect timeout), then the next back-off. */
+static void slot_reconnect(struct gslot *s, uint64_t now)
+{
+    struct vu *v = s->v;
+    struct err e;
+
+    if (v->c || now < s->retry_at_us)
+        return;
+    if (vu_connect(v, &e) == 0) {
+        uint64_t since = __atomic_load_n(&v->down_since_us, __ATOMIC_RELAXED);
+        v->st.reconnects++;
+        v->st.down_us += clock_us() - since;
+        __atomic_store_n(&v->down_since_us, 0, __ATOMIC_RELAXED);
+        return;
+    }
+    s->backoff_us = s->backoff_us * 2 > 1000000 ? 1000000 : s->backoff_us * 2;
+    s->retry_at_us =
+        clock_us() + s->backoff_us / 2 + clock_jitter_us(&v->jitter, s->backoff_us / 2);
+}
+
+/* Put back the terminals gathered in s but not sent (their lag is counted). */
+static void slot_unsend(struct shared *sh, struct gslot *s)
+{
+    for (int i = 0; i < s->n; i++) {
+        s->bt[i]->again = 1;
+        sched_put(&sh->sched, s->bt[i]);
+    }
+    s->n = 0;
+}
+
+/*
+ * Give free connections the terminals due now: first one each, then (with
+ * run.batch > 1) more to each while no other worker waits for work.  A
+ * deferred Delivery is queued at once and does not use the connection.
+ */
+static void dispatch(struct shared *sh, struct gslot *sl, int k)
+{
+    int measured = phase_get(sh) == PH_MEASURE, batch = sh->cfg->run.batch;
+    struct err e;
+
+    for (int i = 0; i < k; i++) {
+        struct gslot *s = &sl[i];
+        struct terminal *t;
+        uint64_t now;
+        if (s->sent || !s->v->c)
+            continue;
+        while (s->n == 0 && (t = sched_take_now(&sh->sched, now = clock_us())) != NULL) {
+            if (phase_get(sh) == PH_PAUSE) {
+                /* Taken just as the barrier went up: give it back untouched,
+                 * and what was gathered but not sent too. */
+                sched_put(&sh->sched, t);
+                for (int j = 0; j < k; j++)
+                    if (!sl[j].sent)
+                        slot_unsend(sh, &sl[j]);
+                return;
+            }
+            term_start(s->v, t, now);
+            if (term_deferred(s->v, t))
+                term_defer(s->v, t, measured, &e);
+            else
+                s->bt[s->n++] = t;
+        }
+        if (s->n == 0)
+            break; /* nothing is due */
+    }
+    for (int i = 0; i < k && batch > 1; i++) {
+        struct gslot *s = &sl[i];
+        struct terminal *t;
+        uint64_t now;
+        while (!s->sent && s->n > 0 && s->n < batch &&
+               (t = sched_take_due(&sh->sched, now = clock_us())) != NULL) {
+            term_start(s->v, t, now);
+            if (term_deferred(s->v, t))
+                term_defer(s->v, t, measured, &e);
+            else
+                s->bt[s->n++] = t;
+        }
+    }
+    for (int i = 0; i < k; i++)
+        if (!sl[i].sent && sl[i].n > 0)
+            slot_send(&sl[i]);
+}
+
+/*
+ * Sleep until a busy connection has something to read, the first terminal
+ * is due (when a connection is free), a down one's back-off ends, or
+ * GROUP_TICK_US; then read what arrived.  take: 0 while pausing or
+ * stopping, when no new work is taken.
+ */
+static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
+{
+    struct pollfd pf[RUN_GROUP_MAX + 1];
+    int idx[RUN_GROUP_MAX];
+    int np = 0, free_conn = 0, polling = 0;
+    uint64_t now = clock_us(), until = now + GROUP_TICK_US;
+    struct timespec ts;
+
+    for (int i = 0; i < k; i++) {
+        if (sl[i].sent && db_fd(sl[i].v->c) < 0) {
+            /* No socket (the connection broke): reading says so at once
+             * (every transaction not known to have ended is lost). */
+            slot_recv(&sl[i]);
+        }
+        if (sl[i].sent) {
+            pf[np].fd = db_fd(sl[i].v->c);
+            pf[np].events = POLLIN;
+            idx[np++] = i;
+        } else if (sl[i].v->c) {
+            free_conn = 1;
+        } else if (take && sl[i].retry_at_us < until) {
+            until = sl[i].retry_at_us > now ? sl[i].retry_at_us : now;
+        }
+    }
+    if (take && free_conn) {
+        uint64_t due = sched_poll_begin(&sh->sched);
+        polling = 1;
+        if (due < until)
+            until = due > now ? due : now;
+        pf[np].fd = sh->sched.bell;
+        pf[np].events = POLLIN;
+    }
+    if (until > now) {
+        uint64_t us = until - now;
+        ts.tv_sec = (time_t)(us / 1000000);
+        ts.tv_nsec = (long)(us % 1000000) * 1000;
+        if (ppoll(pf, (nfds_t)(np + polling), &ts, NULL) < 0)
+            for (int j = 0; j < np + polling; j++)
+                pf[j].revents = 0;
+    } else {
+        for (int j = 0; j < np + polling; j++)
+            pf[j].revents = 0;
+    }
+    if (polling)
+        sched_poll_end(&sh->sched, pf[np].revents != 0);
+    for (int j = 0; j < np; j++)
+        if (pf[j].revents)
+            slot_recv(&sl[idx[j]]);
+}
+
+/* The window-edge barrier, connection by connection: each one with nothing
+ * in flight is at the barrier (its stats at rest for the monitor) while the
+ * others finish theirs.  Returns 1 when every one is. */
+static int group_barrier(struct shared *sh, struct gslot *sl, int k)
+{
+    int marked = 0, all = 1;
+
+    pthread_mutex_lock(&sh->lock);
+    for (int i = 0; i < k; i++) {
+        if (sl[i].sent) {
+            all = 0;
+        } else if (!sl[i].v->at_barrier) {
+            sl[i].v->at_barrier = 1;
+            sh->n_paused++;
+            marked = 1;
+        }
+    }
+    if (marked)
+        pthread_cond_broadcast(&sh->cond);
+    if (all)
+        while (phase_get(sh) == PH_PAUSE)
+            pthread_cond_wait(&sh->cond, &sh->lock);
+    pthread_mutex_unlock(&sh->lock);
+    return all;
+}
+
+/* Out of the barrier (the phase changed). */
+static void group_unbarrier(struct shared *sh, struct gslot *sl, int k)
+{
+    pthread_mutex_lock(&sh->lock);
+    for (int i = 0; i < k; i++)
+        sl[i].v->at_barrier = 0;
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* Connect every connection of the group, then wait for the start as each
+ * worker of one does; 0 = go, -1 = abandon. */
+static int group_start(struct shared *sh, struct vu *lead, int k)
+{
+    int failed = 0, go;
+
+    for (int i = 0; i < k; i++) {
+        struct vu *v = &lead[i];
+        uint64_t t0 = clock_us();
+        struct err e;
+        err_clear(&e);
+        v->jitter = t0 ^ ((uint64_t)(uintptr_t)v << 16) ^ (uint64_t)v->id;
+        if (vu_connect(v, &e) == 0) {
+            v->backend = backend_of(v->c, sh->backend_sql);
+        } else {
+            v->backend = -1;
+            failed++;
+            pthread_mutex_lock(&sh->lock);
+            if (sh->conn_err.code == E_OK)
+                sh->conn_err = e;
+            pthread_mutex_unlock(&sh->lock);
+        }
+        v->connect_us = clock_us() - t0;
+    }
+    pthread_mutex_lock(&sh->lock);
+    sh->n_ready += k;
+    sh->n_failed += failed;
+    pthread_cond_broadcast(&sh->cond);
+    while (!sh->go && phase_get(sh) != PH_STOP)
+        pthread_cond_wait(&sh->cond, &sh->lock);
+    go = sh->go && !failed;
+    pthread_mutex_unlock(&sh->lock);
+    return go ? 0 : -1;
+}
+
+void *group_main(void *arg)
+{
+    struct vu *lead = arg;
+    struct shared *sh = lead->sh;
+    int k = lead->n_group, barrier = 0;
+    struct gslot *sl = calloc((size_t)k, sizeof(*sl));
+
+    if (!sl) {
+        thread_not_started(sh, ENOMEM);
+        for (int i = 1; i < k; i++)
+            thread_not_started(sh, ENOMEM);
+        return NULL;
+    }
+    for (int i = 0; i < k; i++)
+        sl[i].v = &lead[i];
+    if (group_start(sh, lead, k) < 0)
+        goto out;
+    for (;;) {
+        int ph = phase_get(sh), busy = 0;
+        for (int i = 0; i < k; i++) {
+            vu_publish(&lead[i]);
+            busy += sl[i].sent;
+        }
+        if (ph == PH_STOP || __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
+            /* What is in flight ends (or is cancelled by the monitor's join). */
+            if (!busy)
+                break;
+            group_wait(sh, sl, k, 0);
+            continue;
+        }
+        if (ph == PH_PAUSE) {
+            barrier = 1;
+            if (!group_barrier(sh, sl, k))
+                group_wait(sh, sl, k, 0);
+            continue;
+        }
+        if (barrier) {
+            group_unbarrier(sh, sl, k);
+            barrier = 0;
+        }
+        if (!busy && __atomic_load_n(&sh->n_retired, __ATOMIC_ACQUIRE) == sh->n_terms) {
+            /* Every terminal ran its run.transactions: these connections are done. */
+            pthread_mutex_lock(&sh->lock);
+            for (int i = 0; i < k; i++) {
+                vu_publish(&lead[i]);
+                lead[i].finished = 1;
+            }
+            __atomic_add_fetch(&sh->n_finished, k, __ATOMIC_RELEASE);
+            pthread_cond_broadcast(&sh->cond);
+            pthread_mutex_unlock(&sh->lock);
+            break;
+        }
+        for (int i = 0; i < k; i++)
+            slot_reconnect(&sl[i], clock_us());
+        dispatch(sh, sl, k);
+        group_wait(sh, sl, k, 1);
+    }
+out:
+    for (int i = 0; i < k; i++)
+        vu_publish(&lead[i]);
+    free(sl);
+    return NULL;
+}

@@ -1,0 +1,152 @@
+#!/bin/sh
+# 0098-workers.sh - workers that own several connections (run.workers fewer
+# than run.connections, src/run/group.c) on a real PostgreSQL (W=2):
+#
+#  1. 16 terminals x 60 transactions over 8 connections on 2 worker
+#     threads, batches of 2, inline Delivery: exactly 960 transactions ran,
+#     none twice and none lost; committed New-Orders equal the increase of
+#     sum(d_next_o_id); the record and the summary say 2 workers;
+#  2. a timed closed-loop run, 8 connections on 1 thread: the window's edges
+#     wait for every connection (nothing unfinished), NOTPM equals the
+#     database count, and more than one connection is in a transaction at
+#     once on average;
+#  3. the server restarted (-m immediate) inside the window, 8 connections
+#     on 2 threads: the run completes, all 8 were lost and reconnected on
+#     their threads, the database count is the client's plus at most the
+#     unknown outcomes, throughput comes back; conditions 1-4 hold;
+#  4. every client backend killed (pg_terminate_backend): the same;
+#  5. fewer workers than connections in client mode: exit 2, saying what it
+#     needs and what to do;
+#  6. the null driver: 16 terminals x 25 transactions on 2 threads, exactly
+#     400, and a worker of several connections keeps each busy (TPS near 16
+#     connections / 1 ms).
+# Prints TAP.  About 60 s.
+set -u
+
+root=$(cd "$(dirname "$0")/../.." && pwd)
+# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
+TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
+. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
+
+t_begin t0098
+t_pg 2
+run load "$bin" load -c "$cfg" --label load
+is "$rc" 0 "load W=2" || {
+    explain
+    bail_out "no data to run on"
+}
+
+# 1. Exact counts.
+before=$(pg_psql "select sum(d_next_o_id) from district")
+run exact "$bin" run -c "$cfg" --mode procedure --terminals 16 --connections 8 --workers 2 \
+    --batch 2 --transactions 60 --warmup 0s --duration 120s --delivery inline --label exact
+is "$rc" 0 "16 terminals x 60 over 8 connections on 2 threads: exit 0" || explain
+after=$(pg_psql "select sum(d_next_o_id) from district")
+jcheck "$(rec exact)/run.json" "
+run = rec.get('run', {})
+tx = run.get('transactions', {})
+n = sum(t['count'] + t['rolled_back'] for t in tx.values())
+check(n == 960, 'exactly 960 transactions ran, none twice, none lost', n)
+check(run.get('new_orders_client') == $after - $before,
+      'committed New-Orders equal the increase of sum(d_next_o_id) ($after - $before)', run.get('new_orders_client'))
+t = run.get('terminals', {})
+check(t.get('workers') == 2 and t.get('connections') == 8, 'the record says 8 connections on 2 workers', t)
+check(sum(x.get('errors', {}).get('other', 0) for x in tx.values()) == 0, 'no errors', tx)
+"
+like "$out" "*16 terminals over 8 connections on 2 worker threads*" "the summary says 2 worker threads" || explain
+
+# 2. Timed, 8 connections on 1 thread.
+run one "$bin" run -c "$cfg" --mode procedure --vus 8 --workers 1 --duration 6s --warmup 1s --label one
+is "$rc" 0 "8 connections on 1 thread: exit 0" || explain
+jcheck "$(rec one)/run.json" "
+run = rec.get('run', {})
+check(run.get('notpm_counts_agree') is True and run.get('new_orders_client') == run.get('new_orders_db'),
+      'NOTPM equals the database count', {k: run.get(k) for k in ('new_orders_client', 'new_orders_db')})
+check(run.get('unfinished') == {'at_open': 0, 'at_close': 0}, 'the edges waited for all 8: nothing unfinished', run.get('unfinished'))
+check(abs(run.get('measured_seconds', 0) - 6) <= 1, 'measured 6 s', run.get('measured_seconds'))
+check(run.get('vus_in_transaction_mean', 0) > 1.5, 'more than one of the thread\\'s connections in a transaction at once, on average', run.get('vus_in_transaction_mean'))
+"
+# outage_checks NAME: the record of a run with 8 connections that lived through an outage.
+outage_checks() {
+    jcheck "$(rec "$1")/run.json" "
+name = '$1'
+run = rec.get('run', {})
+o = run.get('outage', {})
+check(rec.get('status') == 'complete', name + ': status complete', (rec.get('status'), rec.get('error')))
+check(o.get('lost_connections', 0) >= 8, name + ': all 8 connections lost', o)
+check(o.get('reconnects', 0) >= 8, name + ': ... and reconnected', o)
+nc, nd = run.get('new_orders_client'), run.get('new_orders_db')
+unk = run.get('transactions', {}).get('new_order', {}).get('errors', {}).get('unknown_outcome')
+check(run.get('notpm_counts_agree') is True and 0 <= nd - nc <= unk,
+      name + ': database New-Orders = client count + at most the unknown ones', (nc, nd, unk))
+check(run.get('terminals', {}).get('workers') == 2, name + ': on 2 workers', run.get('terminals'))
+"
+    _s=$(rec "$1")/series.csv
+    _bad=$(awk -F, 'NR > 1 && $2 == "measure" && ($13 > 0 || $15 > 0 || $16 > 0) { print $1 }' "$_s" | head -n 1)
+    isnt "$_bad" "" "$1: series.csv shows the outage" || diag "$(cat "$_s")"
+    _after=$(awk -F, -v b="${_bad:-0}" 'NR > 1 && $2 == "measure" && $1 > b + 2 && $8 > 0' "$_s" | wc -l)
+    ok "$([ "$_after" -ge 2 ] && echo 0 || echo 1)" "$1: throughput again after the outage ($_after seconds)" ||
+        diag "$(cat "$_s")"
+    run "check-$1" "$bin" check -c "$cfg" --conditions 1-4
+    is "$rc" 0 "$1: conditions 1-4 hold" || explain
+}
+
+# 3. Restart inside the window.
+"$bin" run -c "$cfg" --mode procedure --vus 8 --workers 2 --duration 10s --warmup 1s \
+    --label restart >"$tmp/restart.out" 2>"$tmp/restart.err" </dev/null &
+bgpid=$!
+sleep 4
+pg_restart_immediate
+ok $? "pg_ctl restart -m immediate during the run"
+wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
+wait "$bgpid"
+rc=$?
+bgpid=
+is "$rc" 0 "restart: the run completes, exit 0" || diag "$(cat "$tmp/restart.err")"
+outage_checks restart
+
+# 4. Every client backend killed.
+"$bin" run -c "$cfg" --mode procedure --vus 8 --workers 2 --duration 8s --warmup 1s \
+    --label term >"$tmp/term.out" 2>"$tmp/term.err" </dev/null &
+bgpid=$!
+sleep 4
+n=$(pg_psql "select count(pg_terminate_backend(pid)) from pg_stat_activity
+             where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'")
+ok "$([ "${n:-0}" -ge 9 ] && echo 0 || echo 1)" "pg_terminate_backend ended $n backends (8 connections, the monitor)"
+wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
+wait "$bgpid"
+rc=$?
+bgpid=
+is "$rc" 0 "terminate: the run completes, exit 0" || diag "$(cat "$tmp/term.err")"
+outage_checks term
+
+# 5. Client mode cannot.
+run cl "$bin" run -c "$cfg" --mode client --vus 4 --workers 2 --duration 2s --label cl
+is "$rc" 2 "fewer workers than connections in client mode: exit 2" || explain
+like "$err" "*'run.workers' is 2, fewer than the 4 connections, but a worker of several connections needs run.mode procedure*set run.workers to 0*" \
+    "... saying what it needs and what to do" || explain
+
+# 6. The null driver.
+printf 'database: {driver: null, null_service_time: 1ms}\nresults: {dir: %s}\n' "$tmp/results" >"$tmp/null.yaml"
+run null "$bin" run -c "$tmp/null.yaml" --vus 16 --workers 2 --transactions 25 --warmup 0s \
+    --duration 60s --delivery inline --label nullw
+is "$rc" 0 "null driver, 16 connections on 2 threads: exit 0" || explain
+jcheck "$(rec nullw)/run.json" "
+run = rec.get('run', {})
+n = sum(t['count'] + t['rolled_back'] for t in run.get('transactions', {}).values())
+check(n == 400, 'exactly 400 transactions', n)
+check(run.get('terminals', {}).get('workers') == 2, 'on 2 workers', run.get('terminals'))
+"
+run nullt "$bin" run -c "$tmp/null.yaml" --vus 16 --workers 2 --warmup 1s --duration 3s --label nullt
+is "$rc" 0 "null driver, timed: exit 0" || explain
+# 16 connections at 1 ms a call offer at most 16,000 tx/s (Deliveries are
+# queued and cost no connection time); two threads that kept only one
+# connection each busy would give 2,000.
+jcheck "$(rec nullt)/run.json" "
+run = rec.get('run', {})
+tps = run.get('tps', 0)
+check(tps > 6000, 'two threads keep the 16 connections busy: TPS %.0f > 6000' % tps, tps)
+"
+done_testing
