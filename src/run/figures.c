@@ -186,6 +186,8 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
         f->driver_cpu_pct = 100.0 * r->cpu_s / r->measured_s;
     }
     f->driver_cpu_ms_per_ktx = committed ? r->cpu_s * 1000.0 / ((double)committed / 1000.0) : 0;
+    f->worker_cpu_ms_per_ktx =
+        committed ? (double)m->cpu_us / 1000.0 / ((double)committed / 1000.0) : 0;
     /* A New-Order whose commit was sent but never answered (a lost connection)
      * may or may not be in the database's count: the counts agree when the
      * difference is within those. */
@@ -566,6 +568,10 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         "c_last", r->c_run.c_last, "c_id", r->c_run.c_id, "ol_i_id", r->c_run.ol_i_id, "seed",
         (json_int_t)r->seed, "reconnects", (json_int_t)m->reconnects, "isolation",
         cfg->run.isolation, "mode", run_mode_name(r->mode));
+    /* Where the driver's CPU goes: the terminals' workers, and the rest
+     * (monitor, delivery workers, metrics, probes). */
+    json_object_set_new(run, "driver_cpu_workers_ms_per_1000_tx",
+                        json_real(f->worker_cpu_ms_per_ktx));
     json_object_set_new(run, "outage", outage_json(cfg, r, f));
     json_object_set_new(run, "deck", deck_o);
     if (!r->db_counted) {
@@ -733,8 +739,11 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
             fprintf(out, "    %-32s %8.3f  %-16s %s\n", it->name, it->value, rule,
                     it->ok ? "ok" : "OUT OF BOUNDS");
     }
-    fprintf(out, "  driver CPU: %.2f ms per 1000 tx, %.1f%% of a core%s\n",
-            f->driver_cpu_ms_per_ktx, f->driver_cpu_pct,
+    fprintf(out,
+            "  driver CPU: %.2f ms per 1000 tx (terminal workers %.2f, the rest %.2f), %.1f%% "
+            "of a core%s\n",
+            f->driver_cpu_ms_per_ktx, f->worker_cpu_ms_per_ktx,
+            f->driver_cpu_ms_per_ktx - f->worker_cpu_ms_per_ktx, f->driver_cpu_pct,
             f->driver_cpu_pct > 50 ? "  (warning: the driver may be the bottleneck)" : "");
 }
 

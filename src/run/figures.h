@@ -64,6 +64,7 @@ struct figures {
     double no_rolled_back_pm; /* New-Orders rolled back (spec's 1 %) per minute */
     double tps;              /* committed transactions per second, all types */
     double driver_cpu_ms_per_ktx; /* driver CPU per 1000 committed transactions */
+    double worker_cpu_ms_per_ktx; /* ... of it in the terminals' worker threads */
     double driver_cpu_pct;   /* driver CPU as % of one core */
     int counts_agree;        /* client New-Order count equals the database's (up to
                               * New-Orders of unknown outcome) */

@@ -237,6 +237,7 @@ static int group_barrier(struct shared *sh, struct gslot *sl, int k)
         if (sl[i].sent) {
             all = 0;
         } else if (!sl[i].v->at_barrier) {
+            vu_cpu_mark(sl[i].v);
             sl[i].v->at_barrier = 1;
             sh->n_paused++;
             marked = 1;
@@ -337,6 +338,7 @@ void *group_main(void *arg)
         }
         if (!busy && __atomic_load_n(&sh->n_retired, __ATOMIC_ACQUIRE) == sh->n_terms) {
             /* Every terminal ran its run.transactions: these connections are done. */
+            vu_cpu_mark(lead);
             pthread_mutex_lock(&sh->lock);
             for (int i = 0; i < k; i++) {
                 vu_publish(&lead[i]);
@@ -353,6 +355,7 @@ void *group_main(void *arg)
         group_wait(sh, sl, k, 1);
     }
 out:
+    vu_cpu_mark(lead);
     for (int i = 0; i < k; i++)
         vu_publish(&lead[i]);
     free(sl);

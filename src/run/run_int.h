@@ -124,6 +124,8 @@ int phase_get(struct shared *sh);
 void phase_set(struct shared *sh, int ph);
 /* Serve a pending snapshot request. */
 void vu_publish(struct vu *v);
+/* The calling thread's CPU so far into v->st.cpu_us (v its thread's own). */
+void vu_cpu_mark(struct vu *v);
 int vu_connect(struct vu *v, struct err *e);
 /* Monitor: cancel what v is waiting for. */
 void vu_cancel(struct vu *v);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/clock.h"
@@ -38,6 +39,16 @@ void phase_set(struct shared *sh, int ph)
     pthread_mutex_unlock(&sh->q.lock);
 }
 
+/* The calling thread's CPU so far into v's stats, when v is its thread's
+ * own (a worker of several connections counts it on its first). */
+void vu_cpu_mark(struct vu *v)
+{
+    struct timespec ts;
+
+    if (v->lead == v && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+        v->st.cpu_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
 /* Serve a pending snapshot request: copy stats into the buffer the monitor is not reading. */
 void vu_publish(struct vu *v)
 {
@@ -46,6 +57,7 @@ void vu_publish(struct vu *v)
 
     if (req == v->ack)
         return;
+    vu_cpu_mark(v);
     memcpy(&v->snap[req & 1], &v->st, sizeof(v->st));
     __atomic_store_n(&v->ack, req, __ATOMIC_RELEASE);
 }
@@ -395,6 +407,7 @@ static void vu_pause_point(struct vu *v)
 {
     struct shared *sh = v->sh;
 
+    vu_cpu_mark(v);
     pthread_mutex_lock(&sh->lock);
     sh->n_paused++;
     v->at_barrier = 1;
@@ -620,6 +633,7 @@ void *vu_main(void *arg)
         if (!t) {
             if (__atomic_load_n(&sh->n_retired, __ATOMIC_ACQUIRE) == sh->n_terms) {
                 /* Every terminal ran its run.transactions: this worker is done. */
+                vu_cpu_mark(v);
                 vu_publish(v);
                 pthread_mutex_lock(&sh->lock);
                 v->finished = 1;
@@ -665,6 +679,7 @@ void *vu_main(void *arg)
         if (rc == E_CONN)
             vu_reconnect(v);
     }
+    vu_cpu_mark(v);
     return NULL;
 }
 

@@ -1011,6 +1011,11 @@ static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
         e = s->qe;
         n_ok = s->nst;
     }
+    /* The call alone (stride 1) commits at the sync, after its result came:
+     * a failure after that result (the commit's own, or a lost connection)
+     * is still the call's, and not a commit. */
+    if (s->stride == 1 && rc < 0)
+        n_ok = 0;
     /* Statements 3i, 3i + 1, 3i + 2 are transaction i's (the call alone,
      * stride 1, for a batch of one); the first n_ok ran. */
     failed = rc < 0 ? n_ok / s->stride : n;
