@@ -17,7 +17,9 @@
 #  4. every client backend killed (pg_terminate_backend): the same;
 #  5. fewer workers than connections in client mode: exit 2, saying what it
 #     needs and what to do;
-#  6. the null driver: 16 terminals x 25 transactions on 2 threads, exactly
+#  6. a call that fails at its commit (a deferred constraint trigger) is a
+#     failure, never a commit, though its result came back first;
+#  7. the null driver: 16 terminals x 25 transactions on 2 threads, exactly
 #     400, and a worker of several connections keeps each busy (TPS near 16
 #     connections / 1 ms).
 # Prints TAP.  About 60 s.
@@ -128,7 +130,26 @@ is "$rc" 2 "fewer workers than connections in client mode: exit 2" || explain
 like "$err" "*'run.workers' is 2, fewer than the 4 connections, but a worker of several connections needs run.mode procedure*set run.workers to 0*" \
     "... saying what it needs and what to do" || explain
 
-# 6. The null driver.
+# 6. A transaction of one call commits at the pipeline's sync, after its
+# result came back: a commit that fails there (a deferred constraint
+# trigger on history) is the transaction's failure, never a commit.
+pg_psql "create function tpcc_test_refuse() returns trigger language plpgsql as
+         \$\$ begin raise exception 'refused at commit' using errcode = '23514'; end \$\$;
+         create constraint trigger tpcc_test_refuse after insert on history
+         deferrable initially deferred for each row execute function tpcc_test_refuse()" >/dev/null
+h0=$(pg_psql "select count(*) from history")
+run atcommit "$bin" run -c "$cfg" --mode procedure --vus 4 --workers 1 --transactions 10 \
+    --mix 0,100,0,0,0 --warmup 0s --duration 60s --label atcommit
+h1=$(pg_psql "select count(*) from history")
+pg_psql "drop trigger tpcc_test_refuse on history; drop function tpcc_test_refuse()" >/dev/null
+is "$h1" "$h0" "the trigger refused every Payment at commit (history unchanged: $h0)"
+jcheck "$(rec atcommit)/run.json" "
+p = rec.get('run', {}).get('transactions', {}).get('payment', {})
+check(p.get('count') == 0, 'no Payment counted as committed', p)
+check(p.get('errors', {}).get('other') == 40, 'all 40 counted as failed', p.get('errors'))
+"
+
+# 7. The null driver.
 printf 'database: {driver: null, null_service_time: 1ms}\nresults: {dir: %s}\n' "$tmp/results" >"$tmp/null.yaml"
 run null "$bin" run -c "$tmp/null.yaml" --vus 16 --workers 2 --transactions 25 --warmup 0s \
     --duration 60s --delivery inline --label nullw
