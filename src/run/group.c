@@ -355,7 +355,9 @@ void *group_main(void *arg)
         group_wait(sh, sl, k, 1);
     }
 out:
-    vu_cpu_mark(lead);
+    /* Not once finished or at the barrier: the monitor may read it then. */
+    if (!lead->finished && !lead->at_barrier)
+        vu_cpu_mark(lead);
     for (int i = 0; i < k; i++)
         vu_publish(&lead[i]);
     free(sl);

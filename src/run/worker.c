@@ -679,7 +679,9 @@ void *vu_main(void *arg)
         if (rc == E_CONN)
             vu_reconnect(v);
     }
-    vu_cpu_mark(v);
+    /* Not once finished: the monitor may read it then. */
+    if (!v->finished)
+        vu_cpu_mark(v);
     return NULL;
 }
 
