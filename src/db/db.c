@@ -302,9 +302,10 @@ int db_pipe_sync(struct db_conn *c, int *n_ok, struct err *e)
         return rc;
     while ((rc = db_pipe_recv(c, &done, n_ok, e)), !done) {
         struct pollfd pfd = { .fd = db_fd(c), .events = POLLIN };
-        /* Nothing to read yet: wait for it (a signal only wakes us early). */
+        /* Nothing to read yet: wait for it, looking again every 20 ms (data
+         * a TLS layer holds back leaves its socket quiet). */
         if (pfd.fd >= 0)
-            poll(&pfd, 1, -1);
+            poll(&pfd, 1, 20);
     }
     return rc;
 }

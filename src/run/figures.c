@@ -743,7 +743,10 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
             "  driver CPU: %.2f ms per 1000 tx (terminal workers %.2f, the rest %.2f), %.1f%% "
             "of a core%s\n",
             f->driver_cpu_ms_per_ktx, f->worker_cpu_ms_per_ktx,
-            f->driver_cpu_ms_per_ktx - f->worker_cpu_ms_per_ktx, f->driver_cpu_pct,
+            f->driver_cpu_ms_per_ktx > f->worker_cpu_ms_per_ktx
+                ? f->driver_cpu_ms_per_ktx - f->worker_cpu_ms_per_ktx
+                : 0.0,
+            f->driver_cpu_pct,
             f->driver_cpu_pct > 50 ? "  (warning: the driver may be the bottleneck)" : "");
 }
 

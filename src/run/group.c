@@ -220,8 +220,11 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
     }
     if (polling)
         sched_poll_end(&sh->sched, pf[np].revents != 0);
+    /* A readable socket has news; on a tick every busy one is looked at
+     * too, so data a TLS layer holds back (its socket quiet) waits at most
+     * GROUP_TICK_US. */
     for (int j = 0; j < np; j++)
-        if (pf[j].revents)
+        if (pf[j].revents || clock_us() >= now + GROUP_TICK_US)
             slot_recv(&sl[idx[j]]);
 }
 

@@ -40,12 +40,14 @@ void phase_set(struct shared *sh, int ph)
 }
 
 /* The calling thread's CPU so far into v's stats, when v is its thread's
- * own (a worker of several connections counts it on its first). */
+ * own (a worker of several connections counts it on its first), and never
+ * while the monitor may read them (v finished, or at the barrier). */
 void vu_cpu_mark(struct vu *v)
 {
     struct timespec ts;
 
-    if (v->lead == v && clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    if (v->lead == v && !v->finished && !v->at_barrier &&
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
         v->st.cpu_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
