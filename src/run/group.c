@@ -55,7 +55,7 @@ static void slot_settle(struct gslot *s, int rc)
         uint64_t now = clock_us();
         vu_lost(v, now);
         s->backoff_us = 50000;
-        s->retry_at_us = now + s->backoff_us / 2 + clock_jitter_us(&v->jitter, s->backoff_us / 2);
+        s->retry_at_us = now + reconnect_delay_us(&v->jitter, s->backoff_us);
     }
 }
 
@@ -102,8 +102,7 @@ static void slot_reconnect(struct gslot *s, uint64_t now)
         return;
     }
     s->backoff_us = s->backoff_us * 2 > 1000000 ? 1000000 : s->backoff_us * 2;
-    s->retry_at_us =
-        clock_us() + s->backoff_us / 2 + clock_jitter_us(&v->jitter, s->backoff_us / 2);
+    s->retry_at_us = clock_us() + reconnect_delay_us(&v->jitter, s->backoff_us);
 }
 
 /* Put back the terminals gathered in s but not sent (their lag is counted). */
@@ -179,7 +178,7 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
 {
     struct pollfd pf[RUN_GROUP_MAX + 1];
     int idx[RUN_GROUP_MAX];
-    int np = 0, free_conn = 0, polling = 0;
+    int np = 0, free_conn = 0, polling = 0, tick;
     uint64_t now = clock_us(), until = now + GROUP_TICK_US;
     struct timespec ts;
 
@@ -220,11 +219,12 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
     }
     if (polling)
         sched_poll_end(&sh->sched, pf[np].revents != 0);
+    tick = clock_us() >= now + GROUP_TICK_US;
     /* A readable socket has news; on a tick every busy one is looked at
      * too, so data a TLS layer holds back (its socket quiet) waits at most
      * GROUP_TICK_US. */
     for (int j = 0; j < np; j++)
-        if (pf[j].revents || clock_us() >= now + GROUP_TICK_US)
+        if (pf[j].revents || tick)
             slot_recv(&sl[idx[j]]);
 }
 
@@ -358,9 +358,7 @@ void *group_main(void *arg)
         group_wait(sh, sl, k, 1);
     }
 out:
-    /* Not once finished or at the barrier: the monitor may read it then. */
-    if (!lead->finished && !lead->at_barrier)
-        vu_cpu_mark(lead);
+    vu_cpu_mark(lead);
     for (int i = 0; i < k; i++)
         vu_publish(&lead[i]);
     free(sl);

@@ -137,6 +137,8 @@ void *worker_main(void *arg);
 /* What both kinds of terminal workers (worker.c, group.c) do with a terminal. */
 void vu_fatal(struct vu *v, const struct err *e);
 void vu_lost(struct vu *v, uint64_t now);
+/* The wait before the next reconnect attempt: backoff/2 .. backoff, jittered. */
+uint64_t reconnect_delay_us(uint64_t *jitter, uint64_t backoff_us);
 void term_start(struct vu *v, struct terminal *t, uint64_t now);
 int term_deferred(const struct vu *v, const struct terminal *t);
 int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e);

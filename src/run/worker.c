@@ -118,6 +118,11 @@ void vu_cancel(struct vu *v)
 
 static void vu_pause_point(struct vu *v);
 
+uint64_t reconnect_delay_us(uint64_t *jitter, uint64_t backoff_us)
+{
+    return backoff_us / 2 + clock_jitter_us(jitter, backoff_us / 2);
+}
+
 void vu_lost(struct vu *v, uint64_t now)
 {
     if (v->c)
@@ -139,7 +144,7 @@ static void vu_reconnect(struct vu *v)
     vu_lost(v, t0);
     for (;;) {
         /* Sleep backoff/2 .. backoff, in slices that see a stop or a barrier. */
-        uint64_t end = clock_us() + backoff_us / 2 + clock_jitter_us(&jitter, backoff_us / 2);
+        uint64_t end = clock_us() + reconnect_delay_us(&jitter, backoff_us);
         for (;;) {
             int ph = phase_get(sh);
             uint64_t now = clock_us();
@@ -681,9 +686,7 @@ void *vu_main(void *arg)
         if (rc == E_CONN)
             vu_reconnect(v);
     }
-    /* Not once finished: the monitor may read it then. */
-    if (!v->finished)
-        vu_cpu_mark(v);
+    vu_cpu_mark(v);
     return NULL;
 }
 
