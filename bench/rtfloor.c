@@ -4,8 +4,11 @@
  * trip each).  Connects with the conninfo given (password from PGPASSWORD),
  * prepares "SELECT $1::int", then for each mode runs N round trips:
  *   sync   PQexecPrepared, as tpccbench's procedure mode does;
- *   pipe   the same N as one libpq pipeline (one wait for many requests:
- *          what batching the waits of many connections could at best give).
+ *   batch  16 requests per pipeline, each with its own sync point (its own
+ *          transaction, as run.batch sends them): the server answers each
+ *          sync on its own, so the client may wake once per request;
+ *   pipe   the same N as one libpq pipeline, one sync per 100 (one wait for
+ *          many requests: what batching could at best give).
  * Prints microseconds of client CPU (user + system, getrusage) and of wall
  * time per round trip.  Built and run by bench/rtfloor.sh; not a test.
  */
@@ -66,6 +69,28 @@ int main(int argc, char **argv)
     }
     printf("sync  %ld round trips: %.2f us CPU, %.2f us wall each\n", n, (cpu_s() - c0) * 1e6 / n,
            (wall_s() - w0) * 1e6 / n);
+
+    c0 = cpu_s();
+    w0 = wall_s();
+    PQenterPipelineMode(c);
+    for (long i = 0; i < n; i += 16) {
+        long k = n - i < 16 ? n - i : 16, syncs = 0;
+        for (long j = 0; j < k; j++) {
+            snprintf(buf, sizeof(buf), "%ld", i + j);
+            PQsendQueryPrepared(c, "s", 1, vals, NULL, NULL, 0);
+            PQpipelineSync(c);
+        }
+        while (syncs < k) {
+            res = PQgetResult(c);
+            if (!res)
+                continue;
+            syncs += PQresultStatus(res) == PGRES_PIPELINE_SYNC;
+            PQclear(res);
+        }
+    }
+    PQexitPipelineMode(c);
+    printf("batch %ld requests, 16 per pipeline, a sync each: %.2f us CPU, %.2f us wall each\n", n,
+           (cpu_s() - c0) * 1e6 / n, (wall_s() - w0) * 1e6 / n);
 
     c0 = cpu_s();
     w0 = wall_s();

@@ -10,7 +10,11 @@
 # (response time, from the intended start), the transactions per round trip
 # and the driver's CPU (getrusage of tpccbench) per 1000 committed
 # transactions and as % of one core per 1000 TPS.  Not part of `make test`.
-# Environment: W (4), ROWS, DURATION (60s).
+# Environment: W (4), ROWS, DURATION (60s), BASE: a tpccbench binary of an
+# earlier commit (one that takes --vus) to run first, 8 virtual users in
+# procedure mode on the same data; every row then also prints its CPU per
+# transaction and its NOTPM as a ratio of the base's, measured in the same
+# sitting (this machine is shared: compare ratios, not absolute figures).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -29,24 +33,42 @@ cleanup() {
 }
 trap cleanup EXIT
 ./tpccbench load "${common[@]}" --warehouses "$W" --jobs 2 --keep-server >"$work/load.out" 2>&1
-printf '%5s %5s %5s %7s %9s %8s %10s %8s %15s %20s\n' terms conns batch workers NOTPM TPS "NO p90 ms" "tx/RT" \
-    "CPU ms/1000 tx" "% core per 1000 TPS"
+printf '%5s %5s %5s %7s %9s %8s %10s %8s %15s %20s %9s %11s\n' terms conns batch workers NOTPM TPS "NO p90 ms" \
+    "tx/RT" "CPU ms/1000 tx" "% core per 1000 TPS" "CPU/base" "NOTPM/base"
+# row_figures REC T C B: one line of the table from a run's record (the
+# base's figures, once taken, in $work/base).
+row_figures() {
+    python3 - "$@" "$work/base" <<'EOP'
+import json, os, sys
+r = json.load(open(sys.argv[1]))["run"]
+cpu = r["driver_cpu_ms_per_1000_tx"]
+t = r.get("terminals", {})
+p = t.get("pipelining")
+per_rt = p["per_round_trip"] if isinstance(p, dict) and p.get("per_round_trip") else 1.0
+p90 = r["transactions"]["new_order"]["p90_ms"]
+ratio = ("%9s %11s" % ("-", "-"))
+if os.path.exists(sys.argv[5]):
+    bcpu, bnotpm = map(float, open(sys.argv[5]).read().split())
+    ratio = "%9.2f %11.2f" % (cpu / bcpu, r["notpm"] / bnotpm)
+else:
+    open(sys.argv[5], "w").write("%r %r\n" % (cpu, r["notpm"]))
+# % of one core per 1000 TPS = (CPU seconds per second at 1000 TPS) x 100 = cpu_ms_per_1000_tx / 10
+print("%5s %5s %5s %7s %9.0f %8.1f %10.2f %8.2f %15.1f %20.2f %s" % (sys.argv[2], sys.argv[3], sys.argv[4],
+      t.get("workers", "-"), r["notpm"], r["tps"], p90, per_rt, cpu, cpu / 10.0, ratio))
+EOP
+}
+if [ -n "${BASE:-}" ]; then
+    "$BASE" run "${common[@]}" --keep-server --mode procedure --vus 8 --warmup 10s --duration "$DURATION" \
+        --label base >"$work/run.out" 2>&1
+    echo "base: $BASE, 8 virtual users"
+    row_figures "$(ls -t "$work"/results/*/run.json | head -1)" 8 8 1
+fi
 for row in $ROWS; do
     IFS=: read -r t c b wk <<<"$row"
     wk=${wk:-0}
     ./tpccbench run "${common[@]}" --keep-server --mode procedure --terminals "$t" --connections "$c" \
         --batch "$b" --workers "$wk" --warmup 10s --duration "$DURATION" --label "t$t-c$c-b$b-w$wk" \
         >"$work/run.out" 2>&1
-    rec=$(ls -t "$work"/results/*/run.json | head -1)
-    python3 - "$rec" "$t" "$c" "$b" <<'EOP'
-import json, sys
-r = json.load(open(sys.argv[1]))["run"]
-cpu = r["driver_cpu_ms_per_1000_tx"]
-p = r["terminals"]["pipelining"]
-per_rt = p["per_round_trip"] if isinstance(p, dict) and p.get("per_round_trip") else 1.0
-# % of one core per 1000 TPS = (CPU seconds per second at 1000 TPS) x 100 = cpu_ms_per_1000_tx / 10
-print("%5s %5s %5s %7s %9.0f %8.1f %10.2f %8.2f %15.1f %20.2f" % (sys.argv[2], sys.argv[3], sys.argv[4], r["terminals"]["workers"],
-      r["notpm"], r["tps"], r["transactions"]["new_order"]["p90_ms"], per_rt, cpu, cpu / 10.0))
-EOP
+    row_figures "$(ls -t "$work"/results/*/run.json | head -1)" "$t" "$c" "$b"
 done
 echo "(NOTPM: TPC-C derived, not audited)"

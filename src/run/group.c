@@ -10,9 +10,11 @@
  * scheduler without waiting (sched_take_now), and sleeps in one ppoll() on
  * its busy connections and the scheduler's bell (rung when a terminal put
  * back is due first) until a result comes, the next terminal is due, or 20
- * ms passed (to see a phase change).  A lost connection is reconnected on
- * the same thread with the same jittered back-off as worker.c's, between
- * passes, so the other connections keep working meanwhile.  Each connection
+ * ms passed (to see a phase change).  A lost connection is reconnected with
+ * the same jittered back-off as worker.c's; each attempt runs on a thread
+ * of its own (a connect may wait up to the driver's timeout on a server
+ * that does not answer), so the other connections keep working meanwhile
+ * and the thread takes the new connection once it is there.  Each connection
  * keeps its struct vu: stats, snapshots, barrier and down time are per
  * connection, exactly as for a worker of one.
  */
@@ -36,6 +38,12 @@ struct gslot {
     uint64_t start;       /* when it was sent */
     uint64_t retry_at_us; /* down: next reconnect attempt */
     uint64_t backoff_us;  /* down: the back-off now */
+    int connecting;       /* down: an attempt runs on thread cth */
+    int cdone;            /* set (release) by cth when its attempt ended */
+    int crc;              /* cth's result, its connection and error */
+    struct db_conn *cnew;
+    struct err cerr;
+    pthread_t cth;
     struct terminal *bt[TXN_BATCH_MAX];
     struct txn_batch_item b[TXN_BATCH_MAX];
     struct txn_output outs[TXN_BATCH_MAX];
@@ -85,17 +93,26 @@ static void slot_recv(struct gslot *s)
         slot_settle(s, rc);
 }
 
-/* A down connection whose back-off ended: one attempt (bounded by the
- * driver's connect timeout), then the next back-off. */
-static void slot_reconnect(struct gslot *s, uint64_t now)
+/* A reconnect attempt's thread: touches only s's c* fields. */
+static void *slot_connector(void *arg)
+{
+    struct gslot *s = arg;
+
+    s->crc = conn_open(s->v->sh, &s->cnew, &s->cerr);
+    __atomic_store_n(&s->cdone, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* The attempt of s ended (its thread joined): take the connection, or
+ * schedule the next attempt. */
+static void slot_connected(struct gslot *s)
 {
     struct vu *v = s->v;
-    struct err e;
 
-    if (v->c || now < s->retry_at_us)
-        return;
-    if (vu_connect(v, &e) == 0) {
+    if (s->crc == 0) {
         uint64_t since = __atomic_load_n(&v->down_since_us, __ATOMIC_RELAXED);
+        vu_set_conn(v, s->cnew);
+        s->cnew = NULL;
         v->st.reconnects++;
         v->st.down_us += clock_us() - since;
         __atomic_store_n(&v->down_since_us, 0, __ATOMIC_RELAXED);
@@ -103,6 +120,40 @@ static void slot_reconnect(struct gslot *s, uint64_t now)
     }
     s->backoff_us = s->backoff_us * 2 > 1000000 ? 1000000 : s->backoff_us * 2;
     s->retry_at_us = clock_us() + reconnect_delay_us(&v->jitter, s->backoff_us);
+}
+
+/* Join s's attempt, if one runs (waits for it when wait, else only when it
+ * ended); 1 when none runs any more. */
+static int slot_join(struct gslot *s, int wait)
+{
+    if (!s->connecting)
+        return 1;
+    if (!wait && !__atomic_load_n(&s->cdone, __ATOMIC_ACQUIRE))
+        return 0;
+    pthread_join(s->cth, NULL);
+    s->connecting = 0;
+    slot_connected(s);
+    return 1;
+}
+
+/* A down connection: when its attempt ended, take the result; when its
+ * back-off ended, start the next attempt on a thread of its own (on this
+ * one when no thread can be had). */
+static void slot_reconnect(struct gslot *s, uint64_t now)
+{
+    struct vu *v = s->v;
+
+    if (v->c || !slot_join(s, 0) || v->c || now < s->retry_at_us)
+        return;
+    s->cdone = 0;
+    s->cnew = NULL;
+    err_clear(&s->cerr);
+    if (pthread_create(&s->cth, NULL, slot_connector, s) == 0) {
+        s->connecting = 1;
+        return;
+    }
+    slot_connector(s);
+    slot_connected(s);
 }
 
 /* Put back the terminals gathered in s but not sent (their lag is counted). */
@@ -194,7 +245,8 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
             idx[np++] = i;
         } else if (sl[i].v->c) {
             free_conn = 1;
-        } else if (take && sl[i].retry_at_us < until) {
+        } else if (take && !sl[i].connecting && sl[i].retry_at_us < until) {
+            /* (An attempt that runs is looked at on the next tick.) */
             until = sl[i].retry_at_us > now ? sl[i].retry_at_us : now;
         }
     }
@@ -341,6 +393,8 @@ void *group_main(void *arg)
         }
         if (!busy && __atomic_load_n(&sh->n_retired, __ATOMIC_ACQUIRE) == sh->n_terms) {
             /* Every terminal ran its run.transactions: these connections are done. */
+            for (int i = 0; i < k; i++)
+                slot_join(&sl[i], 1);
             vu_cpu_mark(lead);
             pthread_mutex_lock(&sh->lock);
             for (int i = 0; i < k; i++) {
@@ -358,6 +412,8 @@ void *group_main(void *arg)
         group_wait(sh, sl, k, 1);
     }
 out:
+    for (int i = 0; i < k; i++)
+        slot_join(&sl[i], 1); /* bounded by the driver's connect timeout */
     vu_cpu_mark(lead);
     for (int i = 0; i < k; i++)
         vu_publish(&lead[i]);

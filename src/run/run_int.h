@@ -126,6 +126,12 @@ void phase_set(struct shared *sh, int ph);
 void vu_publish(struct vu *v);
 /* The calling thread's CPU so far into v->st.cpu_us (v its thread's own). */
 void vu_cpu_mark(struct vu *v);
+/* A new connection, set up for the run (isolation, prepared statements),
+ * into *out; touches nothing but sh's settings, so any thread may. */
+int conn_open(struct shared *sh, struct db_conn **out, struct err *e);
+/* Set v's connection, closing the one it had. */
+void vu_set_conn(struct vu *v, struct db_conn *c);
+/* conn_open, then vu_set_conn. */
 int vu_connect(struct vu *v, struct err *e);
 /* Monitor: cancel what v is waiting for. */
 void vu_cancel(struct vu *v);

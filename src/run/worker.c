@@ -65,7 +65,7 @@ void vu_publish(struct vu *v)
 }
 
 /* Set v's connection (the monitor may be cancelling through the old one). */
-static void vu_set_conn(struct vu *v, struct db_conn *c)
+void vu_set_conn(struct vu *v, struct db_conn *c)
 {
     struct db_conn *old;
 
@@ -89,12 +89,12 @@ int64_t backend_of(struct db_conn *c, const char *sql)
     return id;
 }
 
-int vu_connect(struct vu *v, struct err *e)
+int conn_open(struct shared *sh, struct db_conn **out, struct err *e)
 {
-    struct shared *sh = v->sh;
     struct db_conn *c = NULL;
     int rc;
 
+    *out = NULL;
     if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &c, e)) < 0)
         return rc;
     /* Without autocommit (ODBC) the SET opened a transaction: end it, so an
@@ -104,8 +104,18 @@ int vu_connect(struct vu *v, struct err *e)
         db_close(c);
         return rc;
     }
-    vu_set_conn(v, c);
+    *out = c;
     return 0;
+}
+
+int vu_connect(struct vu *v, struct err *e)
+{
+    struct db_conn *c;
+    int rc = conn_open(v->sh, &c, e);
+
+    if (rc == 0)
+        vu_set_conn(v, c);
+    return rc;
 }
 
 /* Monitor: cancel what v is waiting for (a stop that must not wait on it). */

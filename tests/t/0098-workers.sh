@@ -21,8 +21,13 @@
 #     failure, never a commit, though its result came back first;
 #  7. the null driver: 16 terminals x 25 transactions on 2 threads, exactly
 #     400, and a worker of several connections keeps each busy (TPS near 16
-#     connections / 1 ms).
-# Prints TAP.  About 60 s.
+#     connections / 1 ms);
+#  8. one connection of a thread lost while the server takes new
+#     connections but does not answer them (tests/helper/holdproxy.py): its
+#     reconnect waits on a thread of its own, so the thread's other 7
+#     connections commit in every second of the hold (no stall), and it is
+#     reconnected once the server answers again.
+# Prints TAP.  About 80 s.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -169,5 +174,41 @@ jcheck "$(rec nullt)/run.json" "
 run = rec.get('run', {})
 tps = run.get('tps', 0)
 check(tps > 6000, 'two threads keep the 16 connections busy: TPS %.0f > 6000' % tps, tps)
+"
+
+# 8. A reconnect that hangs does not stall the thread's other connections.
+python3 "$root/tests/helper/holdproxy.py" 127.0.0.1 "$PG_TEST_PORT" "$tmp/hold.port" &
+pxpid=$!
+i=0
+while [ ! -s "$tmp/hold.port" ] && [ "$i" -lt 100 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+hport=$(cat "$tmp/hold.port")
+sed "s/port=$PG_TEST_PORT/port=$hport/" "$cfg" >"$tmp/hold.yaml"
+"$bin" run -c "$tmp/hold.yaml" --mode procedure --vus 8 --workers 1 --duration 14s --warmup 1s \
+    --delivery inline --label hold >"$tmp/hold.out" 2>"$tmp/hold.err" </dev/null &
+bgpid=$!
+sleep 4
+kill -USR1 "$pxpid"
+n=$(pg_psql "select count(pg_terminate_backend(pid)) from (select pid from pg_stat_activity
+             where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'
+             and query ~ '^SELECT (\* FROM )?tpcc_(new_order|payment)\(' order by pid limit 1) a")
+is "$n" 1 "one connection of the thread ended while new connections are held"
+sleep 6
+kill -USR2 "$pxpid"
+wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
+wait "$bgpid"
+rc=$?
+bgpid=
+is "$rc" 0 "hold: the run completes, exit 0" || diag "$(cat "$tmp/hold.err")"
+jcheck "$(rec hold)/run.json" "
+run = rec.get('run', {})
+o = run.get('outage', {})
+check(o.get('lost_connections') == 1, 'one connection lost', o)
+check(o.get('reconnects') == 1, '... and reconnected once the server answered again', o)
+check(run.get('stalls') == [] and run.get('longest_stall_s') == 0,
+      'no second without a commit: the other 7 went on while it waited', (run.get('stalls'), run.get('longest_stall_s')))
+check(run.get('terminals', {}).get('workers') == 1, 'on 1 worker', run.get('terminals'))
 "
 done_testing
