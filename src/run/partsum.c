@@ -86,6 +86,10 @@ json_t *partsum_encode(const struct run_result *r, const struct config *cfg)
                   "backend_distinct", r->backend_distinct, "backend_samples", r->backend_samples,
                   "backend_changes", r->backend_changes, "c_load", r->c_load.c_last, r->c_load.c_id,
                   r->c_load.ol_i_id, "c_run", r->c_run.c_last, r->c_run.c_id, r->c_run.ol_i_id));
+    /* The worker threads (a part from before they were counted has none:
+     * one per connection, as it ran). */
+    json_object_set_new(json_object_get(o, "scalars"), "workers",
+                        json_integer(r->workers ? r->workers : r->connections));
     json_object_set_new(o, "series", series_encode(r));
     for (int t = 0; t < TX_NTYPES; t++)
         json_array_append_new(mix, json_integer(cfg->run.mix[t]));
@@ -236,6 +240,7 @@ int partsum_decode(const json_t *j, struct run_result *r, struct config *cfg, st
     r->virtual_users = inum(sc, "virtual_users");
     r->terminals = inum(sc, "terminals");
     r->connections = inum(sc, "connections");
+    r->workers = json_object_get(sc, "workers") ? inum(sc, "workers") : r->connections;
     r->delivery_workers = inum(sc, "delivery_workers");
     r->load = inum(sc, "load");
     r->offered_tps = num(sc, "offered_tps");
@@ -344,6 +349,7 @@ int partsum_merge(const struct run_result *parts, int n, struct run_result *out,
         out->virtual_users += p->virtual_users;
         out->terminals += p->terminals;
         out->connections += p->connections;
+        out->workers += p->workers;
         out->delivery_workers += p->delivery_workers;
         out->offered_tps += p->offered_tps;
         out->deliveries_pending += p->deliveries_pending;

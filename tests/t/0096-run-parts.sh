@@ -1,7 +1,8 @@
 #!/bin/sh
 # 0096-run-parts.sh - a scale-out run: parts meeting in a real PostgreSQL (W=4).
 #
-#  1. 4 parts started together (--part K/4, one run id), 2 terminals each:
+#  1. 4 parts started together (--part K/4, one run id), 2 terminals each
+#     (over 2 connections on 1 worker thread):
 #     every part drove only its own warehouse's terminals (Stock-Level pairs
 #     in its record), all exit 0, exactly one merged; the merged record has
 #     the 4 parts, NOTPM equal to the database's count exactly, validity over
@@ -42,7 +43,7 @@ part() {
 
 # 1. Four parts.
 for k in 1 2 3 4; do
-    part $k 4 four four --duration 6s --warmup 1s --part-timeout 60s
+    part $k 4 four four --duration 6s --warmup 1s --part-timeout 60s --workers 1
 done
 all=0
 for k in 1 2 3 4; do
@@ -83,6 +84,7 @@ for d in sorted(glob.glob('$tmp/results/*-four-part*of4')):
     parts_no += json.load(open(d + '/run.json'))['run']['transactions']['new_order']['count']
 check(run['transactions']['new_order']['count'] == parts_no, 'merged: New-Order count is the sum of the parts', run['transactions']['new_order']['count'], parts_no)
 check(run['terminals']['count'] == 8 and run['terminals']['connections'] == 8, 'merged: 8 terminals over 8 connections', run['terminals'])
+check(run['terminals'].get('workers') == 4, 'merged: on 4 worker threads (each part 2 connections on 1)', run['terminals'])
 pairs = sorted((x[0], x[1]) for x in run['terminals']['stock_level_by_w_d'])
 check(pairs == sorted((w, d) for w in (1, 2, 3, 4) for d in (1, 2)), 'merged: the 8 terminals, (w, 1) and (w, 2) of every warehouse', pairs)
 v = run.get('validity', {})
