@@ -65,6 +65,9 @@ struct db_connect_args {
     const char *app_name; /* application_name, e.g. "tpccbench vu 3" */
     int64_t null_service_us; /* driver null: each exec and query takes this long (a sleep) */
     int statements;       /* enum db_statements */
+    /* Set (non-zero) by another thread: a connect still waiting for the
+     * server gives up (E_INTR) within 100 ms.  NULL: none. */
+    const int *abandon;
 };
 
 /* Driver capabilities (struct db_ops.flags). */

@@ -131,7 +131,7 @@ static void ignore_notice(void *arg, const char *message)
  * is seen while a slow or distant server answers; PQconnectPoll leaves the
  * time limit to us: PG_CONNECT_WAIT_MS without progress. */
 #define PG_CONNECT_WAIT_MS 10000
-static int connect_wait(struct pg_conn *p, struct err *e)
+static int connect_wait(struct pg_conn *p, const int *abandon, struct err *e)
 {
     PostgresPollingStatusType ps = PGRES_POLLING_WRITING;
     int waited_ms = 0;
@@ -142,7 +142,7 @@ static int connect_wait(struct pg_conn *p, struct err *e)
         struct pollfd pfd = { .fd = PQsocket(p->conn),
                               .events = ps == PGRES_POLLING_READING ? POLLIN : POLLOUT };
         int r = poll(&pfd, 1, 100);
-        if (sig_stop_requested()) {
+        if (sig_stop_requested() || (abandon && __atomic_load_n(abandon, __ATOMIC_ACQUIRE))) {
             PQfinish(p->conn);
             p->conn = NULL;
             return err_set(e, E_INTR, "interrupted while connecting to PostgreSQL");
@@ -199,7 +199,7 @@ static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct
     p->conn = PQconnectStartParams(keys, vals, 1);
     if (!p->conn)
         return err_set(e, E_FAIL, "out of memory connecting to PostgreSQL");
-    if ((rc = connect_wait(p, e)) < 0)
+    if ((rc = connect_wait(p, a->abandon, e)) < 0)
         return rc;
     if (PQstatus(p->conn) != CONNECTION_OK) {
         const char *msg = PQerrorMessage(p->conn);

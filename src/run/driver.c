@@ -600,8 +600,11 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     join:
         backend_probe_stop(probe, r);
         probe = NULL;
-        if (join_bounded(vus, nvu, !sh->go) < 0)
+        if (join_bounded(vus, nvu, !sh->go) < 0) {
             stuck = 1;
+            for (int i = 0; i < nvu; i++)
+                r->left_behind += vus[i].lead && vus[i].lead->started && !vus[i].joined;
+        }
         /* A usage error met after the monitor's last look. */
         if (rc == 0 && __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
             pthread_mutex_lock(&sh->lock);
@@ -668,8 +671,11 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             pthread_cond_broadcast(&sh->q.not_empty);
             pthread_mutex_unlock(&sh->q.lock);
         }
-        if (join_bounded(workers, nw, !sh->go || stuck) < 0)
+        if (join_bounded(workers, nw, !sh->go || stuck) < 0) {
             stuck = 1;
+            for (int i = 0; i < nw; i++)
+                r->left_behind += workers[i].lead && workers[i].lead->started && !workers[i].joined;
+        }
         stats_init(&r->delivery);
         for (int i = 0; i < nw; i++)
             stats_merge(
@@ -711,8 +717,10 @@ out:
          * the process's exit. */
         if (o->progress)
             fprintf(o->progress,
-                    "warning: some virtual users did not stop within %d s "
-                    "(blocked in the database): left behind\n",
+                    "warning: %d connection%s did not stop within %d s (blocked in the "
+                    "database, which answered neither them nor a cancel request): left "
+                    "behind (run.json run.left_behind)\n",
+                    r->left_behind, r->left_behind == 1 ? "" : "s",
                     (JOIN_GRACE_US + JOIN_CANCEL_US) / 1000000);
         free(m);
         free(base);

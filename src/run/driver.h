@@ -72,6 +72,7 @@ struct run_result {
     int n_stock_level_pairs;
     int unfinished_open;         /* workers still in a transaction at the window's opening */
     int unfinished_close;        /* ... and at its close (after the bounded wait) */
+    int left_behind;             /* connections whose threads did not stop (blocked in the database) */
     double rtt_median_us;        /* median of 100 trivial queries before the run */
     double connect_total_s;      /* time to connect every VU */
     double connect_min_ms, connect_median_ms, connect_max_ms;

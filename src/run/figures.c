@@ -584,6 +584,9 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
     }
     json_object_set_new(run, "unfinished", json_pack("{s:i, s:i}", "at_open", r->unfinished_open,
                                                      "at_close", r->unfinished_close));
+    /* Threads still blocked in the database when the run ended (the server
+     * answered neither them nor their cancel requests). */
+    json_object_set_new(run, "left_behind", json_integer(r->left_behind));
     json_object_set_new(run, "terminals", terminals_json(cfg, r, f));
     {
         json_t *st = json_array();

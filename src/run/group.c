@@ -40,6 +40,7 @@ struct gslot {
     uint64_t backoff_us;  /* down: the back-off now */
     int connecting;       /* down: an attempt runs on thread cth */
     int cdone;            /* set (release) by cth when its attempt ended */
+    int abandon;          /* set (release) to make cth give up waiting */
     int crc;              /* cth's result, its connection and error */
     struct db_conn *cnew;
     struct err cerr;
@@ -98,17 +99,23 @@ static void *slot_connector(void *arg)
 {
     struct gslot *s = arg;
 
-    s->crc = conn_open(s->v->sh, &s->cnew, &s->cerr);
+    s->crc = conn_open(s->v->sh, &s->abandon, &s->cnew, &s->cerr);
     __atomic_store_n(&s->cdone, 1, __ATOMIC_RELEASE);
     return NULL;
 }
 
 /* The attempt of s ended (its thread joined): take the connection, or
- * schedule the next attempt. */
+ * schedule the next attempt.  A usage error (the server refuses us as
+ * configured: a password, a database gone) ends the run, as at the start. */
 static void slot_connected(struct gslot *s)
 {
     struct vu *v = s->v;
 
+    if (s->crc == E_USAGE) {
+        vu_fatal(v, &s->cerr);
+        s->retry_at_us = UINT64_MAX;
+        return;
+    }
     if (s->crc == 0) {
         uint64_t since = __atomic_load_n(&v->down_since_us, __ATOMIC_RELAXED);
         vu_set_conn(v, s->cnew);
@@ -122,14 +129,18 @@ static void slot_connected(struct gslot *s)
     s->retry_at_us = clock_us() + reconnect_delay_us(&v->jitter, s->backoff_us);
 }
 
-/* Join s's attempt, if one runs (waits for it when wait, else only when it
- * ended); 1 when none runs any more. */
+/* Join s's attempt, if one runs: only when it ended (wait 0), or now, told
+ * to give up waiting for the server (wait 1: the run stops or these
+ * connections are done; bounded by 100 ms, or by the round trip of a
+ * set-up statement in flight).  1 when none runs any more. */
 static int slot_join(struct gslot *s, int wait)
 {
     if (!s->connecting)
         return 1;
     if (!wait && !__atomic_load_n(&s->cdone, __ATOMIC_ACQUIRE))
         return 0;
+    if (wait)
+        __atomic_store_n(&s->abandon, 1, __ATOMIC_RELEASE);
     pthread_join(s->cth, NULL);
     s->connecting = 0;
     slot_connected(s);
@@ -146,6 +157,7 @@ static void slot_reconnect(struct gslot *s, uint64_t now)
     if (v->c || !slot_join(s, 0) || v->c || now < s->retry_at_us)
         return;
     s->cdone = 0;
+    s->abandon = 0;
     s->cnew = NULL;
     err_clear(&s->cerr);
     if (pthread_create(&s->cth, NULL, slot_connector, s) == 0) {
@@ -412,8 +424,16 @@ void *group_main(void *arg)
         group_wait(sh, sl, k, 1);
     }
 out:
-    for (int i = 0; i < k; i++)
-        slot_join(&sl[i], 1); /* bounded by the driver's connect timeout */
+    for (int i = 0; i < k; i++) {
+        uint64_t since;
+        slot_join(&sl[i], 1);
+        /* Still down at the end: its outage so far counts. */
+        since = __atomic_load_n(&sl[i].v->down_since_us, __ATOMIC_RELAXED);
+        if (!sl[i].v->c && since) {
+            sl[i].v->st.down_us += clock_us() - since;
+            __atomic_store_n(&sl[i].v->down_since_us, 0, __ATOMIC_RELAXED);
+        }
+    }
     vu_cpu_mark(lead);
     for (int i = 0; i < k; i++)
         vu_publish(&lead[i]);

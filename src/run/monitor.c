@@ -115,7 +115,8 @@ int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct e
  * answer (a frozen network) must not hold the run past its end. */
 struct count_job {
     struct shared *sh;
-    struct db_conn **mc;
+    struct db_conn *c; /* the monitor's connection, taken at the start (the
+                        * caller's pointer to it changes if the job is abandoned) */
     int64_t out;
     int rc, done;
     struct err e;
@@ -131,7 +132,7 @@ static void *count_job_main(void *arg)
     int rc;
 
     err_clear(&e);
-    rc = count_new_orders(*j->mc, &n, &e);
+    rc = count_new_orders(j->c, &n, &e);
     pthread_mutex_lock(&j->lock);
     j->out = n;
     j->rc = rc;
@@ -159,7 +160,7 @@ int monitor_count_bounded(struct shared *sh, struct db_conn **mc, int64_t *out,
     if (!(j = calloc(1, sizeof(*j))))
         return err_set(e, E_FAIL, "out of memory");
     j->sh = sh;
-    j->mc = mc;
+    j->c = *mc;
     pthread_mutex_init(&j->lock, NULL);
     pthread_cond_init(&j->cond, NULL);
     if (pthread_create(&th, NULL, count_job_main, j) != 0) {
@@ -304,19 +305,59 @@ static int join_until(struct vu *vs, int n, uint64_t wait_us)
     return all;
 }
 
+/* The connections whose threads did not end: asked to cancel on a thread of
+ * their own, since a cancel request is a new connection to the server and
+ * libpq's waits for its answer without a bound (a server that takes
+ * connections and never answers them would hold the stop for ever). */
+struct cancel_job {
+    int n;
+    struct vu *v[];
+};
+
+static void *cancel_main(void *arg)
+{
+    struct cancel_job *j = arg;
+
+    for (int i = 0; i < j->n; i++)
+        vu_cancel(j->v[i]);
+    free(j);
+    return NULL;
+}
+
 /* Join at stop, bounded: in-flight work gets JOIN_GRACE_US to end, then the
  * server is asked to cancel it and JOIN_CANCEL_US more.  0 when every thread
  * ended; -1 when some are still blocked (in a connect, or a server that does
- * not answer): they are left behind, and so is what they use. */
+ * not answer), or the cancel requests are: they are left behind, and so is
+ * what they use. */
 int join_bounded(struct vu *vs, int n, int quick)
 {
+    uint64_t cancel_us = quick ? JOIN_CANCEL_US / 4 : JOIN_CANCEL_US;
+    struct cancel_job *j;
+    pthread_t th;
+    struct timespec ts;
+    int all;
+
     /* Stopped while connecting: nothing in flight is worth waiting for. */
     if (join_until(vs, n, quick ? JOIN_GRACE_US / 6 : JOIN_GRACE_US))
         return 0;
+    j = malloc(sizeof(*j) + (size_t)n * sizeof(j->v[0]));
+    if (!j)
+        return join_until(vs, n, cancel_us) ? 0 : -1;
+    j->n = 0;
     for (int i = 0; i < n; i++)
         if (vs[i].lead && vs[i].lead->started && !vs[i].joined)
-            vu_cancel(&vs[i]);
-    return join_until(vs, n, quick ? JOIN_CANCEL_US / 4 : JOIN_CANCEL_US) ? 0 : -1;
+            j->v[j->n++] = &vs[i];
+    clock_deadline(&ts, cancel_us);
+    if (pthread_create(&th, NULL, cancel_main, j) != 0) {
+        cancel_main(j);
+        return join_until(vs, n, cancel_us) ? 0 : -1;
+    }
+    all = join_until(vs, n, cancel_us);
+    if (pthread_timedjoin_np(th, NULL, &ts) != 0) {
+        pthread_detach(th);
+        return -1; /* it still uses the connections */
+    }
+    return all ? 0 : -1;
 }
 
 /*

@@ -127,8 +127,10 @@ void vu_publish(struct vu *v);
 /* The calling thread's CPU so far into v->st.cpu_us (v its thread's own). */
 void vu_cpu_mark(struct vu *v);
 /* A new connection, set up for the run (isolation, prepared statements),
- * into *out; touches nothing but sh's settings, so any thread may. */
-int conn_open(struct shared *sh, struct db_conn **out, struct err *e);
+ * into *out; touches nothing but sh's settings, so any thread may.  A
+ * connect still waiting for the server gives up once *abandon is set
+ * (abandon may be NULL). */
+int conn_open(struct shared *sh, const int *abandon, struct db_conn **out, struct err *e);
 /* Set v's connection, closing the one it had. */
 void vu_set_conn(struct vu *v, struct db_conn *c);
 /* conn_open, then vu_set_conn. */

@@ -89,13 +89,15 @@ int64_t backend_of(struct db_conn *c, const char *sql)
     return id;
 }
 
-int conn_open(struct shared *sh, struct db_conn **out, struct err *e)
+int conn_open(struct shared *sh, const int *abandon, struct db_conn **out, struct err *e)
 {
     struct db_conn *c = NULL;
+    struct db_connect_args a = *sh->o->args;
     int rc;
 
     *out = NULL;
-    if ((rc = db_connect(sh->o->ops, &sh->d, sh->o->args, &c, e)) < 0)
+    a.abandon = abandon;
+    if ((rc = db_connect(sh->o->ops, &sh->d, &a, &c, e)) < 0)
         return rc;
     /* Without autocommit (ODBC) the SET opened a transaction: end it, so an
      * idle worker holds no server connection of a pooler in transaction mode. */
@@ -111,7 +113,7 @@ int conn_open(struct shared *sh, struct db_conn **out, struct err *e)
 int vu_connect(struct vu *v, struct err *e)
 {
     struct db_conn *c;
-    int rc = conn_open(v->sh, &c, e);
+    int rc = conn_open(v->sh, NULL, &c, e);
 
     if (rc == 0)
         vu_set_conn(v, c);

@@ -8,7 +8,9 @@ forwards every connection to TARGET_HOST:TARGET_PORT.  SIGUSR1: from now on,
 accept new connections but pass nothing through (a server that takes the
 connection and never answers it); the connections already open go on.
 SIGUSR2: pass the held ones on (what they sent meanwhile included) and
-forward new ones again.  SIGTERM ends it.
+forward new ones again.  SIGTERM ends it.  The signal handlers run on the
+main thread between its statements, as the accept loop does: hold and held
+need no lock.
 """
 import os
 import signal
@@ -18,7 +20,6 @@ import threading
 
 hold = False
 held = []
-lock = threading.Lock()
 
 
 def pump(a, b):
@@ -57,15 +58,13 @@ def main():
 
     def on_hold(signum, frame):
         global hold
-        with lock:
-            hold = True
+        hold = True
 
     def on_release(signum, frame):
         global hold
-        with lock:
-            hold = False
-            waiting = held[:]
-            del held[:]
+        hold = False
+        waiting = held[:]
+        del held[:]
         for c in waiting:
             forward(c, target)
 
@@ -77,10 +76,9 @@ def main():
     os.rename(sys.argv[3] + ".tmp", sys.argv[3])
     while True:
         client, _ = ls.accept()
-        with lock:
-            if hold:
-                held.append(client)
-                continue
+        if hold:
+            held.append(client)
+            continue
         forward(client, target)
 
 

@@ -11,6 +11,9 @@
 #                         (body uses check(cond, desc, detail...) and rec)
 #     rec LABEL           the results folder of the record labelled LABEL
 #                         under $tmp/results
+#     series_outage LABEL the series.csv of the run LABEL shows an outage (a
+#                         measured second with errors, connections down or
+#                         lost) and throughput again 2 s after it
 
 run() {
     _name=$1
@@ -134,4 +137,14 @@ database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", pass
 schema: {warehouses: $1}
 results: {dir: "$tmp/results"}
 CFGEOF
+}
+
+series_outage() {
+    _s=$(rec "$1")/series.csv
+    _bad=$(awk -F, 'NR > 1 && $2 == "measure" && ($13 > 0 || $15 > 0 || $16 > 0) { print $1 }' "$_s" | head -n 1)
+    isnt "$_bad" "" "$1: series.csv shows the outage (a second with errors or connections down)" ||
+        diag "$(cat "$_s")"
+    _after=$(awk -F, -v b="${_bad:-0}" 'NR > 1 && $2 == "measure" && $1 > b + 2 && $8 > 0' "$_s" | wc -l)
+    ok "$([ "$_after" -ge 2 ] && echo 0 || echo 1)" "$1: throughput again after the outage ($_after seconds)" ||
+        diag "$(cat "$_s")"
 }

@@ -60,12 +60,7 @@ check(run.get('notpm', 0) > 0, name + ': NOTPM > 0 (the run went on)')
     _hdr=$(head -n 1 "$_s")
     like "$_hdr" "*,errors,vus_in_tx,vus_down,connections_lost,*" \
         "$1: series.csv has errors, vus_down and connections_lost columns"
-    _bad=$(awk -F, 'NR > 1 && $2 == "measure" && ($13 > 0 || $15 > 0 || $16 > 0) { print $1 }' "$_s" | head -n 1)
-    isnt "$_bad" "" "$1: series.csv shows the outage (a second with errors or VUs down)" ||
-        diag "$(cat "$_s")"
-    _after=$(awk -F, -v b="${_bad:-0}" 'NR > 1 && $2 == "measure" && $1 > b + 2 && $8 > 0' "$_s" | wc -l)
-    ok "$([ "$_after" -ge 2 ] && echo 0 || echo 1)" "$1: throughput again after the outage ($_after seconds)" ||
-        diag "$(cat "$_s")"
+    series_outage "$1"
 }
 
 # ---------------------------------------------------------------------------
