@@ -212,6 +212,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     int synthetic = 0;                  /* the null driver: no tpcc_meta, no counts to compare */
     struct vu_stats *fin = NULL;        /* the counts at the window's close */
     int stuck = 0;                      /* threads did not stop: leave what they use */
+    int jr;
 
     memset(r, 0, sizeof(*r));
     memset(&ad, 0, sizeof(ad));
@@ -600,8 +601,9 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     join:
         backend_probe_stop(probe, r);
         probe = NULL;
-        if (join_bounded(vus, nvu, !sh->go) < 0) {
+        if ((jr = join_bounded(vus, nvu, !sh->go)) < 0) {
             stuck = 1;
+            r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
             for (int i = 0; i < nvu; i++)
                 r->left_behind += vus[i].lead && vus[i].lead->started && !vus[i].joined;
         }
@@ -671,8 +673,9 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             pthread_cond_broadcast(&sh->q.not_empty);
             pthread_mutex_unlock(&sh->q.lock);
         }
-        if (join_bounded(workers, nw, !sh->go || stuck) < 0) {
+        if ((jr = join_bounded(workers, nw, !sh->go || stuck)) < 0) {
             stuck = 1;
+            r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
             for (int i = 0; i < nw; i++)
                 r->left_behind += workers[i].lead && workers[i].lead->started && !workers[i].joined;
         }
@@ -715,13 +718,18 @@ out:
     if (stuck) {
         /* Threads blocked in the database still use these: leave them to
          * the process's exit. */
-        if (o->progress)
+        if (o->progress && r->left_behind)
             fprintf(o->progress,
                     "warning: %d connection%s did not stop within %d s (blocked in the "
                     "database, which answered neither them nor a cancel request): left "
                     "behind (run.json run.left_behind)\n",
                     r->left_behind, r->left_behind == 1 ? "" : "s",
                     (JOIN_GRACE_US + JOIN_CANCEL_US) / 1000000);
+        else if (o->progress)
+            fprintf(o->progress,
+                    "warning: the database did not answer a cancel request within %d s: "
+                    "left behind (run.json run.cancel_unanswered)\n",
+                    JOIN_CANCEL_US / 1000000);
         free(m);
         free(base);
         free(conn_us);

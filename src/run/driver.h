@@ -73,6 +73,7 @@ struct run_result {
     int unfinished_open;         /* workers still in a transaction at the window's opening */
     int unfinished_close;        /* ... and at its close (after the bounded wait) */
     int left_behind;             /* connections whose threads did not stop (blocked in the database) */
+    int cancel_unanswered;       /* a cancel request at the stop was not answered */
     double rtt_median_us;        /* median of 100 trivial queries before the run */
     double connect_total_s;      /* time to connect every VU */
     double connect_min_ms, connect_median_ms, connect_max_ms;

@@ -587,6 +587,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
     /* Threads still blocked in the database when the run ended (the server
      * answered neither them nor their cancel requests). */
     json_object_set_new(run, "left_behind", json_integer(r->left_behind));
+    json_object_set_new(run, "cancel_unanswered", json_boolean(r->cancel_unanswered));
     json_object_set_new(run, "terminals", terminals_json(cfg, r, f));
     {
         json_t *st = json_array();

@@ -305,10 +305,12 @@ static int join_until(struct vu *vs, int n, uint64_t wait_us)
     return all;
 }
 
-/* The connections whose threads did not end: asked to cancel on a thread of
- * their own, since a cancel request is a new connection to the server and
- * libpq's waits for its answer without a bound (a server that takes
- * connections and never answers them would hold the stop for ever). */
+/* The connections whose threads did not end are asked to cancel from
+ * threads of their own, CANCEL_THREADS at most, each a share of them: a
+ * cancel request is a new connection to the server, and libpq waits for its
+ * answer without a bound (a server that takes connections and never
+ * answers them would hold the stop for ever). */
+#define CANCEL_THREADS 4
 struct cancel_job {
     int n;
     struct vu *v[];
@@ -326,38 +328,54 @@ static void *cancel_main(void *arg)
 
 /* Join at stop, bounded: in-flight work gets JOIN_GRACE_US to end, then the
  * server is asked to cancel it and JOIN_CANCEL_US more.  0 when every thread
- * ended; -1 when some are still blocked (in a connect, or a server that does
- * not answer), or the cancel requests are: they are left behind, and so is
- * what they use. */
+ * ended; JOIN_BLOCKED when some are still blocked (in a connect, or a server
+ * that does not answer); JOIN_CANCEL_BLOCKED when all ended but a cancel
+ * request was not answered.  Either way what they use is left behind. */
+/* Connection i of vs still to be cancelled (its thread not joined)? */
+static int cancel_due(const struct vu *v)
+{
+    return v->lead && v->lead->started && !v->joined;
+}
+
 int join_bounded(struct vu *vs, int n, int quick)
 {
     uint64_t cancel_us = quick ? JOIN_CANCEL_US / 4 : JOIN_CANCEL_US;
-    struct cancel_job *j;
-    pthread_t th;
+    pthread_t th[CANCEL_THREADS];
+    int nt = 0, nc = 0, all, blocked = 0;
     struct timespec ts;
-    int all;
 
     /* Stopped while connecting: nothing in flight is worth waiting for. */
     if (join_until(vs, n, quick ? JOIN_GRACE_US / 6 : JOIN_GRACE_US))
         return 0;
-    j = malloc(sizeof(*j) + (size_t)n * sizeof(j->v[0]));
-    if (!j)
-        return join_until(vs, n, cancel_us) ? 0 : -1;
-    j->n = 0;
     for (int i = 0; i < n; i++)
-        if (vs[i].lead && vs[i].lead->started && !vs[i].joined)
-            j->v[j->n++] = &vs[i];
+        nc += cancel_due(&vs[i]);
     clock_deadline(&ts, cancel_us);
-    if (pthread_create(&th, NULL, cancel_main, j) != 0) {
-        cancel_main(j);
-        return join_until(vs, n, cancel_us) ? 0 : -1;
+    /* Share k: the k-th, (k + CANCEL_THREADS)-th, ... connection due. */
+    for (int k = 0; k < CANCEL_THREADS && k < nc; k++) {
+        int share = (nc - k + CANCEL_THREADS - 1) / CANCEL_THREADS, m = 0, got = 0;
+        struct cancel_job *j = malloc(sizeof(*j) + (size_t)share * sizeof(j->v[0]));
+        for (int i = 0; i < n; i++)
+            if (cancel_due(&vs[i]) && m++ % CANCEL_THREADS == k) {
+                if (j)
+                    j->v[got++] = &vs[i];
+                else
+                    vu_cancel(&vs[i]); /* no memory: from this thread, as before */
+            }
+        if (!j)
+            continue;
+        j->n = got;
+        if (pthread_create(&th[nt], NULL, cancel_main, j) == 0)
+            nt++;
+        else
+            cancel_main(j); /* no thread: from this one */
     }
     all = join_until(vs, n, cancel_us);
-    if (pthread_timedjoin_np(th, NULL, &ts) != 0) {
-        pthread_detach(th);
-        return -1; /* it still uses the connections */
-    }
-    return all ? 0 : -1;
+    for (int k = 0; k < nt; k++)
+        if (pthread_timedjoin_np(th[k], NULL, &ts) != 0) {
+            pthread_detach(th[k]); /* it still uses the connections */
+            blocked = 1;
+        }
+    return !all ? JOIN_BLOCKED : blocked ? JOIN_CANCEL_BLOCKED : 0;
 }
 
 /*

@@ -91,6 +91,8 @@ json_t *partsum_encode(const struct run_result *r, const struct config *cfg)
     json_object_set_new(json_object_get(o, "scalars"), "workers",
                         json_integer(r->workers ? r->workers : r->connections));
     json_object_set_new(json_object_get(o, "scalars"), "left_behind", json_integer(r->left_behind));
+    json_object_set_new(json_object_get(o, "scalars"), "cancel_unanswered",
+                        json_integer(r->cancel_unanswered));
     json_object_set_new(o, "series", series_encode(r));
     for (int t = 0; t < TX_NTYPES; t++)
         json_array_append_new(mix, json_integer(cfg->run.mix[t]));
@@ -243,6 +245,7 @@ int partsum_decode(const json_t *j, struct run_result *r, struct config *cfg, st
     r->connections = inum(sc, "connections");
     r->workers = json_object_get(sc, "workers") ? inum(sc, "workers") : r->connections;
     r->left_behind = inum(sc, "left_behind");
+    r->cancel_unanswered = inum(sc, "cancel_unanswered");
     r->delivery_workers = inum(sc, "delivery_workers");
     r->load = inum(sc, "load");
     r->offered_tps = num(sc, "offered_tps");
@@ -353,6 +356,7 @@ int partsum_merge(const struct run_result *parts, int n, struct run_result *out,
         out->connections += p->connections;
         out->workers += p->workers;
         out->left_behind += p->left_behind;
+        out->cancel_unanswered |= p->cancel_unanswered;
         out->delivery_workers += p->delivery_workers;
         out->offered_tps += p->offered_tps;
         out->deliveries_pending += p->deliveries_pending;

