@@ -605,7 +605,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             stuck = 1;
             r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
             for (int i = 0; i < nvu; i++)
-                r->left_behind += vus[i].lead && vus[i].lead->started && !vus[i].joined;
+                r->left_behind += vu_unjoined(&vus[i]);
         }
         /* A usage error met after the monitor's last look. */
         if (rc == 0 && __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
@@ -677,7 +677,7 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
             stuck = 1;
             r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
             for (int i = 0; i < nw; i++)
-                r->left_behind += workers[i].lead && workers[i].lead->started && !workers[i].joined;
+                r->left_behind += vu_unjoined(&workers[i]);
         }
         stats_init(&r->delivery);
         for (int i = 0; i < nw; i++)

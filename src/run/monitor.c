@@ -331,8 +331,7 @@ static void *cancel_main(void *arg)
  * ended; JOIN_BLOCKED when some are still blocked (in a connect, or a server
  * that does not answer); JOIN_CANCEL_BLOCKED when all ended but a cancel
  * request was not answered.  Either way what they use is left behind. */
-/* Connection i of vs still to be cancelled (its thread not joined)? */
-static int cancel_due(const struct vu *v)
+int vu_unjoined(const struct vu *v)
 {
     return v->lead && v->lead->started && !v->joined;
 }
@@ -348,14 +347,14 @@ int join_bounded(struct vu *vs, int n, int quick)
     if (join_until(vs, n, quick ? JOIN_GRACE_US / 6 : JOIN_GRACE_US))
         return 0;
     for (int i = 0; i < n; i++)
-        nc += cancel_due(&vs[i]);
+        nc += vu_unjoined(&vs[i]);
     clock_deadline(&ts, cancel_us);
     /* Share k: the k-th, (k + CANCEL_THREADS)-th, ... connection due. */
     for (int k = 0; k < CANCEL_THREADS && k < nc; k++) {
         int share = (nc - k + CANCEL_THREADS - 1) / CANCEL_THREADS, m = 0, got = 0;
         struct cancel_job *j = malloc(sizeof(*j) + (size_t)share * sizeof(j->v[0]));
         for (int i = 0; i < n; i++)
-            if (cancel_due(&vs[i]) && m++ % CANCEL_THREADS == k) {
+            if (vu_unjoined(&vs[i]) && m++ % CANCEL_THREADS == k) {
                 if (j)
                     j->v[got++] = &vs[i];
                 else

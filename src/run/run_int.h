@@ -176,6 +176,8 @@ void series_add(struct run_result *r, struct monitor *m, int second, char phase,
                 int down, double interval_s);
 void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
                int total_s, int tty);
+/* v's thread was started and has not been joined (it ended or is blocked). */
+int vu_unjoined(const struct vu *v);
 /* Join at the stop, bounded (monitor.c); 0, or one of: */
 #define JOIN_BLOCKED (-1)        /* threads still blocked: left behind */
 #define JOIN_CANCEL_BLOCKED (-2) /* all ended, a cancel request not answered */

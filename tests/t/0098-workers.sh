@@ -189,28 +189,29 @@ hport=$(cat "$tmp/hold.port")
 sed "s/port=$PG_TEST_PORT/port=$hport/" "$cfg" >"$tmp/hold.yaml"
 grep -q "port=$hport " "$tmp/hold.yaml"
 ok $? "the run's config goes through holdproxy.py (port $hport)"
-# busy_backends: how many of the run's connections have called a function.
-busy_backends() {
-    pg_psql "select count(*) from pg_stat_activity where datname = 'tpcc'
-             and pid <> pg_backend_pid() and backend_type = 'client backend'
-             and query ~ '^SELECT (\* FROM )?tpcc_(new_order|payment)\('"
-}
-# hold_run LABEL DURATION: the run in the background, once all 8 connections
-# work and the window is open: hold new connections, end one connection.
-hold_run() {
+# The run's connections that have called a function (not the monitor's).
+run_conns="datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'
+           and query ~ '^SELECT (\\* FROM )?tpcc_(new_order|payment)\\('"
+# hold_start LABEL DURATION: the run through the proxy in the background
+# ($bgpid); returns once all 8 connections work and the window is open.
+hold_start() {
     "$bin" run -c "$tmp/hold.yaml" --mode procedure --vus 8 --workers 1 --duration "$2" --warmup 1s \
         --delivery inline --label "$1" >"$tmp/$1.out" 2>"$tmp/$1.err" </dev/null &
     bgpid=$!
     i=0
-    while [ "$(busy_backends)" -lt 8 ] && [ "$i" -lt 100 ]; do
+    while [ "$(pg_psql "select count(*) from pg_stat_activity where $run_conns")" -lt 8 ] &&
+        [ "$i" -lt 100 ]; do
         sleep 0.1
         i=$((i + 1))
     done
     sleep 2
+}
+# hold_run LABEL DURATION: hold_start, then hold new connections and end one.
+hold_run() {
+    hold_start "$1" "$2"
     kill -USR1 "$pxpid"
     n=$(pg_psql "select count(pg_terminate_backend(pid)) from (select pid from pg_stat_activity
-                 where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'
-                 and query ~ '^SELECT (\* FROM )?tpcc_(new_order|payment)\(' order by pid limit 1) a")
+                 where $run_conns order by pid limit 1) a")
     is "$n" 1 "$1: one connection of the thread ended while new connections are held"
 }
 hold_run hold 14s
@@ -256,15 +257,7 @@ check(o.get('lost_connections') == 1 and o.get('reconnects') == 0, 'holdend: one
 # by the kernel and never answered.  The stop gives up on them within its
 # bounds and says so, instead of waiting for ever.
 t0=$(date +%s)
-"$bin" run -c "$tmp/hold.yaml" --mode procedure --vus 8 --workers 1 --duration 6s --warmup 1s \
-    --delivery inline --label frozen >"$tmp/frozen.out" 2>"$tmp/frozen.err" </dev/null &
-bgpid=$!
-i=0
-while [ "$(busy_backends)" -lt 8 ] && [ "$i" -lt 100 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-sleep 2
+hold_start frozen 6s
 kill -STOP "$pxpid"
 wait_gone "$bgpid" 60
 gone=$?
