@@ -86,3 +86,8 @@ ORDER BY part;
 -- name: meet_now
 -- The database's clock, microseconds since the epoch.
 SELECT (extract(epoch FROM clock_timestamp()) * 1000000)::bigint;
+
+-- name: meet_beat
+-- A part's beat: its state stays, only the time it was last heard of.
+UPDATE tpcc_run_part SET updated_at = clock_timestamp()
+WHERE run_id = $1 AND gen = $2 AND part = $3;

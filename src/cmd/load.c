@@ -157,7 +157,11 @@ static void load_print_summary(FILE *out, const struct load_opts *o, const struc
 struct load_watch {
     struct metrics *m;
     struct load_live *live;
-    uint64_t t0_us; /* the load's start */
+    uint64_t t0_us;   /* the load's start */
+    double elapsed_s; /* since then, at the last tick (served) */
+    const char *tables[T_NTABLES];    /* the label values of the families below */
+    const char *phases[LOAD_NPHASES];
+    struct metrics_series series[8]; /* what the endpoint serves of the load */
     int done;       /* atomic: 1 asks the thread to end */
     pthread_t thread;
     int started;
@@ -166,6 +170,49 @@ struct load_watch {
 static double watch_elapsed_s(const struct load_watch *w)
 {
     return (double)(clock_us() - w->t0_us) / 1e6;
+}
+
+/* A tick of the endpoint's sampler, with the load's time so far. */
+static void watch_tick(struct load_watch *w)
+{
+    w->elapsed_s = watch_elapsed_s(w);
+    metrics_serve_tick(w->m, w->elapsed_s);
+}
+
+/* The load's families on the endpoint: rows by table, steps, phase, scale. */
+static void watch_series(struct load_watch *w)
+{
+    const struct load_live *l = w->live;
+    const struct metrics_series s[8] = {
+        { "tpccbench_load_rows_total",
+          "rows committed per table since the load started (at each step's commit)", 1, "table",
+          w->tables, T_NTABLES, l->rows, NULL, NULL, NULL },
+        { "tpccbench_load_rows_sent_total",
+          "rows sent to the server per table, committed or not (per 256 kB buffer)", 1, "table",
+          w->tables, T_NTABLES, l->rows_sent, NULL, NULL, NULL },
+        { "tpccbench_load_steps_total",
+          "load steps committed (the plan, one table's rows for one warehouse, one index)", 1,
+          NULL, NULL, 1, &l->steps, NULL, NULL, NULL },
+        { "tpccbench_load_phase", "1 for the phase the load is in (done: finished), 0 for the others",
+          0, "phase", w->phases, LOAD_NPHASES, NULL, NULL, NULL, &l->phase },
+        { "tpccbench_load_phase_done",
+          "work done in the current phase: rows (copy), indexes (index), tables (analyze)", 0,
+          NULL, NULL, 1, &l->phase_done, NULL, NULL, NULL },
+        { "tpccbench_load_phase_planned",
+          "the current phase's work, in the units of tpccbench_load_phase_done", 0, NULL, NULL, 1,
+          &l->phase_total, NULL, NULL, NULL },
+        { "tpccbench_load_warehouses", "warehouses being loaded", 0, NULL, NULL, 1, NULL,
+          &l->warehouses, NULL, NULL },
+        { "tpccbench_load_elapsed_seconds", "time since the load started", 0, NULL, NULL, 1, NULL,
+          NULL, &w->elapsed_s, NULL },
+    };
+
+    for (int t = 0; t < T_NTABLES; t++)
+        w->tables[t] = tpcc_table_name(t);
+    for (int p = 0; p < LOAD_NPHASES; p++)
+        w->phases[p] = load_phase_name(p);
+    memcpy(w->series, s, sizeof(s));
+    metrics_serve_series(w->m, w->series, 8);
 }
 
 static void *load_watch_main(void *arg)
@@ -178,7 +225,7 @@ static void *load_watch_main(void *arg)
             clock_sleep_us(50000);
             continue;
         }
-        metrics_load_tick(w->m, w->live, watch_elapsed_s(w));
+        watch_tick(w);
         next += 1000000;
         if (next < clock_us()) /* a slow sample: the next tick a second from now */
             next = clock_us() + 1000000;
@@ -225,7 +272,8 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
     /* Sampled only for the endpoint: a load writes no metrics.csv. */
     if (serve && (w.m = session_metrics(s, rec, serve)) != NULL) {
         o.live = &live;
-        metrics_load_tick(w.m, &live, 0); /* served from the start */
+        watch_series(&w);
+        metrics_serve_tick(w.m, 0); /* served from the start */
         w.started = pthread_create(&w.thread, NULL, load_watch_main, &w) == 0;
     }
     rc = load_run(&o, &st, e);
@@ -234,7 +282,7 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
         pthread_join(w.thread, NULL);
     }
     /* The end as it was: served until the run's first tick (bench) or the exit. */
-    metrics_load_tick(w.m, &live, watch_elapsed_s(&w));
+    watch_tick(&w);
     metrics_free(w.m);
     json_object_set_new(rec, "load", load_json(&o, &st));
     if (rc == 0) {

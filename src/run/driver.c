@@ -187,41 +187,77 @@ static int rtt_probe(struct db_conn *mc, struct run_result *r, struct err *e)
     return db_end_reads(mc, e);
 }
 
-int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
+/*
+ * What the phases of one run share, in the order they fill it in.  The
+ * threads share sh (run_int.h); this is the calling thread's own.
+ */
+struct run {
+    const struct run_opts *o;    /* the caller's options */
+    const struct config *cfg;    /* o->cfg */
+    struct run_result *r;        /* the result, filled in phase by phase */
+    struct shared *sh;           /* what the worker threads share */
+    struct dialect ad;           /* admin statements (meta, backend id, counts) */
+    struct db_conn *mc;          /* the monitor's own connection */
+    int synthetic;               /* the null driver: no tpcc_meta, no counts to compare */
+    int tty;                     /* progress goes to a terminal: a live line each second */
+    int nvu, nw, ngroups;        /* connections, delivery workers, terminal worker threads */
+    struct vu *vus;              /* the nvu connections (vus[i].lead serves them) */
+    struct vu *workers;          /* the nw delivery workers */
+    struct monitor *m;           /* the series' state */
+    struct vu_stats *base;       /* the counts at the window's opening */
+    struct vu_stats *fin;        /* ... at its close, once taken (NULL before) */
+    uint64_t *conn_us;           /* connect times, sorted for their median */
+    struct backend_probe *probe; /* pooler detection, once a second */
+    int64_t no_start, no_end;    /* the database's New-Order count at the edges */
+    uint64_t t_meas, t_end;      /* the window opened (0: not yet) and closed */
+    double cpu0;                 /* the process's CPU at the opening */
+    uint64_t last_tick;          /* end of the last series row */
+    uint64_t next_tick;          /* when the next one is due */
+    int total_s;                 /* ramp-up, warm-up and window, for the live line */
+    int sec;                     /* series rows so far */
+    int ended;                   /* the loop ended before its time (signal, done, failure) */
+    int aborted;                 /* a connection was down for run.max_outage */
+    int on_time;                 /* the window reached its end (or every terminal finished) */
+    int stuck;                   /* threads did not stop: leave what they use */
+};
+
+/* The threads are told to stop, with sh->lock held by the caller (released). */
+static void stop_locked(struct shared *sh)
+{
+    __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&sh->cond);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* The first usage error a worker met, into e; its code. */
+static int fatal_err(struct shared *sh, struct err *e)
+{
+    pthread_mutex_lock(&sh->lock);
+    *e = sh->fatal_err;
+    pthread_mutex_unlock(&sh->lock);
+    return e->code;
+}
+
+/* Takes the options; leaves x and sh set up, nothing connected or started. */
+static int run_init(struct run *x, const struct run_opts *o, struct run_result *r, struct err *e)
 {
     const struct config *cfg = o->cfg;
-    struct shared *sh = calloc(1, sizeof(*sh));
-    struct vu *vus = NULL, *workers = NULL;
-    struct db_conn *mc = NULL;
-    struct dialect ad;
-    struct monitor *m = NULL;
-    struct vu_stats *base = NULL;
-    int ngroups = 1, nvu = cfg->run.virtual_users,
-        nw = cfg->run.delivery_inline ? 0 : cfg->run.delivery_workers;
-    int rc = 0, tty = o->progress && isatty(fileno(o->progress));
-    int64_t no_start = 0, no_end = 0;
-    uint64_t t_meas = 0, t_end = 0, t_connect0;
-    double cpu0 = 0;
-    struct rng seed_rng;
-    uint64_t *conn_us = NULL;
-    uint64_t last_tick = 0; /* end of the last series row */
-    int sec = 0;            /* series rows so far */
-    int aborted = 0;        /* a VU was without a connection for run.max_outage */
-    int on_time = 0;        /* the window reached its end (or every terminal finished) */
-    struct backend_probe *probe = NULL; /* pooler detection, once a second */
-    int synthetic = 0;                  /* the null driver: no tpcc_meta, no counts to compare */
-    struct vu_stats *fin = NULL;        /* the counts at the window's close */
-    int stuck = 0;                      /* threads did not stop: leave what they use */
-    int jr;
+    struct shared *sh;
 
+    memset(x, 0, sizeof(*x));
     memset(r, 0, sizeof(*r));
-    memset(&ad, 0, sizeof(ad));
+    x->o = o;
+    x->cfg = cfg;
+    x->r = r;
+    x->tty = o->progress && isatty(fileno(o->progress));
+    x->ngroups = 1;
+    x->nvu = cfg->run.virtual_users;
+    x->nw = cfg->run.delivery_inline ? 0 : cfg->run.delivery_workers;
     r->part_count_open = r->part_count_close = -1;
-    if (!sh) {
-        snprintf(r->status, sizeof(r->status), "failed");
-        return err_set(e, E_FAIL, "out of memory");
-    }
     snprintf(r->status, sizeof(r->status), "failed");
+    if (!(sh = x->sh = calloc(1, sizeof(*sh))))
+        return err_set(e, E_FAIL, "out of memory");
     sh->o = o;
     sh->cfg = cfg;
     pthread_mutex_init(&sh->lock, NULL);
@@ -234,87 +270,156 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     sh->iso_stmt = txn_isolation_stmt(cfg->run.isolation);
     sh->mode = txn_mode_resolve(cfg->run.mode, o->dialect);
     r->mode = sh->mode;
-    r->virtual_users = nvu;
+    r->virtual_users = x->nvu;
+    return 0;
+}
 
-    if ((rc = txn_dialect_load(&sh->d, o->dialect, e)) < 0 ||
-        (rc = admin_dialect_load(&ad, o->dialect, e)) < 0)
-        goto out;
-    if (strlen(ad.sql[A_BACKEND_ID]) < sizeof(sh->backend_sql))
-        snprintf(sh->backend_sql, sizeof(sh->backend_sql), "%s", ad.sql[A_BACKEND_ID]);
+/*
+ * Prepare: the statements, the monitor's connection, the load's facts,
+ * procedure mode's functions and the batch checked, the run's seed.  Leaves
+ * x->mc connected and r's warehouses, seed and NURand constants.
+ */
+static int phase_prepare(struct run *x, struct err *e)
+{
+    const struct config *cfg = x->cfg;
+    struct shared *sh = x->sh;
+    struct run_result *r = x->r;
+    struct rng seed_rng;
+    int rc;
+
+    if ((rc = txn_dialect_load(&sh->d, x->o->dialect, e)) < 0 ||
+        (rc = admin_dialect_load(&x->ad, x->o->dialect, e)) < 0)
+        return rc;
+    if (strlen(x->ad.sql[A_BACKEND_ID]) < sizeof(sh->backend_sql))
+        snprintf(sh->backend_sql, sizeof(sh->backend_sql), "%s", x->ad.sql[A_BACKEND_ID]);
     /* The monitor's own connection: load facts, RTT probe, New-Order counts. */
-    if ((rc = db_connect(o->ops, &sh->d, o->args, &mc, e)) < 0)
-        goto out;
-    snprintf(r->server_name, sizeof(r->server_name), "%s", mc->server_name);
-    snprintf(r->server_version, sizeof(r->server_version), "%s", mc->server_version);
-    synthetic = (mc->ops->flags & DB_F_SYNTHETIC) != 0;
-    if ((rc = load_facts(cfg, mc, &ad, synthetic, r, e)) < 0)
-        goto out;
+    if ((rc = db_connect(x->o->ops, &sh->d, x->o->args, &x->mc, e)) < 0)
+        return rc;
+    snprintf(r->server_name, sizeof(r->server_name), "%s", x->mc->server_name);
+    snprintf(r->server_version, sizeof(r->server_version), "%s", x->mc->server_version);
+    x->synthetic = (x->mc->ops->flags & DB_F_SYNTHETIC) != 0;
+    if ((rc = load_facts(cfg, x->mc, &x->ad, x->synthetic, r, e)) < 0)
+        return rc;
     /* Fails early, with what to do, when procedure mode lacks its functions. */
-    if ((rc = txn_prepare(mc, sh->mode, e)) < 0)
-        goto out;
-    if (cfg->run.batch > 1 && !txn_batch_possible(mc, sh->mode)) {
-        rc = err_set(e, E_USAGE,
-                     "'run.batch' is %d, but batches of transactions need run.mode procedure "
-                     "on a driver with pipelines, postgres or null (this run: mode %s, driver "
-                     "%s): set run.batch to 1",
-                     cfg->run.batch, run_mode_name(sh->mode), mc->ops->name);
-        goto out;
-    }
+    if ((rc = txn_prepare(x->mc, sh->mode, e)) < 0)
+        return rc;
+    if (cfg->run.batch > 1 && !txn_batch_possible(x->mc, sh->mode))
+        return err_set(e, E_USAGE,
+                       "'run.batch' is %d, but batches of transactions need run.mode procedure "
+                       "on a driver with pipelines, postgres or null (this run: mode %s, driver "
+                       "%s): set run.batch to 1",
+                       cfg->run.batch, run_mode_name(sh->mode), x->mc->ops->name);
     r->seed = cfg->run.seed ? (uint64_t)cfg->run.seed : clock_wall_us();
     rng_init_stream(&seed_rng, r->seed, 0xC0, 0, 0);
     nurand_c_run(&seed_rng, &r->c_load, &r->c_run);
     sh->ctx.warehouses = r->warehouses;
     sh->ctx.c_run = r->c_run;
-    if (cfg->schema.warehouses != r->warehouses && o->progress)
-        fprintf(o->progress,
+    if (cfg->schema.warehouses != r->warehouses && x->o->progress)
+        fprintf(x->o->progress,
                 "note: the database holds %d warehouses; running on those "
                 "(config says %d)\n",
                 r->warehouses, cfg->schema.warehouses);
+    return 0;
+}
 
-    if (o->meet) {
-        struct run_opts *wo = (struct run_opts *)o; /* the caller's, to say the range back */
-        const struct db_ops *mops = o->ops;
-        struct db_connect_args margs = *o->args;
-        const char *mdialect = o->dialect;
-        if (cfg->run.meet_conninfo[0]) {
-            /* A PostgreSQL of its own for the meeting (the null driver, another DBMS). */
-            mops = db_find("postgres");
-            margs.conninfo = cfg->run.meet_conninfo;
-            margs.dsn = NULL;
-            margs.statements = 0;
-            mdialect = "postgresql";
-        } else if (synthetic || strcmp(o->dialect, "postgresql") != 0) {
-            rc = err_set(e, E_USAGE,
-                         "the parts of a run meet in the database, and this one (driver %s, "
-                         "dialect %s) cannot host the meeting: give run.meet_conninfo, a "
-                         "PostgreSQL the parts meet in, or run one part",
-                         mc->ops->name, o->dialect);
-            goto out;
-        }
-        if (part_range(o->part_k, o->part_n, r->warehouses, &wo->first_w, &wo->last_w) < 1) {
-            rc = err_set(e, E_USAGE,
-                         "part %d/%d has no warehouse: the database holds %d, and a run has at "
-                         "most as many parts as warehouses",
-                         o->part_k, o->part_n, r->warehouses);
-            goto out;
-        }
-        if ((rc = meet_open(o->meet, mops, &margs, mdialect, o->run_id, o->part_k, o->part_n,
-                            o->first_w, o->last_w, (uint64_t)cfg->run.part_timeout_us, e)) < 0)
-            goto out;
-        if (o->progress)
-            fprintf(o->progress,
-                    "part %d/%d of run '%s' (attempt %d): warehouses %d to %d; waiting for the "
-                    "other parts\n",
-                    o->part_k, o->part_n, o->run_id, o->meet->gen, o->first_w, o->last_w);
+/*
+ * Meet (a part of several only): this part's warehouses, and its row in the
+ * meeting place.  Leaves o->first_w .. o->last_w and the meeting open.
+ */
+static int phase_meet(struct run *x, struct err *e)
+{
+    const struct run_opts *o = x->o;
+    struct run_opts *wo = (struct run_opts *)o; /* the caller's, to say the range back */
+    const struct db_ops *mops = o->ops;
+    struct db_connect_args margs;
+    const char *mdialect = o->dialect;
+    int rc;
+
+    if (!o->meet)
+        return 0;
+    margs = *o->args;
+    if (x->cfg->run.meet_conninfo[0]) {
+        /* A PostgreSQL of its own for the meeting (the null driver, another DBMS). */
+        mops = db_find("postgres");
+        margs.conninfo = x->cfg->run.meet_conninfo;
+        margs.dsn = NULL;
+        margs.statements = 0;
+        mdialect = "postgresql";
+    } else if (x->synthetic || strcmp(o->dialect, "postgresql") != 0) {
+        return err_set(e, E_USAGE,
+                       "the parts of a run meet in the database, and this one (driver %s, "
+                       "dialect %s) cannot host the meeting: give run.meet_conninfo, a "
+                       "PostgreSQL the parts meet in, or run one part",
+                       x->mc->ops->name, o->dialect);
     }
-    size_run(sh, cfg, o->meet ? o->last_w - o->first_w + 1 : r->warehouses, r, &nvu, &nw);
-    if ((rc = plan_workers(cfg, mc, sh->mode, nvu, &ngroups, e)) < 0)
-        goto out;
-    r->workers = ngroups;
+    if (part_range(o->part_k, o->part_n, x->r->warehouses, &wo->first_w, &wo->last_w) < 1)
+        return err_set(e, E_USAGE,
+                       "part %d/%d has no warehouse: the database holds %d, and a run has at "
+                       "most as many parts as warehouses",
+                       o->part_k, o->part_n, x->r->warehouses);
+    if ((rc = meet_open(o->meet, mops, &margs, mdialect, o->run_id, o->part_k, o->part_n,
+                        o->first_w, o->last_w, (uint64_t)x->cfg->run.part_timeout_us, e)) < 0)
+        return rc;
+    if (o->progress)
+        fprintf(o->progress,
+                "part %d/%d of run '%s' (attempt %d): warehouses %d to %d; waiting for the "
+                "other parts\n",
+                o->part_k, o->part_n, o->run_id, o->meet->gen, o->first_w, o->last_w);
+    return 0;
+}
 
-    if ((rc = rtt_probe(mc, r, e)) < 0)
-        goto out;
+/* The terminals dealt their identity, stream and deck; the workers' state. */
+static int init_terminals(struct run *x, struct err *e)
+{
+    const struct run_opts *o = x->o;
+    struct shared *sh = x->sh;
 
+    for (int i = 0; i < sh->n_terms; i++) {
+        if ((o->meet
+                 ? term_init_part(&sh->terms[i], i, o->first_w, o->last_w - o->first_w + 1,
+                                  x->r->warehouses, x->r->seed, x->cfg->run.mix)
+                 : term_init(&sh->terms[i], i, x->r->warehouses, x->r->seed, x->cfg->run.mix)) < 0)
+            return err_set(e, E_USAGE, "'run.mix' cannot be dealt as a deck");
+    }
+    for (int i = 0; i < x->nvu; i++) {
+        struct vu *v = &x->vus[i];
+        v->sh = sh;
+        v->id = i;
+        stats_init(&v->st);
+        pthread_mutex_init(&v->conn_lock, NULL);
+    }
+    for (int i = 0; i < x->nw; i++) {
+        struct vu *w = &x->workers[i];
+        w->lead = w;
+        w->n_group = 1;
+        w->sh = sh;
+        w->id = i;
+        w->worker = 1;
+        stats_init(&w->st);
+        pthread_mutex_init(&w->conn_lock, NULL);
+    }
+    return 0;
+}
+
+/*
+ * Size: terminals, connections, worker threads and delivery workers (see
+ * size_run, plan_workers), the RTT probe, and what they need allocated.
+ * Leaves the terminals dealt and every struct vu set up, no thread started.
+ */
+static int phase_size(struct run *x, struct err *e)
+{
+    const struct config *cfg = x->cfg;
+    const struct run_opts *o = x->o;
+    struct shared *sh = x->sh;
+    int rc;
+
+    size_run(sh, cfg, o->meet ? o->last_w - o->first_w + 1 : x->r->warehouses, x->r, &x->nvu,
+             &x->nw);
+    if ((rc = plan_workers(cfg, x->mc, sh->mode, x->nvu, &x->ngroups, e)) < 0)
+        return rc;
+    x->r->workers = x->ngroups;
+    if ((rc = rtt_probe(x->mc, x->r, e)) < 0)
+        return rc;
     if (o->dir) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/delivery.log", o->dir);
@@ -323,57 +428,34 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
     sh->q.cap = cfg->run.delivery_queue;
     sh->q.ring = calloc((size_t)sh->q.cap, sizeof(*sh->q.ring));
     sh->terms = calloc((size_t)sh->n_terms, sizeof(*sh->terms));
-    if (!sh->terms || sched_init(&sh->sched, sh->n_terms) < 0) {
-        rc = err_set(e, E_FAIL, "out of memory for %d terminals", sh->n_terms);
-        goto out;
-    }
-    vus = calloc((size_t)nvu, sizeof(*vus));
-    workers = nw ? calloc((size_t)nw, sizeof(*workers)) : NULL;
-    m = calloc(1, sizeof(*m));
-    base = calloc(1, sizeof(*base));
-    conn_us = calloc((size_t)nvu, sizeof(*conn_us));
-    if (!sh->q.ring || !vus || (nw && !workers) || !m || !base || !conn_us) {
-        rc = err_set(e, E_FAIL, "out of memory for %d virtual users", nvu);
-        goto out;
-    }
-    /* The terminals: data, dealt their identity, stream and deck. */
-    for (int i = 0; i < sh->n_terms; i++) {
-        if ((o->meet ? term_init_part(&sh->terms[i], i, o->first_w, o->last_w - o->first_w + 1,
-                                      r->warehouses, r->seed, cfg->run.mix)
-                     : term_init(&sh->terms[i], i, r->warehouses, r->seed, cfg->run.mix)) < 0) {
-            rc = err_set(e, E_USAGE, "'run.mix' cannot be dealt as a deck");
-            goto out;
-        }
-    }
-    for (int i = 0; i < nvu; i++) {
-        struct vu *v = &vus[i];
-        v->sh = sh;
-        v->id = i;
-        stats_init(&v->st);
-        pthread_mutex_init(&v->conn_lock, NULL);
-    }
-    for (int i = 0; i < nw; i++) {
-        workers[i].lead = &workers[i];
-        workers[i].n_group = 1;
-        workers[i].sh = sh;
-        workers[i].id = i;
-        workers[i].worker = 1;
-        stats_init(&workers[i].st);
-        pthread_mutex_init(&workers[i].conn_lock, NULL);
-    }
+    if (!sh->terms || sched_init(&sh->sched, sh->n_terms) < 0)
+        return err_set(e, E_FAIL, "out of memory for %d terminals", sh->n_terms);
+    x->vus = calloc((size_t)x->nvu, sizeof(*x->vus));
+    x->workers = x->nw ? calloc((size_t)x->nw, sizeof(*x->workers)) : NULL;
+    x->m = calloc(1, sizeof(*x->m));
+    x->base = calloc(1, sizeof(*x->base));
+    x->conn_us = calloc((size_t)x->nvu, sizeof(*x->conn_us));
+    if (!sh->q.ring || !x->vus || (x->nw && !x->workers) || !x->m || !x->base || !x->conn_us)
+        return err_set(e, E_FAIL, "out of memory for %d virtual users", x->nvu);
+    return init_terminals(x, e);
+}
 
-    /* Phase: connect. */
-    t_connect0 = clock_us();
-    for (int g = 0; g < ngroups; g++) {
+/* The worker threads: ngroups serving the connections, and the delivery workers. */
+static void start_threads(struct run *x)
+{
+    struct shared *sh = x->sh;
+    struct vu *vus = x->vus;
+
+    for (int g = 0; g < x->ngroups; g++) {
         /* Worker g serves connections first .. last - 1 (one each when there
          * are as many workers as connections). */
-        int first = (int)((int64_t)g * nvu / ngroups),
-            last = (int)((int64_t)(g + 1) * nvu / ngroups);
+        int first = (int)((int64_t)g * x->nvu / x->ngroups),
+            last = (int)((int64_t)(g + 1) * x->nvu / x->ngroups);
         int prc;
         vus[first].n_group = last - first;
         for (int i = first; i < last; i++)
             vus[i].lead = &vus[first];
-        prc = pthread_create(&vus[first].thread, NULL, ngroups < nvu ? group_main : vu_main,
+        prc = pthread_create(&vus[first].thread, NULL, x->ngroups < x->nvu ? group_main : vu_main,
                              &vus[first]);
         if (prc == 0) {
             vus[first].started = 1;
@@ -382,73 +464,90 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
                 thread_not_started(sh, prc);
         }
     }
-    for (int i = 0; i < nw; i++) {
-        int prc = pthread_create(&workers[i].thread, NULL, worker_main, &workers[i]);
+    for (int i = 0; i < x->nw; i++) {
+        int prc = pthread_create(&x->workers[i].thread, NULL, worker_main, &x->workers[i]);
         if (prc == 0)
-            workers[i].started = 1;
+            x->workers[i].started = 1;
         else
             thread_not_started(sh, prc);
     }
+}
+
+/* Every connection made (or failed): the servers behind them and their times. */
+static void connect_figures(struct run *x)
+{
+    struct run_result *r = x->r;
+    int nvu = x->nvu;
+
+    backends_shared(x->vus, nvu, x->workers, x->nw,
+                    x->synthetic ? -1 : backend_of(x->mc, x->sh->backend_sql), r);
+    if (!x->synthetic)
+        x->probe = backend_probe_start(x->sh);
+    r->connect_ms = calloc((size_t)nvu, sizeof(double));
+    for (int i = 0; i < nvu; i++) {
+        x->conn_us[i] = x->vus[i].connect_us;
+        if (r->connect_ms)
+            r->connect_ms[i] = (double)x->vus[i].connect_us / 1e3;
+    }
+    qsort(x->conn_us, (size_t)nvu, sizeof(*x->conn_us), cmp_u64);
+    r->connect_min_ms = (double)x->conn_us[0] / 1e3;
+    r->connect_median_ms = (double)x->conn_us[nvu / 2] / 1e3;
+    r->connect_max_ms = (double)x->conn_us[nvu - 1] / 1e3;
+}
+
+/* The window's opening count (a part's edge, else the database's New-Orders). */
+static int open_count(struct run *x, struct err *e)
+{
+    if (x->o->meet) {
+        part_edge(x->sh, &x->mc, MEET_OPEN, &x->no_start, x->r);
+        return 0;
+    }
+    return x->synthetic ? 0 : monitor_count(x->sh, &x->mc, &x->no_start, e);
+}
+
+/*
+ * Start: the threads, each connection made, the other parts met; with no
+ * ramp-up and no warm-up the window opens here, before any terminal starts
+ * (so not even the first transaction falls outside it); then every terminal
+ * into the timer queue (ramp-up: terminal i at rampup * i / n) and go.
+ * Leaves the workers serving terminals; on failure the threads told to stop.
+ */
+static int phase_start(struct run *x, struct err *e)
+{
+    const struct config *cfg = x->cfg;
+    struct shared *sh = x->sh;
+    uint64_t t_connect0 = clock_us();
+    int rc;
+
+    start_threads(x);
     pthread_mutex_lock(&sh->lock);
-    while (sh->n_ready < nvu + nw && !sig_stop_requested()) {
+    while (sh->n_ready < x->nvu + x->nw && !sig_stop_requested()) {
         pthread_mutex_unlock(&sh->lock);
         clock_sleep_us(10000);
         pthread_mutex_lock(&sh->lock);
     }
-    r->connect_total_s = (double)(clock_us() - t_connect0) / 1e6;
+    x->r->connect_total_s = (double)(clock_us() - t_connect0) / 1e6;
     if (sh->n_failed || sig_stop_requested()) {
-        __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
-        pthread_cond_broadcast(&sh->cond);
-        pthread_mutex_unlock(&sh->lock);
-        if (sh->n_failed) {
-            *e = sh->conn_err;
-            err_prefix(e, "%d of %d connections failed", sh->n_failed, nvu + nw);
-            rc = e->code;
-        } else {
-            rc = err_set(e, E_INTR, "interrupted while connecting");
-        }
-        goto join;
+        stop_locked(sh);
+        if (!sh->n_failed)
+            return err_set(e, E_INTR, "interrupted while connecting");
+        *e = sh->conn_err;
+        err_prefix(e, "%d of %d connections failed", sh->n_failed, x->nvu + x->nw);
+        return e->code;
     }
-    backends_shared(vus, nvu, workers, nw, synthetic ? -1 : backend_of(mc, sh->backend_sql), r);
-    if (!synthetic)
-        probe = backend_probe_start(sh);
-    r->connect_ms = calloc((size_t)nvu, sizeof(double));
-    for (int i = 0; i < nvu; i++) {
-        conn_us[i] = vus[i].connect_us;
-        if (r->connect_ms)
-            r->connect_ms[i] = (double)vus[i].connect_us / 1e3;
-    }
-    qsort(conn_us, (size_t)nvu, sizeof(*conn_us), cmp_u64);
-    r->connect_min_ms = (double)conn_us[0] / 1e3;
-    r->connect_median_ms = (double)conn_us[nvu / 2] / 1e3;
-    r->connect_max_ms = (double)conn_us[nvu - 1] / 1e3;
-    stats_init(base);
+    connect_figures(x);
+    stats_init(x->base);
     /* A part of several: every part connected, all start at the agreed instant. */
-    if (o->meet && (rc = meet_start(o->meet, e)) < 0) {
-        __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
-        pthread_cond_broadcast(&sh->cond);
-        pthread_mutex_unlock(&sh->lock);
-        goto join;
+    if ((x->o->meet && (rc = meet_start(x->o->meet, e)) < 0) ||
+        (cfg->run.rampup_us + cfg->run.warmup_us == 0 && (rc = open_count(x, e)) < 0)) {
+        stop_locked(sh);
+        return rc;
     }
-    /* No ramp-up and no warm-up: the window opens before any VU starts, so
-     * not even the first transaction falls outside it. */
     if (cfg->run.rampup_us + cfg->run.warmup_us == 0) {
-        if (o->meet)
-            part_edge(sh, &mc, MEET_OPEN, &no_start, r);
-        else if (!synthetic && (rc = monitor_count(sh, &mc, &no_start, e)) < 0) {
-            __atomic_store_n(&sh->stopping, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&sh->phase, PH_STOP, __ATOMIC_RELEASE);
-            pthread_cond_broadcast(&sh->cond);
-            pthread_mutex_unlock(&sh->lock);
-            goto join;
-        }
-        cpu0 = cpu_now_s();
-        t_meas = clock_us();
+        x->cpu0 = cpu_now_s();
+        x->t_meas = clock_us();
     }
     sh->t0_us = clock_us();
-    /* Every terminal into the timer queue; ramp-up: terminal i starts at rampup * i / n. */
     for (int i = 0; i < sh->n_terms; i++) {
         struct terminal *t = &sh->terms[i];
         term_first(t, &sh->pace,
@@ -456,306 +555,396 @@ int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
         sched_put(&sh->sched, t);
     }
     sh->go = 1;
-    __atomic_store_n(&sh->phase, t_meas ? PH_MEASURE : PH_WARMUP, __ATOMIC_RELEASE);
+    __atomic_store_n(&sh->phase, x->t_meas ? PH_MEASURE : PH_WARMUP, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&sh->cond);
     pthread_mutex_unlock(&sh->lock);
+    stats_init(&x->m->prev);
+    x->last_tick = sh->t0_us;
+    x->next_tick = sh->t0_us + 1000000;
+    x->total_s = (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) / 1000000);
+    return 0;
+}
 
-    {
-        uint64_t warm_end = sh->t0_us + (uint64_t)cfg->run.rampup_us + (uint64_t)cfg->run.warmup_us;
-        uint64_t meas_end = t_meas ? t_meas + (uint64_t)cfg->run.duration_us : 0;
-        uint64_t next_tick = sh->t0_us + 1000000;
-        int total_s =
-            (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) / 1000000);
-        int measuring = t_meas != 0;
+/*
+ * One second of the loop: every worker's published counts, the connections
+ * down, the series row and the metrics beside it, the meeting's beat, the
+ * live line.  An outage longer than run.max_outage aborts the run.
+ */
+static int run_second(struct run *x, uint64_t now, struct err *e)
+{
+    const struct run_opts *o = x->o;
+    struct run_result *r = x->r;
+    int measuring = x->t_meas != 0;
+    int in_tx, down;
+    uint64_t longest_us;
+    double interval = (double)(now - x->last_tick) / 1e6;
 
-        stats_init(&m->prev);
-        last_tick = sh->t0_us;
-        for (;;) {
-            uint64_t now = clock_us();
-            if (sig_stop_requested())
-                break;
-            if (!measuring && now >= warm_end) {
-                /* The window opens with every VU idle: the counts then agree exactly. */
-                pause_all(sh, nvu, OPEN_WAIT_US);
-                if (sig_stop_requested())
-                    break;
-                {
-                    int late = collect_base(sh, vus, nvu, base);
-                    r->unfinished_open = late;
-                    if (late && o->progress)
-                        fprintf(o->progress,
-                                "note: %d virtual users were still in a transaction "
-                                "30 s after the barrier; their counts at the window's "
-                                "opening are from their last snapshot\n",
-                                late);
-                }
-                if (o->meet)
-                    part_edge(sh, &mc, MEET_OPEN, &no_start, r);
-                else if (!synthetic && (rc = monitor_count(sh, &mc, &no_start, e)) < 0)
-                    break;
-                cpu0 = cpu_now_s();
-                t_meas = clock_us();
-                meas_end = t_meas + (uint64_t)cfg->run.duration_us;
-                measuring = 1;
-                /* Close the warm-up's last (partial) second with the exact counts,
-                 * and count measured seconds from the window's start. */
-                if (t_meas - last_tick > 1000) {
-                    m->cur = *base;
-                    series_add(r, m, ++sec, 'r', 0, 0, (double)(t_meas - last_tick) / 1e6);
-                }
-                m->prev = *base;
-                last_tick = t_meas;
-                next_tick = t_meas + 1000000;
-                phase_set(sh, PH_MEASURE);
-                now = clock_us();
-            }
-            if (measuring && now >= meas_end) {
-                on_time = 1;
-                break;
-            }
-            if (__atomic_load_n(&sh->n_finished, __ATOMIC_ACQUIRE) == nvu) {
-                on_time = 1;
-                break; /* every terminal ran its run.transactions */
-            }
-            if (__atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
-                pthread_mutex_lock(&sh->lock);
-                *e = sh->fatal_err;
-                pthread_mutex_unlock(&sh->lock);
-                rc = e->code;
-                break;
-            }
-            if (now >= next_tick) {
-                int in_tx, down;
-                uint64_t longest_us;
-                double interval = (double)(now - last_tick) / 1e6;
-                request_snapshots(vus, nvu);
-                /* Give VUs a moment to publish (they do after each transaction). */
-                clock_sleep_us(20000);
-                collect(vus, nvu, &m->cur, &in_tx);
-                down = count_down(vus, nvu, workers, nw, clock_us(), &longest_us);
-                sec++;
-                meet_beat(o->meet);
-                series_add(r, m, sec, measuring ? 'm' : 'r', in_tx, down, interval);
-                metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, &m->cur,
-                             in_tx, down);
-                if (longest_us > (uint64_t)cfg->run.max_outage_us) {
-                    rc = err_set(e, E_FAIL,
-                                 "the database was unreachable for more than %.0f s "
-                                 "(run.max_outage): run aborted",
-                                 (double)cfg->run.max_outage_us / 1e6);
-                    aborted = 1;
-                    break;
-                }
-                if (measuring) {
-                    m->in_tx_sum += in_tx;
-                    m->in_tx_samples++;
-                }
-                if (o->progress && r->n_series && (tty || sec % 10 == 0))
-                    live_line(o, &r->series[r->n_series - 1], sec, total_s, tty);
-                last_tick = next_tick;
-                next_tick += 1000000;
-                continue;
-            }
-            {
-                uint64_t until = next_tick < (measuring ? meas_end : warm_end)
-                                     ? next_tick
-                                     : (measuring ? meas_end : warm_end);
-                if (until > now)
-                    clock_sleep_us(until - now > 100000 ? 100000 : until - now);
-            }
+    request_snapshots(x->vus, x->nvu);
+    /* Give VUs a moment to publish (they do after each transaction). */
+    clock_sleep_us(20000);
+    collect(x->vus, x->nvu, &x->m->cur, &in_tx);
+    down = count_down(x->vus, x->nvu, x->workers, x->nw, clock_us(), &longest_us);
+    x->sec++;
+    meet_beat(o->meet);
+    series_add(r, x->m, x->sec, measuring ? 'm' : 'r', in_tx, down, interval);
+    metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, &x->m->cur, in_tx,
+                 down);
+    if (longest_us > (uint64_t)x->cfg->run.max_outage_us) {
+        x->aborted = 1;
+        return err_set(e, E_FAIL,
+                       "the database was unreachable for more than %.0f s "
+                       "(run.max_outage): run aborted",
+                       (double)x->cfg->run.max_outage_us / 1e6);
+    }
+    if (measuring) {
+        x->m->in_tx_sum += in_tx;
+        x->m->in_tx_samples++;
+    }
+    if (o->progress && r->n_series && (x->tty || x->sec % 10 == 0))
+        live_line(o, &r->series[r->n_series - 1], x->sec, x->total_s, x->tty);
+    x->last_tick = x->next_tick;
+    x->next_tick += 1000000;
+    return 0;
+}
+
+/*
+ * The per-second loop until end (monotonic): a row each second, and a look
+ * for a signal, the last terminal done and a worker's usage error.  Returns
+ * 0 at end; otherwise sets x->ended (and x->on_time when every terminal
+ * finished) and returns 0, or the failure.
+ */
+static int run_loop(struct run *x, uint64_t end, struct err *e)
+{
+    int rc;
+
+    for (;;) {
+        uint64_t now = clock_us(), until;
+        if (sig_stop_requested())
+            break;
+        if (now >= end)
+            return 0;
+        if (__atomic_load_n(&x->sh->n_finished, __ATOMIC_ACQUIRE) == x->nvu) {
+            x->on_time = 1; /* every terminal ran its run.transactions */
+            break;
         }
-        if (o->progress && tty)
-            fputc('\n', o->progress);
-        /* The window closes on time: every worker idle at a barrier bounded by
-         * CLOSE_WAIT_US; one still in a transaction then is counted unfinished,
-         * with its last published counts.  The database's count is taken while
-         * they wait, so the two agree up to the unfinished ones. */
-        if (on_time && t_meas && rc == 0 && !aborted && !sig_stop_requested() &&
-            (fin = calloc(1, sizeof(*fin))) != NULL) {
-            int rc2;
-            pause_all(sh, nvu, CLOSE_WAIT_US);
-            r->unfinished_close = collect_base(sh, vus, nvu, fin);
-            t_end = clock_us();
-            r->cpu_s = cpu_now_s() - cpu0;
-            if (o->meet)
-                part_edge(sh, &mc, MEET_CLOSE, &no_end, r);
-            rc2 = synthetic || o->meet ? E_FAIL : monitor_count_bounded(sh, &mc, &no_end, e);
-            if (o->meet) {
-                /* The merged record compares the count of every part. */
-                if (!r->db_count_note[0])
-                    snprintf(r->db_count_note, sizeof(r->db_count_note),
-                             "the database's count covers every part of the run: the merged "
-                             "record compares it");
-            } else if (synthetic) {
-                /* db_count_note says why. */
-            } else if (rc2 == 0) {
-                r->db_counted = 1;
-                r->db_new_orders = no_end - no_start;
-            } else {
-                snprintf(r->db_count_note, sizeof(r->db_count_note), "%s", e->msg);
-                err_clear(e);
-            }
+        if (__atomic_load_n(&x->sh->fatal, __ATOMIC_ACQUIRE)) {
+            x->ended = 1;
+            return fatal_err(x->sh, e);
         }
-        phase_set(sh, PH_STOP);
-        sched_close(&sh->sched);
-    join:
-        backend_probe_stop(probe, r);
-        probe = NULL;
-        if ((jr = join_bounded(vus, nvu, !sh->go)) < 0) {
-            stuck = 1;
-            r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
-            for (int i = 0; i < nvu; i++)
-                r->left_behind += vu_unjoined(&vus[i]);
-        }
-        /* A usage error met after the monitor's last look. */
-        if (rc == 0 && __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
-            pthread_mutex_lock(&sh->lock);
-            *e = sh->fatal_err;
-            pthread_mutex_unlock(&sh->lock);
-            rc = e->code;
-        }
-        if (!fin) {
-            t_end = clock_us();
-            r->cpu_s = cpu_now_s() - cpu0;
-        }
-        if (t_meas) {
-            int from_barrier = fin != NULL;
-            r->window_opened = 1;
-            r->measured_s = (double)(t_end - t_meas) / 1e6;
-            if (!fin && (fin = calloc(1, sizeof(*fin))) != NULL) {
-                stats_init(fin);
-                /* A VU left behind: its last published counts. */
-                for (int i = 0; i < nvu; i++)
-                    stats_merge(
-                        fin,
-                        vus[i].joined
-                            ? &vus[i].st
-                            : &vus[i].snap[__atomic_load_n(&vus[i].ack, __ATOMIC_ACQUIRE) & 1]);
+        if (now >= x->next_tick) {
+            if ((rc = run_second(x, now, e)) < 0) {
+                x->ended = 1;
+                return rc;
             }
-            if (fin) {
-                stats_sub(&r->measured, fin, base);
-                /* The last second (with the in-flight transactions that finished
-                 * after the stop) from the exact final counts. */
-                if (t_end > last_tick + 1000) {
-                    m->cur = *fin;
-                    series_add(r, m, ++sec, 'm', 0, 0, (double)(t_end - last_tick) / 1e6);
-                }
-                free(fin);
-                fin = NULL;
-            }
-            /* Stopped early (a signal): every VU joined, the count is exact. */
-            if (!from_barrier && rc == 0 && !aborted && !synthetic && !o->meet) {
-                int rc2 = monitor_count(sh, &mc, &no_end, e);
-                if (rc2 < 0) {
-                    rc = rc2;
-                } else {
-                    r->db_counted = 1;
-                    r->db_new_orders = no_end - no_start;
-                }
-            }
-            r->vus_in_tx_mean = m->in_tx_samples ? m->in_tx_sum / m->in_tx_samples : 0;
+            continue;
+        }
+        until = x->next_tick < end ? x->next_tick : end;
+        if (until > now)
+            clock_sleep_us(until - now > 100000 ? 100000 : until - now);
+    }
+    x->ended = 1;
+    return 0;
+}
+
+/*
+ * Warm-up: ramp-up and warm-up seconds (series rows 'r'), then the window
+ * opens with every worker idle at a barrier, so the counts agree exactly,
+ * and the warm-up's last (partial) second is closed with them.  Leaves the
+ * window open (x->t_meas), or x->ended.
+ */
+static int phase_warmup(struct run *x, struct err *e)
+{
+    const struct config *cfg = x->cfg;
+    struct shared *sh = x->sh;
+    struct run_result *r = x->r;
+    int rc, late;
+
+    if (x->t_meas) /* no ramp-up or warm-up: opened at the start */
+        return 0;
+    if ((rc = run_loop(x, sh->t0_us + (uint64_t)cfg->run.rampup_us + (uint64_t)cfg->run.warmup_us,
+                       e)) < 0 ||
+        x->ended)
+        return rc;
+    pause_all(sh, x->nvu, OPEN_WAIT_US);
+    if (sig_stop_requested()) {
+        x->ended = 1;
+        return 0;
+    }
+    late = collect_base(sh, x->vus, x->nvu, x->base);
+    r->unfinished_open = late;
+    if (late && x->o->progress)
+        fprintf(x->o->progress,
+                "note: %d virtual users were still in a transaction "
+                "30 s after the barrier; their counts at the window's "
+                "opening are from their last snapshot\n",
+                late);
+    if ((rc = open_count(x, e)) < 0) {
+        x->ended = 1;
+        return rc;
+    }
+    x->cpu0 = cpu_now_s();
+    x->t_meas = clock_us();
+    if (x->t_meas - x->last_tick > 1000) {
+        x->m->cur = *x->base;
+        series_add(r, x->m, ++x->sec, 'r', 0, 0, (double)(x->t_meas - x->last_tick) / 1e6);
+    }
+    x->m->prev = *x->base;
+    x->last_tick = x->t_meas;
+    x->next_tick = x->t_meas + 1000000;
+    phase_set(sh, PH_MEASURE);
+    return 0;
+}
+
+/* Window: the measured seconds (rows 'm') until run.duration has passed. */
+static int phase_window(struct run *x, struct err *e)
+{
+    int rc = run_loop(x, x->t_meas + (uint64_t)x->cfg->run.duration_us, e);
+
+    if (rc == 0 && !x->ended)
+        x->on_time = 1;
+    return rc;
+}
+
+/*
+ * Close: when the window reached its end, every worker idle at a barrier
+ * bounded by CLOSE_WAIT_US (one still in a transaction then is counted
+ * unfinished, with its last published counts) and the database's count
+ * taken while they wait, so the two agree up to the unfinished ones.  Then
+ * the workers are told to stop.  Leaves x->fin and x->t_end when closed so.
+ */
+static void phase_close(struct run *x, int rc, struct err *e)
+{
+    const struct run_opts *o = x->o;
+    struct run_result *r = x->r;
+    int rc2;
+
+    if (o->progress && x->tty)
+        fputc('\n', o->progress);
+    if (x->on_time && x->t_meas && rc == 0 && !x->aborted && !sig_stop_requested() &&
+        (x->fin = calloc(1, sizeof(*x->fin))) != NULL) {
+        pause_all(x->sh, x->nvu, CLOSE_WAIT_US);
+        r->unfinished_close = collect_base(x->sh, x->vus, x->nvu, x->fin);
+        x->t_end = clock_us();
+        r->cpu_s = cpu_now_s() - x->cpu0;
+        if (o->meet)
+            part_edge(x->sh, &x->mc, MEET_CLOSE, &x->no_end, r);
+        rc2 =
+            x->synthetic || o->meet ? E_FAIL : monitor_count_bounded(x->sh, &x->mc, &x->no_end, e);
+        if (o->meet) {
+            /* The merged record compares the count of every part. */
+            if (!r->db_count_note[0])
+                snprintf(r->db_count_note, sizeof(r->db_count_note),
+                         "the database's count covers every part of the run: the merged "
+                         "record compares it");
+        } else if (x->synthetic) {
+            /* db_count_note says why. */
+        } else if (rc2 == 0) {
+            r->db_counted = 1;
+            r->db_new_orders = x->no_end - x->no_start;
         } else {
-            stats_init(&r->measured);
+            snprintf(r->db_count_note, sizeof(r->db_count_note), "%s", e->msg);
+            err_clear(e);
         }
-        /* Let the workers finish what is queued (bounded), then stop them. */
-        {
-            uint64_t deadline = clock_us() + 60000000;
-            pthread_mutex_lock(&sh->q.lock);
-            while (sh->q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !aborted) {
-                pthread_mutex_unlock(&sh->q.lock);
-                meet_beat(o->meet);
-                clock_sleep_us(10000);
-                pthread_mutex_lock(&sh->q.lock);
-            }
-            r->deliveries_pending = (uint64_t)sh->q.n;
-            sh->q.n = 0;
-            sh->q.closed = 1;
-            pthread_cond_broadcast(&sh->q.not_empty);
-            pthread_mutex_unlock(&sh->q.lock);
-        }
-        if ((jr = join_bounded(workers, nw, !sh->go || stuck)) < 0) {
-            stuck = 1;
-            r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
-            for (int i = 0; i < nw; i++)
-                r->left_behind += vu_unjoined(&workers[i]);
-        }
-        stats_init(&r->delivery);
-        for (int i = 0; i < nw; i++)
-            stats_merge(
-                &r->delivery,
-                workers[i].joined
-                    ? &workers[i].st
-                    : &workers[i].snap[__atomic_load_n(&workers[i].ack, __ATOMIC_ACQUIRE) & 1]);
-        if (cfg->run.delivery_inline) {
-            r->delivery.dl_districts = r->measured.dl_districts;
-            r->delivery.dl_skipped = r->measured.dl_skipped;
-        }
-        /* Queue-full waits are counted by the VUs. */
-        r->delivery.dl_queue_full = r->measured.dl_queue_full;
-        r->delivery.dl_queue_wait_us = r->measured.dl_queue_wait_us;
     }
-    /* Which (w, d) each terminal ran Stock-Level for, when few enough to list. */
-    if (!stuck && sh->terms && sh->n_terms <= 1000 &&
-        (r->stock_level_pairs = calloc((size_t)sh->n_terms, sizeof(*r->stock_level_pairs)))) {
-        for (int i = 0; i < sh->n_terms; i++) {
-            r->stock_level_pairs[i].w = sh->terms[i].w_id;
-            r->stock_level_pairs[i].d = sh->terms[i].d_id;
-            r->stock_level_pairs[i].n = sh->terms[i].n_stock_level;
-        }
-        r->n_stock_level_pairs = sh->n_terms;
+    phase_set(x->sh, PH_STOP);
+    sched_close(&x->sh->sched);
+}
+
+/*
+ * Stop: the pooler probe, then the terminal workers joined, bounded (those
+ * still blocked in the database are left behind: x->stuck, r->left_behind).
+ * A usage error a worker met after the monitor's last look becomes rc.
+ */
+static int phase_stop(struct run *x, int rc, struct err *e)
+{
+    int jr;
+
+    backend_probe_stop(x->probe, x->r);
+    x->probe = NULL;
+    if ((jr = join_bounded(x->vus, x->nvu, !x->sh->go)) < 0) {
+        x->stuck = 1;
+        x->r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
+        for (int i = 0; i < x->nvu; i++)
+            x->r->left_behind += vu_unjoined(&x->vus[i]);
     }
-    if (aborted)
-        snprintf(r->status, sizeof(r->status), "aborted");
-    else if (rc == 0 && sig_stop_requested())
-        snprintf(r->status, sizeof(r->status), "interrupted");
+    if (rc == 0 && __atomic_load_n(&x->sh->fatal, __ATOMIC_ACQUIRE))
+        rc = fatal_err(x->sh, e);
+    return rc;
+}
+
+/* A worker's final counts: its own once joined, else its last published copy. */
+static const struct vu_stats *vu_final(const struct vu *v)
+{
+    return v->joined ? &v->st : &v->snap[__atomic_load_n(&v->ack, __ATOMIC_ACQUIRE) & 1];
+}
+
+/*
+ * Tally: the window's counts (r->measured, from the close's barrier, else
+ * from every worker's final counts), its last series row, and when the run
+ * was stopped early with every worker joined, the database's exact count.
+ */
+static int phase_tally(struct run *x, int rc, struct err *e)
+{
+    struct run_result *r = x->r;
+    int from_barrier = x->fin != NULL;
+
+    if (!x->fin) {
+        x->t_end = clock_us();
+        r->cpu_s = cpu_now_s() - x->cpu0;
+    }
+    if (!x->t_meas) {
+        stats_init(&r->measured);
+        return rc;
+    }
+    r->window_opened = 1;
+    r->measured_s = (double)(x->t_end - x->t_meas) / 1e6;
+    if (!x->fin && (x->fin = calloc(1, sizeof(*x->fin))) != NULL) {
+        stats_init(x->fin);
+        for (int i = 0; i < x->nvu; i++)
+            stats_merge(x->fin, vu_final(&x->vus[i]));
+    }
+    if (x->fin) {
+        stats_sub(&r->measured, x->fin, x->base);
+        /* The last second (with the in-flight transactions that finished
+         * after the stop) from the exact final counts. */
+        if (x->t_end > x->last_tick + 1000) {
+            x->m->cur = *x->fin;
+            series_add(r, x->m, ++x->sec, 'm', 0, 0, (double)(x->t_end - x->last_tick) / 1e6);
+        }
+        free(x->fin);
+        x->fin = NULL;
+    }
+    if (!from_barrier && rc == 0 && !x->aborted && !x->synthetic && !x->o->meet) {
+        int rc2 = monitor_count(x->sh, &x->mc, &x->no_end, e);
+        if (rc2 < 0) {
+            rc = rc2;
+        } else {
+            r->db_counted = 1;
+            r->db_new_orders = x->no_end - x->no_start;
+        }
+    }
+    r->vus_in_tx_mean = x->m->in_tx_samples ? x->m->in_tx_sum / x->m->in_tx_samples : 0;
+    return rc;
+}
+
+/*
+ * Drain: the delivery workers finish what is queued (bounded: 60 s, a
+ * signal, an abort), then stop and are joined, bounded; their counts go
+ * into r->delivery.
+ */
+static void phase_drain(struct run *x)
+{
+    struct shared *sh = x->sh;
+    struct run_result *r = x->r;
+    uint64_t deadline = clock_us() + 60000000;
+    int jr;
+
+    pthread_mutex_lock(&sh->q.lock);
+    while (sh->q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !x->aborted) {
+        pthread_mutex_unlock(&sh->q.lock);
+        meet_beat(x->o->meet);
+        clock_sleep_us(10000);
+        pthread_mutex_lock(&sh->q.lock);
+    }
+    r->deliveries_pending = (uint64_t)sh->q.n;
+    sh->q.n = 0;
+    sh->q.closed = 1;
+    pthread_cond_broadcast(&sh->q.not_empty);
+    pthread_mutex_unlock(&sh->q.lock);
+    if ((jr = join_bounded(x->workers, x->nw, !sh->go || x->stuck)) < 0) {
+        x->stuck = 1;
+        r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
+        for (int i = 0; i < x->nw; i++)
+            r->left_behind += vu_unjoined(&x->workers[i]);
+    }
+    stats_init(&r->delivery);
+    for (int i = 0; i < x->nw; i++)
+        stats_merge(&r->delivery, vu_final(&x->workers[i]));
+    if (x->cfg->run.delivery_inline) {
+        r->delivery.dl_districts = r->measured.dl_districts;
+        r->delivery.dl_skipped = r->measured.dl_skipped;
+    }
+    /* Queue-full waits are counted by the VUs. */
+    r->delivery.dl_queue_full = r->measured.dl_queue_full;
+    r->delivery.dl_queue_wait_us = r->measured.dl_queue_wait_us;
+}
+
+/* Record: which (w, d) each terminal ran Stock-Level for, when few enough to list. */
+static void phase_record(struct run *x)
+{
+    struct shared *sh = x->sh;
+    struct run_result *r = x->r;
+
+    if (x->stuck || !sh->terms || sh->n_terms > 1000 ||
+        !(r->stock_level_pairs = calloc((size_t)sh->n_terms, sizeof(*r->stock_level_pairs))))
+        return;
+    for (int i = 0; i < sh->n_terms; i++) {
+        r->stock_level_pairs[i].w = sh->terms[i].w_id;
+        r->stock_level_pairs[i].d = sh->terms[i].d_id;
+        r->stock_level_pairs[i].n = sh->terms[i].n_stock_level;
+    }
+    r->n_stock_level_pairs = sh->n_terms;
+}
+
+/* The run's status from how it ended. */
+static void run_status(const struct run *x, int rc)
+{
+    struct run_result *r = x->r;
+    const char *s = "failed";
+
+    if (x->aborted)
+        s = "aborted";
     else if (rc == 0)
-        snprintf(r->status, sizeof(r->status), "complete");
-    else if (rc == E_INTR)
-        snprintf(r->status, sizeof(r->status), "interrupted");
-out:
-    if (rc < 0 && !aborted && (rc == E_INTR || sig_stop_requested()))
-        snprintf(r->status, sizeof(r->status), "interrupted");
-    if (stuck) {
-        /* Threads blocked in the database still use these: leave them to
-         * the process's exit. */
-        if (o->progress && r->left_behind)
+        s = sig_stop_requested() ? "interrupted" : "complete";
+    else if (rc == E_INTR || sig_stop_requested())
+        s = "interrupted";
+    snprintf(r->status, sizeof(r->status), "%s", s);
+}
+
+/*
+ * Teardown, whatever phase failed: everything that was made is released,
+ * except what threads left behind (still blocked in the database) may use,
+ * which is left to the process's exit with a warning.
+ */
+static int run_teardown(struct run *x, int rc)
+{
+    struct shared *sh = x->sh;
+    const struct run_opts *o = x->o;
+
+    if (x->stuck) {
+        if (o->progress && x->r->left_behind)
             fprintf(o->progress,
                     "warning: %d connection%s did not stop within %d s (blocked in the "
                     "database, which answered neither them nor a cancel request): left "
                     "behind (run.json run.left_behind)\n",
-                    r->left_behind, r->left_behind == 1 ? "" : "s",
+                    x->r->left_behind, x->r->left_behind == 1 ? "" : "s",
                     (JOIN_GRACE_US + JOIN_CANCEL_US) / 1000000);
         else if (o->progress)
             fprintf(o->progress,
                     "warning: the database did not answer a cancel request within %d s: "
                     "left behind (run.json run.cancel_unanswered)\n",
                     JOIN_CANCEL_US / 1000000);
-        free(m);
-        free(base);
-        free(conn_us);
-        db_close(mc);
-        dialect_release(&ad);
-        return rc;
+    } else {
+        for (int i = 0; x->vus && i < x->nvu; i++)
+            db_close(x->vus[i].c);
+        for (int i = 0; x->workers && i < x->nw; i++)
+            db_close(x->workers[i].c);
+        free(x->vus);
+        free(x->workers);
     }
-    if (vus)
-        for (int i = 0; i < nvu; i++)
-            db_close(vus[i].c);
-    if (workers)
-        for (int i = 0; i < nw; i++)
-            db_close(workers[i].c);
-    free(vus);
-    free(workers);
-    free(m);
-    free(base);
-    free(conn_us);
+    free(x->m);
+    free(x->base);
+    free(x->conn_us);
+    db_close(x->mc);
+    dialect_release(&x->ad);
+    if (x->stuck || !sh)
+        return rc;
     free(sh->q.ring);
     sched_release(&sh->sched);
     free(sh->terms);
     if (sh->dlog)
         fclose(sh->dlog);
-    db_close(mc);
     dialect_release(&sh->d);
-    dialect_release(&ad);
     pthread_mutex_destroy(&sh->lock);
     pthread_cond_destroy(&sh->cond);
     pthread_mutex_destroy(&sh->q.lock);
@@ -764,6 +953,32 @@ out:
     pthread_mutex_destroy(&sh->dlog_lock);
     free(sh);
     return rc;
+}
+
+/*
+ * A run, phase by phase.  From the start on, threads may be running, so
+ * every path after it goes through the stop, the tally and the drain; any
+ * failure ends in the one teardown.
+ */
+int run_run(const struct run_opts *o, struct run_result *r, struct err *e)
+{
+    struct run x;
+    int rc;
+
+    if ((rc = run_init(&x, o, r, e)) == 0 && (rc = phase_prepare(&x, e)) == 0 &&
+        (rc = phase_meet(&x, e)) == 0 && (rc = phase_size(&x, e)) == 0) {
+        if ((rc = phase_start(&x, e)) == 0) {
+            if ((rc = phase_warmup(&x, e)) == 0 && !x.ended)
+                rc = phase_window(&x, e);
+            phase_close(&x, rc, e);
+        }
+        rc = phase_stop(&x, rc, e);
+        rc = phase_tally(&x, rc, e);
+        phase_drain(&x);
+        phase_record(&x);
+    }
+    run_status(&x, rc);
+    return run_teardown(&x, rc);
 }
 
 void run_result_release(struct run_result *r)

@@ -23,10 +23,10 @@ static double ms(uint64_t us)
 }
 
 /* Add an item judged by bound (enum validity_bound) over [lo, hi]; its
- * statistics (n, target, se) are the caller's to fill, judge() decides. */
-static struct validity_item *add_validity(struct figures *f, const char *name, double v,
-                                          int bound, double lo, double hi, uint64_t n,
-                                          int applies)
+ * statistics (n, target, se) are the caller's to fill, judge() decides.
+ * na: NULL when the item applies to this run, else why it does not. */
+static struct validity_item *add_validity(struct figures *f, const char *name, double v, int bound,
+                                          double lo, double hi, uint64_t n, const char *na)
 {
     struct validity_item *it = &f->validity[f->n_validity++];
 
@@ -38,7 +38,8 @@ static struct validity_item *add_validity(struct figures *f, const char *name, d
     it->max = hi;
     it->n = n;
     it->target = NAN;
-    it->applies = applies;
+    it->applies = na == NULL;
+    it->na = na;
     return it;
 }
 
@@ -53,10 +54,10 @@ static double share_se_pct(double p_pct, uint64_t n)
 }
 
 /* A share with the spec's target: in [lo, hi], judged from n draws. */
-static void add_share(struct figures *f, const char *name, uint64_t part, uint64_t n,
-                      double lo, double hi, double target_pct, int applies)
+static void add_share(struct figures *f, const char *name, uint64_t part, uint64_t n, double lo,
+                      double hi, double target_pct, const char *na)
 {
-    struct validity_item *it = add_validity(f, name, pct(part, n), VB_RANGE, lo, hi, n, applies);
+    struct validity_item *it = add_validity(f, name, pct(part, n), VB_RANGE, lo, hi, n, na);
 
     it->target = target_pct;
     it->se = share_se_pct(target_pct, n);
@@ -79,16 +80,16 @@ static void add_mix_share(struct figures *f, const char *name, const struct deck
     const struct tx_stats *s = &m->tx[t];
     static const double min_pct[TX_NTYPES] = { 0, 43.0, 4.0, 4.0, 4.0 };
     struct validity_item *it = add_validity(f, name, pct(s->committed + s->rolled_back, executed),
-                                            VB_MIN, min_pct[t], 100, executed, 1);
+                                            VB_MIN, min_pct[t], 100, executed, NULL);
     double p = d->n ? (double)d->count[t] / d->n : 0;
 
     it->target = min_pct[t];
     if (100.0 * p < min_pct[t])
         it->se = 0;
     else
-        it->se = executed ? 100.0 * sqrt((double)vus * (d->n + 1) * p * (1 - p) / 3.0) /
-                                (double)executed
-                          : INFINITY;
+        it->se = executed
+                     ? 100.0 * sqrt((double)vus * (d->n + 1) * p * (1 - p) / 3.0) / (double)executed
+                     : INFINITY;
 }
 
 /* Clause 5.5.1.5's companion: the 90th percentile of a response time must
@@ -100,7 +101,7 @@ static void add_mix_share(struct figures *f, const char *name, const struct deck
 static void add_p90_vs_mean(struct figures *f, const char *name, const struct hist *h)
 {
     add_validity(f, name, ms(hist_percentile(h, 90)), VB_MIN, hist_mean(h) / 1000.0, 0,
-                 h->n_samples, 1)
+                 h->n_samples, NULL)
         ->resolution = P90_MEAN_RES_MS;
 }
 
@@ -168,16 +169,15 @@ static int row_down(const struct series_row *row)
     return row->phase == 'm' && (row->vus_down > 0 || row->lost > 0);
 }
 
-void figures_compute(const struct config *cfg, const struct run_result *r, struct figures *f)
+/* Rates over the window, the driver's CPU, and whether the database's
+ * New-Order count agrees with ours. */
+static void figures_rates(const struct run_result *r, struct figures *f)
 {
     const struct vu_stats *m = &r->measured;
     double minutes = r->measured_s / 60.0;
     uint64_t committed = stats_committed(m);
-    int remote = r->warehouses > 1;
-    const struct hist *dl_lat = cfg->run.delivery_inline ? &m->tx[TX_DELIVERY].lat
-                                                         : &m->tx[TX_DELIVERY].lat;
+    int64_t diff;
 
-    memset(f, 0, sizeof(*f));
     if (minutes > 0) {
         f->notpm = (double)m->tx[TX_NEW_ORDER].committed / minutes;
         f->notpm_db = (double)r->db_new_orders / minutes;
@@ -190,122 +190,143 @@ void figures_compute(const struct config *cfg, const struct run_result *r, struc
         committed ? (double)m->cpu_us / 1000.0 / ((double)committed / 1000.0) : 0;
     /* A New-Order whose commit was sent but never answered (a lost connection)
      * may or may not be in the database's count: the counts agree when the
-     * difference is within those. */
-    {
-        /* A worker still in a transaction at the window's opening (its counts are from
-         * before it) may make the client count one higher, one at its close one lower. */
-        int64_t diff = r->db_new_orders - (int64_t)m->tx[TX_NEW_ORDER].committed;
-        f->counts_agree = r->db_counted && diff >= -(int64_t)r->unfinished_open &&
-                          diff <= (int64_t)(m->tx[TX_NEW_ORDER].unknown + r->unfinished_close);
-        if (!r->db_counted)
-            f->notpm_db = NAN;
-    }
-    /* Stalls: runs of measured seconds in which nothing committed. */
-    {
-        int run_len = 0, run_start = 0;
-        for (int i = 0; i <= r->n_series; i++) {
-            const struct series_row *row = i < r->n_series ? &r->series[i] : NULL;
-            int zero = row && row->phase == 'm' && row_tps(row) == 0;
-            if (row) {
-                f->zero_tps_s += zero;
-                f->down_s += row_down(row);
-            }
-            if (zero) {
-                if (!run_len++)
-                    run_start = row->second;
-                continue;
-            }
-            if (run_len > f->longest_stall_s)
-                f->longest_stall_s = run_len;
-            if (run_len >= STALL_MIN_S && f->n_stalls < STALLS_MAX) {
-                f->stalls[f->n_stalls][0] = run_start;
-                f->stalls[f->n_stalls][1] = run_start + run_len - 1;
-                f->n_stalls++;
-            }
-            run_len = 0;
-        }
-    }
-    f->lag_p99_ms = ms(hist_percentile(&m->lag, 99));
-    /* Think time: what the terminals can offer at most, 12.86 NOTPM per 10 terminals
-     * (one warehouse's), scaled by run.time_scale. */
-    if (r->load == TERM_THINK && r->terminals > 0 && r->time_scale > 0)
-        f->efficiency_pct = 100.0 * f->notpm /
-                            (TERM_MAX_NOTPM_PER_WAREHOUSE * r->terminals / 10.0 / r->time_scale);
+     * difference is within those.  A worker still in a transaction at the
+     * window's opening (its counts are from before it) may make the client
+     * count one higher, one at its close one lower. */
+    diff = r->db_new_orders - (int64_t)m->tx[TX_NEW_ORDER].committed;
+    f->counts_agree = r->db_counted && diff >= -(int64_t)r->unfinished_open &&
+                      diff <= (int64_t)(m->tx[TX_NEW_ORDER].unknown + r->unfinished_close);
+    if (!r->db_counted)
+        f->notpm_db = NAN;
+}
 
-    /* The counts behind each share; the spec's targets: 1 % rollbacks and
-     * remote lines, 10 lines an order, 15 % remote and 60 % by-name payments. */
-    add_share(f, "new_order_rollback_pct", m->tx[TX_NEW_ORDER].rolled_back, m->no_orders, 0.9,
-              1.1, 1.0, 1);
-    {
-        /* Lines per order are uniform in 5..15: variance (11^2 - 1) / 12 = 10. */
-        struct validity_item *it = add_validity(
-            f, "new_order_mean_lines",
-            m->no_orders ? (double)m->no_lines / (double)m->no_orders : 0, VB_RANGE, 9.5, 10.5,
-            m->no_orders, 1);
-        it->target = 10;
-        it->se = m->no_orders ? sqrt(10.0 / (double)m->no_orders) : INFINITY;
+/* Stalls: runs of measured seconds in which nothing committed; seconds down. */
+static void figures_stalls(const struct run_result *r, struct figures *f)
+{
+    int run_len = 0, run_start = 0;
+
+    for (int i = 0; i <= r->n_series; i++) {
+        const struct series_row *row = i < r->n_series ? &r->series[i] : NULL;
+        int zero = row && row->phase == 'm' && row_tps(row) == 0;
+        if (row) {
+            f->zero_tps_s += zero;
+            f->down_s += row_down(row);
+        }
+        if (zero) {
+            if (!run_len++)
+                run_start = row->second;
+            continue;
+        }
+        if (run_len > f->longest_stall_s)
+            f->longest_stall_s = run_len;
+        if (run_len >= STALL_MIN_S && f->n_stalls < STALLS_MAX) {
+            f->stalls[f->n_stalls][0] = run_start;
+            f->stalls[f->n_stalls][1] = run_start + run_len - 1;
+            f->n_stalls++;
+        }
+        run_len = 0;
     }
-    add_share(f, "remote_order_line_pct", m->no_remote_lines, m->no_lines, 0.95, 1.05, 1.0,
-              remote);
+}
+
+/* The input's shares against the spec's targets: 1 % rollbacks and remote
+ * lines, 10 lines an order, 15 % remote and 60 % by-name payments, the
+ * skipped deliveries, and the mix minimums of clause 5.2.3 (one deck per
+ * terminal). */
+static void figures_shares(const struct config *cfg, const struct run_result *r, struct figures *f)
+{
+    const struct vu_stats *m = &r->measured;
+    const char *remote = r->warehouses > 1 ? NULL : "one warehouse";
+    struct validity_item *it;
+    struct deck d;
+    uint64_t executed = 0;
+
+    add_share(f, "new_order_rollback_pct", m->tx[TX_NEW_ORDER].rolled_back, m->no_orders, 0.9, 1.1,
+              1.0, NULL);
+    /* Lines per order are uniform in 5..15: variance (11^2 - 1) / 12 = 10. */
+    it = add_validity(f, "new_order_mean_lines",
+                      m->no_orders ? (double)m->no_lines / (double)m->no_orders : 0, VB_RANGE, 9.5,
+                      10.5, m->no_orders, NULL);
+    it->target = 10;
+    it->se = m->no_orders ? sqrt(10.0 / (double)m->no_orders) : INFINITY;
+    add_share(f, "remote_order_line_pct", m->no_remote_lines, m->no_lines, 0.95, 1.05, 1.0, remote);
     add_share(f, "remote_payment_pct", m->pay_remote, m->pay_total, 14, 16, 15, remote);
-    add_share(f, "payment_by_last_name_pct", m->pay_by_name, m->pay_total, 57, 63, 60, 1);
-    add_share(f, "order_status_by_last_name_pct", m->os_by_name, m->os_total, 57, 63, 60, 1);
+    add_share(f, "payment_by_last_name_pct", m->pay_by_name, m->pay_total, 57, 63, 60, NULL);
+    add_share(f, "order_status_by_last_name_pct", m->os_by_name, m->os_total, 57, 63, 60, NULL);
     add_validity(f, "skipped_delivery_pct", pct(r->delivery.dl_skipped, r->delivery.dl_districts),
-                 VB_RANGE, 0, 1, r->delivery.dl_districts, 1);
-    /* The mix minimums of clause 5.2.3, over the measured window. */
-    {
-        struct deck d;
-        uint64_t executed = 0;
-        if (deck_init(&d, cfg->run.mix) < 0)
-            memset(&d, 0, sizeof(d));
-        for (int t = 0; t < TX_NTYPES; t++)
-            executed += m->tx[t].committed + m->tx[t].rolled_back;
-        /* One deck per terminal. */
-        add_mix_share(f, "payment_share_pct", &d, TX_PAYMENT, m, executed, r->terminals);
-        add_mix_share(f, "order_status_share_pct", &d, TX_ORDER_STATUS, m, executed,
-                      r->terminals);
-        add_mix_share(f, "delivery_share_pct", &d, TX_DELIVERY, m, executed, r->terminals);
-        add_mix_share(f, "stock_level_share_pct", &d, TX_STOCK_LEVEL, m, executed,
-                      r->terminals);
-    }
-    add_validity(f, "new_order_p90_s", ms(hist_percentile(&m->tx[TX_NEW_ORDER].lat, 90)) / 1000,
-                 VB_RANGE, 0, 5, m->tx[TX_NEW_ORDER].lat.n_samples, 1);
-    add_validity(f, "payment_p90_s", ms(hist_percentile(&m->tx[TX_PAYMENT].lat, 90)) / 1000,
-                 VB_RANGE, 0, 5, m->tx[TX_PAYMENT].lat.n_samples, 1);
-    add_validity(f, "order_status_p90_s",
-                 ms(hist_percentile(&m->tx[TX_ORDER_STATUS].lat, 90)) / 1000, VB_RANGE, 0, 5,
-                 m->tx[TX_ORDER_STATUS].lat.n_samples, 1);
-    add_validity(f, "delivery_p90_s", ms(hist_percentile(dl_lat, 90)) / 1000, VB_RANGE, 0, 5,
-                 dl_lat->n_samples, 1);
-    add_validity(f, "stock_level_p90_s",
-                 ms(hist_percentile(&m->tx[TX_STOCK_LEVEL].lat, 90)) / 1000, VB_RANGE, 0, 20,
-                 m->tx[TX_STOCK_LEVEL].lat.n_samples, 1);
+                 VB_RANGE, 0, 1, r->delivery.dl_districts, NULL);
+    if (deck_init(&d, cfg->run.mix) < 0)
+        memset(&d, 0, sizeof(d));
+    for (int t = 0; t < TX_NTYPES; t++)
+        executed += m->tx[t].committed + m->tx[t].rolled_back;
+    add_mix_share(f, "payment_share_pct", &d, TX_PAYMENT, m, executed, r->terminals);
+    add_mix_share(f, "order_status_share_pct", &d, TX_ORDER_STATUS, m, executed, r->terminals);
+    add_mix_share(f, "delivery_share_pct", &d, TX_DELIVERY, m, executed, r->terminals);
+    add_mix_share(f, "stock_level_share_pct", &d, TX_STOCK_LEVEL, m, executed, r->terminals);
+}
+
+/* A 90th percentile in seconds against the spec's bound. */
+static void add_p90(struct figures *f, const char *name, const struct hist *h, double max_s)
+{
+    add_validity(f, name, ms(hist_percentile(h, 90)) / 1000, VB_RANGE, 0, max_s, h->n_samples,
+                 NULL);
+}
+
+/* Response times: each type's 90th percentile within its bound (clause
+ * 5.2.5.4), and not below the average (the Delivery's is its queueing reply). */
+static void figures_latency(const struct config *cfg, const struct run_result *r, struct figures *f)
+{
+    const struct vu_stats *m = &r->measured;
+    const struct hist *dl_lat = &m->tx[TX_DELIVERY].lat;
+
+    add_p90(f, "new_order_p90_s", &m->tx[TX_NEW_ORDER].lat, 5);
+    add_p90(f, "payment_p90_s", &m->tx[TX_PAYMENT].lat, 5);
+    add_p90(f, "order_status_p90_s", &m->tx[TX_ORDER_STATUS].lat, 5);
+    add_p90(f, "delivery_p90_s", dl_lat, 5);
+    add_p90(f, "stock_level_p90_s", &m->tx[TX_STOCK_LEVEL].lat, 20);
     if (!cfg->run.delivery_inline)
-        add_validity(f, "deferred_delivery_p90_s",
-                     ms(hist_percentile(&r->delivery.tx[TX_DELIVERY].lat, 90)) / 1000, VB_RANGE,
-                     0, 80, r->delivery.tx[TX_DELIVERY].lat.n_samples, 1);
-    /* The 90th percentile not below the average, per type (the Delivery's
-     * is its queueing reply). */
+        add_p90(f, "deferred_delivery_p90_s", &r->delivery.tx[TX_DELIVERY].lat, 80);
     add_p90_vs_mean(f, "new_order_p90_vs_mean_ms", &m->tx[TX_NEW_ORDER].lat);
     add_p90_vs_mean(f, "payment_p90_vs_mean_ms", &m->tx[TX_PAYMENT].lat);
     add_p90_vs_mean(f, "order_status_p90_vs_mean_ms", &m->tx[TX_ORDER_STATUS].lat);
     add_p90_vs_mean(f, "delivery_p90_vs_mean_ms", dl_lat);
     add_p90_vs_mean(f, "stock_level_p90_vs_mean_ms", &m->tx[TX_STOCK_LEVEL].lat);
-    /* The driver's own limits must not pass for the database's: terminals
-     * dispatched late, waiting for a connection longer than their think time, a
-     * full deferred-delivery queue, or a stretch in which nothing committed. */
-    add_validity(f, "schedule_lag_p99_ms", f->lag_p99_ms, VB_MAX, 0, 10, m->lag.n_samples, 1);
+}
+
+/* The driver's own limits must not pass for the database's: terminals
+ * dispatched late, waiting for a connection longer than their think time, a
+ * full deferred-delivery queue, or a stretch in which nothing committed. */
+static void figures_driver_limits(const struct config *cfg, const struct run_result *r,
+                                  struct figures *f)
+{
+    const struct vu_stats *m = &r->measured;
+
+    add_validity(f, "schedule_lag_p99_ms", f->lag_p99_ms, VB_MAX, 0, 10, m->lag.n_samples, NULL);
     add_validity(f, "waits_over_think_time", (double)m->waits_over_think, VB_MAX, 0, 0,
-                 m->lag.n_samples, r->load == TERM_THINK);
+                 m->lag.n_samples, r->load == TERM_THINK ? NULL : "no think time");
     if (!cfg->run.delivery_inline)
         add_validity(f, "deferred_queue_full", (double)m->dl_queue_full, VB_MAX, 0, 0,
-                     m->tx[TX_DELIVERY].committed, 1);
+                     m->tx[TX_DELIVERY].committed, NULL);
     add_validity(f, "longest_stall_s", f->longest_stall_s, VB_MAX, 0, STALL_MIN_S - 1,
-                 (uint64_t)r->n_series, 1);
+                 (uint64_t)r->n_series, NULL);
     if (r->load == TERM_THINK)
         add_validity(f, "efficiency_pct", f->efficiency_pct, VB_RANGE, 85, 115,
-                     m->tx[TX_NEW_ORDER].committed, 1);
+                     m->tx[TX_NEW_ORDER].committed, NULL);
+}
 
+void figures_compute(const struct config *cfg, const struct run_result *r, struct figures *f)
+{
+    memset(f, 0, sizeof(*f));
+    figures_rates(r, f);
+    figures_stalls(r, f);
+    f->lag_p99_ms = ms(hist_percentile(&r->measured.lag, 99));
+    /* Think time: what the terminals can offer at most, 12.86 NOTPM per 10 terminals
+     * (one warehouse's), scaled by run.time_scale. */
+    if (r->load == TERM_THINK && r->terminals > 0 && r->time_scale > 0)
+        f->efficiency_pct =
+            100.0 * f->notpm / (TERM_MAX_NOTPM_PER_WAREHOUSE * r->terminals / 10.0 / r->time_scale);
+    figures_shares(cfg, r, f);
+    figures_latency(cfg, r, f);
+    figures_driver_limits(cfg, r, f);
     f->valid = 1;
     f->verdict = VO_VALID;
     for (int i = 0; i < f->n_validity; i++) {
@@ -337,12 +358,12 @@ static const char *verdict_word(int v)
 /* Percentiles of h, and h itself in mergeable form ("hist", results/histjson.h). */
 static json_t *lat_json(const struct hist *h)
 {
-    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o*}", "mean_ms", hist_mean(h) / 1000.0,
-                     "p50_ms", ms(hist_percentile(h, 50)), "p90_ms", ms(hist_percentile(h, 90)),
-                     "p95_ms", ms(hist_percentile(h, 95)), "p99_ms", ms(hist_percentile(h, 99)),
-                     "p99_9_ms", ms(hist_percentile(h, 99.9)), "max_ms",
-                     ms(h->n_samples ? h->max_us : 0), "min_ms", ms(h->n_samples ? h->min_us : 0), "hist",
-                     histjson_encode(h));
+    return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o*}", "mean_ms",
+                     hist_mean(h) / 1000.0, "p50_ms", ms(hist_percentile(h, 50)), "p90_ms",
+                     ms(hist_percentile(h, 90)), "p95_ms", ms(hist_percentile(h, 95)), "p99_ms",
+                     ms(hist_percentile(h, 99)), "p99_9_ms", ms(hist_percentile(h, 99.9)), "max_ms",
+                     ms(h->n_samples ? h->max_us : 0), "min_ms", ms(h->n_samples ? h->min_us : 0),
+                     "hist", histjson_encode(h));
 }
 
 /* Unknown outcomes over the VUs and the delivery workers. */
@@ -373,8 +394,8 @@ static json_t *outage_json(const struct config *cfg, const struct run_result *r,
         if (out)
             to = row->second;
         if ((!out || i == r->n_series - 1) && from >= 0) {
-            json_array_append_new(windows, json_pack("{s:i, s:i}", "from_second", from,
-                                                     "to_second", to));
+            json_array_append_new(windows,
+                                  json_pack("{s:i, s:i}", "from_second", from, "to_second", to));
             from = -1;
         }
     }
@@ -413,13 +434,14 @@ static json_t *pipelining_json(const struct config *cfg, const struct vu_stats *
 static json_t *terminals_json(const struct config *cfg, const struct run_result *r,
                               const struct figures *f)
 {
-    json_t *o = json_pack(
-        "{s:i, s:i, s:i, s:i, s:s, s:f, s:f, s:o, s:o, s:I, s:f}", "count", r->terminals,
-        "connections", r->connections, "workers", r->workers ? r->workers : r->connections, "delivery_workers",
-        r->delivery_workers, "load", load_name(r->load), "offered_tps", r->offered_tps,
-        "time_scale", r->time_scale, "pipelining", pipelining_json(cfg, &r->measured),
-        "schedule_lag", lat_json(&r->measured.lag), "waits_over_think_time",
-        (json_int_t)r->measured.waits_over_think, "schedule_lag_p99_ms", f->lag_p99_ms);
+    json_t *o =
+        json_pack("{s:i, s:i, s:i, s:i, s:s, s:f, s:f, s:o, s:o, s:I, s:f}", "count", r->terminals,
+                  "connections", r->connections, "workers",
+                  r->workers ? r->workers : r->connections, "delivery_workers", r->delivery_workers,
+                  "load", load_name(r->load), "offered_tps", r->offered_tps, "time_scale",
+                  r->time_scale, "pipelining", pipelining_json(cfg, &r->measured), "schedule_lag",
+                  lat_json(&r->measured.lag), "waits_over_think_time",
+                  (json_int_t)r->measured.waits_over_think, "schedule_lag_p99_ms", f->lag_p99_ms);
 
     if (r->load == TERM_THINK)
         json_object_set_new(o, "efficiency_pct", json_real(f->efficiency_pct));
@@ -451,27 +473,33 @@ static json_t *pooler_json(const struct config *cfg, const struct run_result *r)
     return json_pack("{s:o, s:b, s:i, s:i, s:i, s:i}", "declared",
                      cfg->database.pooler[0] ? json_string(cfg->database.pooler) : json_null(),
                      "seen", figures_pooler_seen(r), "connections", r->backend_connections,
-                     "server_processes", r->backend_distinct, "monitor_samples",
-                     r->backend_samples, "monitor_changes", r->backend_changes);
+                     "server_processes", r->backend_distinct, "monitor_samples", r->backend_samples,
+                     "monitor_changes", r->backend_changes);
 }
 
-json_t *figures_json(const struct config *cfg, const struct run_result *r,
-                     const struct figures *f)
+/* The deck the terminals dealt from: its cards, per type, and where it came from. */
+static json_t *deck_json(const struct config *cfg, struct deck *deck)
 {
-    const struct vu_stats *m = &r->measured;
-    json_t *tx = json_object(), *val = json_object(), *states = json_object();
-    json_t *per_vu = json_array(), *run, *deck_o = json_object();
-    uint64_t executed = 0;
-    struct deck deck;
+    json_t *o = json_object();
 
-    if (deck_init(&deck, cfg->run.mix) < 0)
-        memset(&deck, 0, sizeof(deck));
-    json_object_set_new(deck_o, "cards", json_integer(deck.n));
+    if (deck_init(deck, cfg->run.mix) < 0)
+        memset(deck, 0, sizeof(*deck));
+    json_object_set_new(o, "cards", json_integer(deck->n));
     for (int t = 0; t < TX_NTYPES; t++)
-        json_object_set_new(deck_o, tx_name((enum tx_type)t), json_integer(deck.count[t]));
-    json_object_set_new(deck_o, "from",
+        json_object_set_new(o, tx_name((enum tx_type)t), json_integer(deck->count[t]));
+    json_object_set_new(o, "from",
                         json_string(cfg->run.mix_set ? "run.mix, reduced by its gcd"
                                                      : "the spec's 23-card deck (default)"));
+    return o;
+}
+
+/* Per transaction type: latency, counts, shares, retries, round trips, errors. */
+static json_t *tx_json(const struct config *cfg, const struct run_result *r,
+                       const struct deck *deck)
+{
+    const struct vu_stats *m = &r->measured;
+    json_t *tx = json_object();
+    uint64_t executed = 0;
 
     for (int t = 0; t < TX_NTYPES; t++)
         executed += m->tx[t].committed + m->tx[t].rolled_back;
@@ -479,44 +507,45 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         const struct tx_stats *s = &m->tx[t];
         /* A deferred Delivery's terminal only queues it: its database work (round trips,
          * time in transaction) is the delivery workers'. */
-        const struct tx_stats *db = t == TX_DELIVERY && !cfg->run.delivery_inline
-                                        ? &r->delivery.tx[TX_DELIVERY]
-                                        : s;
+        const struct tx_stats *db =
+            t == TX_DELIVERY && !cfg->run.delivery_inline ? &r->delivery.tx[TX_DELIVERY] : s;
+        uint64_t n_db = db->committed + db->rolled_back;
         json_t *o = lat_json(&s->lat);
         json_object_set_new(o, "service", lat_json(&s->svc));
         json_object_set_new(o, "count", json_integer((json_int_t)s->committed));
         json_object_set_new(o, "rolled_back", json_integer((json_int_t)s->rolled_back));
-        json_object_set_new(o, "share_pct", json_real(pct(s->committed + s->rolled_back,
-                                                           executed)));
-        json_object_set_new(o, "mix_pct", json_real(deck_share_pct(&deck, t)));
+        json_object_set_new(o, "share_pct",
+                            json_real(pct(s->committed + s->rolled_back, executed)));
+        json_object_set_new(o, "mix_pct", json_real(deck_share_pct(deck, t)));
         json_object_set_new(o, "retries", json_integer((json_int_t)s->retries));
         json_object_set_new(o, "round_trips_per_tx",
-                            json_real(db->committed + db->rolled_back
-                                          ? (double)db->roundtrips /
-                                                (double)(db->committed + db->rolled_back)
-                                          : 0.0));
+                            json_real(n_db ? (double)db->roundtrips / (double)n_db : 0.0));
         if (db != s)
             json_object_set_new(o, "database_work_of", json_string("delivery workers"));
-        json_object_set_new(o, "errors", json_pack("{s:I, s:I, s:I, s:I}", "retryable",
-                                                   (json_int_t)s->err_retry, "connection",
-                                                   (json_int_t)s->err_conn, "other",
-                                                   (json_int_t)s->err_other, "unknown_outcome",
-                                                   (json_int_t)s->unknown));
+        json_object_set_new(o, "errors",
+                            json_pack("{s:I, s:I, s:I, s:I}", "retryable", (json_int_t)s->err_retry,
+                                      "connection", (json_int_t)s->err_conn, "other",
+                                      (json_int_t)s->err_other, "unknown_outcome",
+                                      (json_int_t)s->unknown));
         json_object_set_new(o, "mean_in_tx_ms",
-                            json_real(db->committed + db->rolled_back
-                                          ? (double)db->in_tx_us / 1000.0 /
-                                                (double)(db->committed + db->rolled_back)
-                                          : 0.0));
+                            json_real(n_db ? (double)db->in_tx_us / 1000.0 / (double)n_db : 0.0));
         json_object_set_new(tx, tx_name((enum tx_type)t), o);
     }
     /* The outputs the terminals received: the same inputs give the same
      * figures in every mode (tests/t/0035-modes.sh). */
     json_object_set_new(json_object_get(tx, "new_order"), "outputs",
-                        json_pack("{s:I, s:I}", "total_cents_sum",
-                                  (json_int_t)m->no_total_cents, "brand_generic_b_lines",
-                                  (json_int_t)m->no_brand_b));
+                        json_pack("{s:I, s:I}", "total_cents_sum", (json_int_t)m->no_total_cents,
+                                  "brand_generic_b_lines", (json_int_t)m->no_brand_b));
     json_object_set_new(json_object_get(tx, "order_status"), "outputs",
                         json_pack("{s:I}", "lines", (json_int_t)m->os_lines));
+    return tx;
+}
+
+/* Each validity item (value, bounds, rule, verdict, statistics) and the verdict. */
+static json_t *validity_json(const struct figures *f)
+{
+    json_t *val = json_object();
+
     for (int i = 0; i < f->n_validity; i++) {
         const struct validity_item *it = &f->validity[i];
         char rule[48];
@@ -535,6 +564,31 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
     }
     json_object_set_new(val, "valid", json_boolean(f->valid));
     json_object_set_new(val, "verdict", json_string(figures_verdict_text(f->verdict)));
+    return val;
+}
+
+/* The stalls (from_s, to_s, seconds) into run. */
+static void stalls_json(json_t *run, const struct figures *f)
+{
+    json_t *st = json_array();
+
+    for (int i = 0; i < f->n_stalls; i++)
+        json_array_append_new(st, json_pack("{s:i, s:i, s:i}", "from_s", f->stalls[i][0], "to_s",
+                                            f->stalls[i][1], "seconds",
+                                            f->stalls[i][1] - f->stalls[i][0] + 1));
+    json_object_set_new(run, "stalls", st);
+    json_object_set_new(run, "longest_stall_s", json_integer(f->longest_stall_s));
+}
+
+json_t *figures_json(const struct config *cfg, const struct run_result *r, const struct figures *f)
+{
+    const struct vu_stats *m = &r->measured;
+    json_t *states = json_object(), *per_vu = json_array(), *run, *deck_o, *tx, *val;
+    struct deck deck;
+
+    deck_o = deck_json(cfg, &deck);
+    tx = tx_json(cfg, r, &deck);
+    val = validity_json(f);
     for (int i = 0; r->connect_ms && i < r->virtual_users; i++)
         json_array_append_new(per_vu, json_real(r->connect_ms[i]));
     for (int i = 0; i < STATS_NSTATES && m->sqlstates[i].state[0]; i++)
@@ -545,29 +599,28 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         "s:f, s:o, s:I}, s:{s:f, s:f, s:f, s:f, s:i, s:o}, s:f, s:f, s:f, s:f, s:f, s:i, s:i, "
         "s:{s:i, s:i, s:i}, s:{s:i, s:i, s:i}, s:I, s:I, s:s, s:s}",
         "metric", "NOTPM (TPC-C derived, not audited)", "notpm", f->notpm, "notpm_db",
-        r->db_counted ? f->notpm_db : 0.0, "new_orders_rolled_back_per_min", f->no_rolled_back_pm, "tps", f->tps,
-        "notpm_counts_agree", f->counts_agree, "new_orders_client",
+        r->db_counted ? f->notpm_db : 0.0, "new_orders_rolled_back_per_min", f->no_rolled_back_pm,
+        "tps", f->tps, "notpm_counts_agree", f->counts_agree, "new_orders_client",
         (json_int_t)m->tx[TX_NEW_ORDER].committed, "new_orders_db", (json_int_t)r->db_new_orders,
-        "measured_seconds", r->measured_s, "transactions", tx, "validity", val, "errors_by_sqlstate",
-        states, "delivery", "mode", cfg->run.delivery_inline ? "inline (deviation from TPC-C)" : "deferred",
-        "completed", (json_int_t)r->delivery.tx[TX_DELIVERY].committed, "districts",
+        "measured_seconds", r->measured_s, "transactions", tx, "validity", val,
+        "errors_by_sqlstate", states, "delivery", "mode",
+        cfg->run.delivery_inline ? "inline (deviation from TPC-C)" : "deferred", "completed",
+        (json_int_t)r->delivery.tx[TX_DELIVERY].committed, "districts",
         (json_int_t)r->delivery.dl_districts, "skipped_districts",
         (json_int_t)r->delivery.dl_skipped, "queue_full_waits",
         (json_int_t)r->delivery.dl_queue_full, "queue_full_wait_s",
         (double)r->delivery.dl_queue_wait_us / 1e6, "queue_to_completion",
         lat_json(&r->delivery.tx[TX_DELIVERY].lat), "pending_at_end",
-        (json_int_t)r->deliveries_pending,
-        "connect", "total_s", r->connect_total_s, "min_ms", r->connect_min_ms, "median_ms",
-        r->connect_median_ms, "max_ms", r->connect_max_ms, "virtual_users", r->virtual_users,
-        "per_vu_ms", per_vu,
-        "rtt_median_ms", r->rtt_median_us / 1000.0, "driver_cpu_s", r->cpu_s,
-        "driver_cpu_ms_per_1000_tx", f->driver_cpu_ms_per_ktx, "driver_cpu_pct_of_core",
-        f->driver_cpu_pct, "vus_in_transaction_mean", r->vus_in_tx_mean, "warehouses",
-        r->warehouses, "virtual_users", r->virtual_users, "nurand_c_load", "c_last",
-        r->c_load.c_last, "c_id", r->c_load.c_id, "ol_i_id", r->c_load.ol_i_id, "nurand_c_run",
-        "c_last", r->c_run.c_last, "c_id", r->c_run.c_id, "ol_i_id", r->c_run.ol_i_id, "seed",
-        (json_int_t)r->seed, "reconnects", (json_int_t)m->reconnects, "isolation",
-        cfg->run.isolation, "mode", run_mode_name(r->mode));
+        (json_int_t)r->deliveries_pending, "connect", "total_s", r->connect_total_s, "min_ms",
+        r->connect_min_ms, "median_ms", r->connect_median_ms, "max_ms", r->connect_max_ms,
+        "virtual_users", r->virtual_users, "per_vu_ms", per_vu, "rtt_median_ms",
+        r->rtt_median_us / 1000.0, "driver_cpu_s", r->cpu_s, "driver_cpu_ms_per_1000_tx",
+        f->driver_cpu_ms_per_ktx, "driver_cpu_pct_of_core", f->driver_cpu_pct,
+        "vus_in_transaction_mean", r->vus_in_tx_mean, "warehouses", r->warehouses, "virtual_users",
+        r->virtual_users, "nurand_c_load", "c_last", r->c_load.c_last, "c_id", r->c_load.c_id,
+        "ol_i_id", r->c_load.ol_i_id, "nurand_c_run", "c_last", r->c_run.c_last, "c_id",
+        r->c_run.c_id, "ol_i_id", r->c_run.ol_i_id, "seed", (json_int_t)r->seed, "reconnects",
+        (json_int_t)m->reconnects, "isolation", cfg->run.isolation, "mode", run_mode_name(r->mode));
     /* Where the driver's CPU goes: the terminals' workers, and the rest
      * (monitor, delivery workers, metrics, probes). */
     json_object_set_new(run, "driver_cpu_workers_ms_per_1000_tx",
@@ -579,35 +632,27 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r,
         json_object_set_new(run, "notpm_db", json_null());
         json_object_set_new(run, "new_orders_db", json_null());
         json_object_set_new(run, "db_count_note",
-                            json_string(r->db_count_note[0] ? r->db_count_note
-                                                            : "the database's count was not taken"));
+                            json_string(r->db_count_note[0]
+                                            ? r->db_count_note
+                                            : "the database's count was not taken"));
     }
-    json_object_set_new(run, "unfinished", json_pack("{s:i, s:i}", "at_open", r->unfinished_open,
-                                                     "at_close", r->unfinished_close));
+    json_object_set_new(
+        run, "unfinished",
+        json_pack("{s:i, s:i}", "at_open", r->unfinished_open, "at_close", r->unfinished_close));
     /* Threads still blocked in the database when the run ended (the server
      * answered neither them nor their cancel requests). */
     json_object_set_new(run, "left_behind", json_integer(r->left_behind));
     json_object_set_new(run, "cancel_unanswered", json_boolean(r->cancel_unanswered));
     json_object_set_new(run, "terminals", terminals_json(cfg, r, f));
-    {
-        json_t *st = json_array();
-        for (int i = 0; i < f->n_stalls; i++)
-            json_array_append_new(st, json_pack("{s:i, s:i, s:i}", "from_s", f->stalls[i][0],
-                                                "to_s", f->stalls[i][1], "seconds",
-                                                f->stalls[i][1] - f->stalls[i][0] + 1));
-        json_object_set_new(run, "stalls", st);
-        json_object_set_new(run, "longest_stall_s", json_integer(f->longest_stall_s));
-    }
+    stalls_json(run, f);
     json_object_set_new(run, "statements", json_string(run_statements_name(cfg->run.statements)));
     json_object_set_new(run, "pooler", pooler_json(cfg, r));
     return run;
 }
 
-void figures_print(FILE *out, const struct config *cfg, const struct run_result *r,
-                   const struct figures *f)
+/* The run's shape: status, scale, mode, terminals, connections, pooler. */
+static void print_head(FILE *out, const struct config *cfg, const struct run_result *r)
 {
-    const struct vu_stats *m = &r->measured;
-
     fprintf(out,
             "\nrun: %s, %d warehouse%s, %d VUs, %.1f s measured, mode %s, statements %s, %s, "
             "isolation %s\n",
@@ -631,31 +676,48 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
                 (unsigned long long)r->measured.batch_skipped);
     fprintf(out, "\n");
     if (figures_pooler_seen(r) || cfg->database.pooler[0])
-        fprintf(out, "  pooler: %s%s%s (%d connections on %d server processes at the start; the "
-                     "monitor's connection changed server process in %d of %d samples)\n",
+        fprintf(out,
+                "  pooler: %s%s%s (%d connections on %d server processes at the start; the "
+                "monitor's connection changed server process in %d of %d samples)\n",
                 figures_pooler_seen(r) ? "seen" : "not seen",
                 cfg->database.pooler[0] ? ", database.pooler says " : "", cfg->database.pooler,
                 r->backend_connections, r->backend_distinct, r->backend_changes,
                 r->backend_samples);
+}
+
+/* NOTPM against the database's count, an outage, TPS and RTT. */
+static void print_notpm(FILE *out, const struct run_result *r, const struct figures *f)
+{
+    const struct vu_stats *m = &r->measured;
+
     if (!r->db_counted)
         fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count not taken: %s)\n",
                 f->notpm, r->db_count_note[0] ? r->db_count_note : "not measured");
     else if (r->unfinished_open + r->unfinished_close)
-        fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s: %d "
-                     "transactions unfinished at the window's edges may differ)\n",
+        fprintf(out,
+                "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s: %d "
+                "transactions unfinished at the window's edges may differ)\n",
                 f->notpm, f->notpm_db, f->counts_agree ? ", agrees" : ", DIFFERS",
                 r->unfinished_open + r->unfinished_close);
     else
         fprintf(out, "  NOTPM %.0f  (TPC-C derived, not audited; database count %.0f%s)\n",
                 f->notpm, f->notpm_db, f->counts_agree ? ", agrees" : ", DIFFERS");
     if (m->lost_connections + r->delivery.lost_connections)
-        fprintf(out, "  outage: %llu connections lost, %llu reconnected, %d s with no "
-                     "throughput, %llu transactions of unknown outcome (not counted)\n",
+        fprintf(out,
+                "  outage: %llu connections lost, %llu reconnected, %d s with no "
+                "throughput, %llu transactions of unknown outcome (not counted)\n",
                 (unsigned long long)(m->lost_connections + r->delivery.lost_connections),
                 (unsigned long long)(m->reconnects + r->delivery.reconnects), f->zero_tps_s,
                 (unsigned long long)unknown_outcomes(r));
     fprintf(out, "  TPS %.1f   rolled-back New-Orders %.1f/min   RTT %.3f ms   connect %.2f s\n",
             f->tps, f->no_rolled_back_pm, r->rtt_median_us / 1000.0, r->connect_total_s);
+}
+
+/* A row per transaction type; the deferred deliveries; service times. */
+static void print_tx(FILE *out, const struct config *cfg, const struct run_result *r)
+{
+    const struct vu_stats *m = &r->measured;
+
     fprintf(out, "  %-13s %9s %6s %8s %8s %8s %8s %8s %6s %6s %5s\n", "transaction", "count",
             "share", "p50 ms", "p90 ms", "p95 ms", "p99 ms", "max ms", "retry", "errors", "RT/tx");
     {
@@ -665,23 +727,23 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
         for (int t = 0; t < TX_NTYPES; t++) {
             const struct tx_stats *s = &m->tx[t];
             /* RT/tx of a deferred Delivery: the workers' (see figures_json). */
-            const struct tx_stats *db = t == TX_DELIVERY && !cfg->run.delivery_inline
-                                            ? &r->delivery.tx[TX_DELIVERY]
-                                            : s;
+            const struct tx_stats *db =
+                t == TX_DELIVERY && !cfg->run.delivery_inline ? &r->delivery.tx[TX_DELIVERY] : s;
             uint64_t n = db->committed + db->rolled_back;
             fprintf(out, "  %-13s %9llu %5.1f%% %8.2f %8.2f %8.2f %8.2f %8.2f %6llu %6llu %5.1f\n",
                     tx_name((enum tx_type)t), (unsigned long long)s->committed,
-                    pct(s->committed + s->rolled_back, executed),
-                    ms(hist_percentile(&s->lat, 50)), ms(hist_percentile(&s->lat, 90)),
-                    ms(hist_percentile(&s->lat, 95)), ms(hist_percentile(&s->lat, 99)),
-                    ms(s->lat.n_samples ? s->lat.max_us : 0), (unsigned long long)s->retries,
+                    pct(s->committed + s->rolled_back, executed), ms(hist_percentile(&s->lat, 50)),
+                    ms(hist_percentile(&s->lat, 90)), ms(hist_percentile(&s->lat, 95)),
+                    ms(hist_percentile(&s->lat, 99)), ms(s->lat.n_samples ? s->lat.max_us : 0),
+                    (unsigned long long)s->retries,
                     (unsigned long long)(s->err_retry + s->err_conn + s->err_other),
                     n ? (double)db->roundtrips / (double)n : 0.0);
         }
     }
     if (!cfg->run.delivery_inline)
-        fprintf(out, "  deferred deliveries: %llu completed, p90 queue-to-completion %.2f ms, "
-                     "%llu skipped districts, queue full %llu times\n",
+        fprintf(out,
+                "  deferred deliveries: %llu completed, p90 queue-to-completion %.2f ms, "
+                "%llu skipped districts, queue full %llu times\n",
                 (unsigned long long)r->delivery.tx[TX_DELIVERY].committed,
                 ms(hist_percentile(&r->delivery.tx[TX_DELIVERY].lat, 90)),
                 (unsigned long long)r->delivery.dl_skipped,
@@ -705,14 +767,25 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
                         ms(m->tx[t].svc.n_samples ? m->tx[t].svc.max_us : 0));
         }
     }
-    fprintf(out, "  schedule lag: p50 %.2f  p99 %.2f  max %.2f ms", ms(hist_percentile(&m->lag, 50)),
-            f->lag_p99_ms, ms(m->lag.n_samples ? m->lag.max_us : 0));
+}
+
+/* Schedule lag, whether the driver fell behind, and the stalls. */
+static void print_lag(FILE *out, const struct config *cfg, const struct run_result *r,
+                      const struct figures *f)
+{
+    const struct vu_stats *m = &r->measured;
+
+    fprintf(out, "  schedule lag: p50 %.2f  p99 %.2f  max %.2f ms",
+            ms(hist_percentile(&m->lag, 50)), f->lag_p99_ms,
+            ms(m->lag.n_samples ? m->lag.max_us : 0));
     if (r->load == TERM_THINK)
-        fprintf(out, "; %llu waits for a connection longer than the think time; efficiency "
-                     "%.1f%%",
+        fprintf(out,
+                "; %llu waits for a connection longer than the think time; efficiency "
+                "%.1f%%",
                 (unsigned long long)m->waits_over_think, f->efficiency_pct);
     fprintf(out, "\n");
-    if (f->lag_p99_ms > 10 || m->waits_over_think || (!cfg->run.delivery_inline && m->dl_queue_full))
+    if (f->lag_p99_ms > 10 || m->waits_over_think ||
+        (!cfg->run.delivery_inline && m->dl_queue_full))
         fprintf(out, "  the driver fell behind: %s%s%s\n",
                 f->lag_p99_ms > 10 || m->waits_over_think
                     ? "terminals waited for a free connection (raise run.connections) "
@@ -725,17 +798,18 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
     for (int i = 0; i < f->n_stalls; i++)
         fprintf(out, "  stall: nothing committed from second %d to %d (%d s)\n", f->stalls[i][0],
                 f->stalls[i][1], f->stalls[i][1] - f->stalls[i][0] + 1);
-    fprintf(out, "  input validity (TPC-C 5.5.1.5, 5.2.3): %s\n",
-            figures_verdict_text(f->verdict));
+}
+
+/* Input validity, item by item. */
+static void print_validity(FILE *out, const struct figures *f)
+{
+    fprintf(out, "  input validity (TPC-C 5.5.1.5, 5.2.3): %s\n", figures_verdict_text(f->verdict));
     for (int i = 0; i < f->n_validity; i++) {
         const struct validity_item *it = &f->validity[i];
         char rule[48];
         bound_text(it, rule, sizeof(rule));
         if (!it->applies)
-            fprintf(out, "    %-32s n/a (%s)\n", it->name,
-                    strstr(it->name, "remote") ? "one warehouse"
-                    : strstr(it->name, "think") ? "no think time"
-                                                 : "does not apply");
+            fprintf(out, "    %-32s n/a (%s)\n", it->name, it->na);
         else if (it->verdict == VV_TOO_FEW)
             fprintf(out, "    %-32s %8.3f  %-16s too few to judge (%llu, +-%.3g)\n", it->name,
                     it->value, rule, (unsigned long long)it->n, it->se);
@@ -743,6 +817,16 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
             fprintf(out, "    %-32s %8.3f  %-16s %s\n", it->name, it->value, rule,
                     it->ok ? "ok" : "OUT OF BOUNDS");
     }
+}
+
+void figures_print(FILE *out, const struct config *cfg, const struct run_result *r,
+                   const struct figures *f)
+{
+    print_head(out, cfg, r);
+    print_notpm(out, r, f);
+    print_tx(out, cfg, r);
+    print_lag(out, cfg, r, f);
+    print_validity(out, f);
     fprintf(out,
             "  driver CPU: %.2f ms per 1000 tx (terminal workers %.2f, the rest %.2f), %.1f%% "
             "of a core%s\n",
@@ -778,11 +862,13 @@ char *figures_series_csv(const struct run_result *r, size_t *len)
                          "%d,%s,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%.3f,%.3f,%.3f,%.3f,%llu,%d,%d,%llu,"
                          "%.3f,%.3f\n",
                          s->second,
-                         s->phase == 'm' ? "measure" : s->phase == 's' ? "stop" : "warmup",
-                         s->tps[0], s->tps[1], s->tps[2], s->tps[3], s->tps[4], total,
-                         s->no_p50_ms, s->no_p90_ms, s->no_p99_ms, s->all_p99_ms,
-                         (unsigned long long)s->errors, s->vus_in_tx, s->vus_down,
-                         (unsigned long long)s->lost, s->all_svc_p99_ms, s->lag_p99_ms);
+                         s->phase == 'm'   ? "measure"
+                         : s->phase == 's' ? "stop"
+                                           : "warmup",
+                         s->tps[0], s->tps[1], s->tps[2], s->tps[3], s->tps[4], total, s->no_p50_ms,
+                         s->no_p90_ms, s->no_p99_ms, s->all_p99_ms, (unsigned long long)s->errors,
+                         s->vus_in_tx, s->vus_down, (unsigned long long)s->lost, s->all_svc_p99_ms,
+                         s->lag_p99_ms);
             if (w < 0) {
                 free(buf);
                 return NULL;

@@ -41,6 +41,7 @@ struct validity_item {
     uint64_t n;        /* observations behind value (orders, lines, payments, samples) */
     double se;         /* standard error of value from n; 0: the bound is absolute */
     int applies;       /* 0: not applicable here (e.g. remote shares with W = 1) */
+    const char *na;    /* applies 0: why not ("one warehouse"), for the summary */
     int ok;            /* applies and inside the bounds, or does not apply */
     int verdict;       /* enum validity_verdict */
 };

@@ -33,13 +33,14 @@ enum meet_stmt {
     M_SUMMARY,
     M_SUMMARIES,
     M_NOW,
+    M_BEAT,
     M_NSTMTS
 };
 
 static const char *const meet_names[M_NSTMTS] = {
     "meet_lock_table", "meet_create",    "meet_lock",  "meet_latest",     "meet_insert",
     "meet_rows",       "meet_set_start", "meet_state", "meet_count_open", "meet_count_close",
-    "meet_summary",    "meet_summaries", "meet_now",
+    "meet_summary",    "meet_summaries", "meet_now",        "meet_beat",
 };
 
 /* One row of meet_rows. */
@@ -130,6 +131,17 @@ static int read_rows(struct meet *m, struct meet_row *rows, int max, struct err 
     return n;
 }
 
+/* Part k's row among the nr of rows, or NULL when it has none. */
+static const struct meet_row *part_row(const struct meet_row *rows, int nr, int k)
+{
+    const struct meet_row *r = NULL;
+
+    for (int i = 0; i < nr; i++)
+        if (rows[i].part == k)
+            r = &rows[i];
+    return r;
+}
+
 /* "2, 4" of the parts 1..n not in rows (or, with want_rank >= 0, below it and not gone). */
 static void missing_list(const struct meet *m, const struct meet_row *rows, int nr, int want_rank,
                          char *out, size_t len, int *n_missing)
@@ -139,10 +151,7 @@ static void missing_list(const struct meet *m, const struct meet_row *rows, int 
     out[0] = '\0';
     *n_missing = 0;
     for (int k = 1; k <= m->n; k++) {
-        const struct meet_row *r = NULL;
-        for (int i = 0; i < nr; i++)
-            if (rows[i].part == k)
-                r = &rows[i];
+        const struct meet_row *r = part_row(rows, nr, k);
         if (r && (want_rank < 0 || state_rank(r->state) >= want_rank || gone(r)))
             continue;
         (*n_missing)++;
@@ -452,10 +461,7 @@ void meet_beat(struct meet *m)
     {
         struct db_param p[3] = { DBP_TEXT(m->run_id), DBP_INT(m->gen), DBP_INT(m->k) };
         /* The state stays; only the beat. */
-        if (db_query(m->c,
-                     "UPDATE tpcc_run_part SET updated_at = clock_timestamp() "
-                     "WHERE run_id = $1 AND gen = $2 AND part = $3",
-                     p, 3, &ig) < 0)
+        if (q(m, M_BEAT, p, 3, &ig) < 0)
             return;
     }
     m->last_beat_us = clock_us();
@@ -494,11 +500,8 @@ int meet_finish(struct meet *m, const char *state, const char *summary, int *mer
             goto out;
         }
         for (int k = 1; k <= m->n; k++) {
-            int seen = 0;
-            for (int i = 0; i < nr; i++)
-                if (rows[i].part == k && (ended(&rows[i]) || gone(&rows[i])))
-                    seen = 1;
-            all &= seen;
+            const struct meet_row *r = part_row(rows, nr, k);
+            all &= r && (ended(r) || gone(r));
         }
         if (all || timed_out || sig_stop_requested()) {
             struct db_param sp[4] = { DBP_TEXT(m->run_id), DBP_INT(m->gen), DBP_INT(0),
@@ -513,10 +516,7 @@ int meet_finish(struct meet *m, const char *state, const char *summary, int *mer
             *count_open = rows[0].count_open;
             *count_close = rows[0].count_close;
             for (int k = 1; k <= m->n; k++) {
-                const struct meet_row *r = NULL;
-                for (int i = 0; i < nr; i++)
-                    if (rows[i].part == k)
-                        r = &rows[i];
+                const struct meet_row *r = part_row(rows, nr, k);
                 json_array_append_new(
                     arr, r ? json_pack("{s:i, s:s, s:s, s:i, s:i, s:b, s:n}", "part", k, "state",
                                        r->state, "host", r->host, "first_w", r->first_w, "last_w",

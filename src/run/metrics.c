@@ -35,7 +35,6 @@
 #include "db/schema_sql.h"
 #include "run/mserve.h"
 #include "run/osmetrics.h"
-#include "tpcc/loader.h"
 
 #define MCOL_MAX 192
 #define MDEV_MAX 8
@@ -200,6 +199,8 @@ struct mdb {
 };
 
 struct metrics {
+    const struct metrics_series *series; /* registered families (kept, not owned) */
+    int nseries;
     struct mdb *db;               /* NULL: no database statistics (d_note says why) */
     uint64_t db_t_cur, db_t_prev; /* when db_cur and db_prev were read */
     double db_cpu_ms;             /* the database thread's CPU for this sample */
@@ -810,220 +811,234 @@ static void db_why(const struct metrics *m, int k, int have_conn, char *out, siz
                  db_keys[k].name);
 }
 
-/* One sample; with v, the values of a row (NaN = unavailable) over the
- * interval since the previous sample. */
-static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_wait_us)
-{
+/* What one sample read of this machine (each *_ok: read and parsed now). */
+struct os_now {
     struct osm_cpu cpu;
-    struct osm_cpu_pct pct;
+    struct osm_cpu_pct pct; /* CPU shares since the previous sample */
     struct osm_mem mem;
     struct osm_self self;
     struct osm_disk disk[MDEV_MAX];
     int disk_ok[MDEV_MAX];
     struct osm_net net[MNET_MAX];
     int net_ok[MNET_MAX];
-    int cpu_ok = 0, mem_ok = 0, self_ok = 0, diskstats_ok, netdev_ok;
-    double self_cpu = NAN;
-    char why_db[320];
+    int cpu_ok, mem_ok, self_ok;
+    double self_cpu; /* this process's CPU % since the previous sample, NaN = none */
+};
 
-    memset(&pct, 0, sizeof(pct));
-    memset(&mem, 0, sizeof(mem));
-    memset(&self, 0, sizeof(self));
+/* Read /proc: CPU, memory, the devices' and interfaces' counters, this process. */
+static void os_read(struct metrics *m, struct os_now *s)
+{
+    int diskstats_ok, netdev_ok;
+
+    memset(s, 0, sizeof(*s));
+    s->self_cpu = NAN;
     if (osm_read_file("/proc/stat", m->buf, sizeof(m->buf)) > 0 &&
-        osm_parse_stat(m->buf, &cpu) == 0)
-        cpu_ok = 1;
+        osm_parse_stat(m->buf, &s->cpu) == 0)
+        s->cpu_ok = 1;
     if (osm_read_file("/proc/meminfo", m->buf, sizeof(m->buf)) > 0 &&
-        osm_parse_meminfo(m->buf, &mem) == 0)
-        mem_ok = 1;
+        osm_parse_meminfo(m->buf, &s->mem) == 0)
+        s->mem_ok = 1;
     diskstats_ok = osm_read_file("/proc/diskstats", m->buf, sizeof(m->buf)) > 0;
     for (int d = 0; d < m->ndev; d++)
-        disk_ok[d] = diskstats_ok && m->dev[d].name[0] &&
-                     osm_parse_diskstats(m->buf, m->dev[d].name, &disk[d]) == 0;
+        s->disk_ok[d] = diskstats_ok && m->dev[d].name[0] &&
+                        osm_parse_diskstats(m->buf, m->dev[d].name, &s->disk[d]) == 0;
     netdev_ok = osm_read_file("/proc/net/dev", m->buf, sizeof(m->buf)) > 0;
     for (int n = 0; n < m->nnet; n++)
-        net_ok[n] = netdev_ok && osm_netdev_find(m->buf, m->net[n].name, &net[n]) == 0;
+        s->net_ok[n] = netdev_ok && osm_netdev_find(m->buf, m->net[n].name, &s->net[n]) == 0;
     if (osm_read_file("/proc/self/stat", m->buf, sizeof(m->buf)) > 0 &&
-        osm_parse_self_stat(m->buf, &self) == 0 &&
+        osm_parse_self_stat(m->buf, &s->self) == 0 &&
         osm_read_file("/proc/self/status", m->buf, sizeof(m->buf)) > 0 &&
-        osm_parse_self_status(m->buf, &self) == 0)
-        self_ok = 1;
-    db_get(m, db_wait_us);
-    /* Sessions of other users this user may not see: the counts cover only
-     * the visible ones, which their columns say (they are not missing). */
-    if (m->db_cur_have[K_HIDDEN] && m->db_cur[K_HIDDEN] > 0) {
-        for (int i = 0; i < m->ncol; i++) {
-            struct mcol *col = &m->cols[i];
-            if (col->src == SRC_DB_GAUGE && col->arg != K_HIDDEN && !col->note[0])
-                snprintf(col->note, sizeof(col->note),
-                         "%.0f sessions of other users were not visible (needs "
-                         "pg_read_all_stats, part of pg_monitor): the figure covers the visible "
-                         "ones",
-                         m->db_cur[K_HIDDEN]);
-        }
-    }
+        osm_parse_self_status(m->buf, &s->self) == 0)
+        s->self_ok = 1;
+}
 
-    if (v) {
-        if (cpu_ok && m->cpu_have)
-            osm_cpu_shares(&m->cpu_prev, &cpu, &pct);
-        if (self_ok && m->self_have && interval_s > 0)
-            self_cpu =
-                100.0 *
-                (double)((self.utime + self.stime) - (m->self_prev.utime + m->self_prev.stime)) /
-                (double)m->clk_tck / interval_s;
-        for (int i = 0; i < m->ncol; i++) {
-            struct mcol *col = &m->cols[i];
-            double x = NAN;
-            switch (col->src) {
-            case SRC_CPU_USER:
-            case SRC_CPU_SYSTEM:
-            case SRC_CPU_IOWAIT:
-            case SRC_CPU_STEAL:
-            case SRC_CPU_IDLE: {
-                const double s[5] = { pct.user, pct.system, pct.iowait, pct.steal, pct.idle };
-                if (cpu_ok && m->cpu_have)
-                    x = s[col->src - SRC_CPU_USER];
-                else
-                    col_missing(col, "/proc/stat could not be read");
-                break;
-            }
-            case SRC_PROCS:
-                if (cpu_ok)
-                    x = (double)cpu.procs_running;
-                else
-                    col_missing(col, "/proc/stat could not be read");
-                break;
-            case SRC_CTXT:
-                if (cpu_ok && m->cpu_have && interval_s > 0 && cpu.ctxt >= m->cpu_prev.ctxt)
-                    x = (double)(cpu.ctxt - m->cpu_prev.ctxt) / interval_s;
-                else
-                    col_missing(col, "/proc/stat could not be read");
-                break;
-            case SRC_MEM_FREE:
-            case SRC_MEM_CACHED:
-            case SRC_MEM_DIRTY:
-            case SRC_MEM_WRITEBACK: {
-                const uint64_t s[4] = { mem.free_kb, mem.cached_kb, mem.dirty_kb,
-                                        mem.writeback_kb };
-                if (mem_ok)
-                    x = (double)s[col->src - SRC_MEM_FREE] * 1024.0 / 1e6;
-                else
-                    col_missing(col, "/proc/meminfo could not be read");
-                break;
-            }
-            case SRC_DISK: {
-                struct mdev *d = &m->dev[col->idx];
-                if (!d->name[0]) {
-                    col_missing(col, "%s", d->note);
-                } else if (!disk_ok[col->idx]) {
-                    col_missing(col,
-                                "device '%s' is not in /proc/diskstats (gone, or never "
-                                "there)",
-                                d->name);
-                } else if (d->have) {
-                    struct osm_disk_rate r;
-                    osm_disk_rates(&d->prev, &disk[col->idx], interval_s, &r);
-                    const double s[6] = { r.reads_per_s,    r.writes_per_s, r.read_mb_per_s,
-                                          r.write_mb_per_s, r.await_ms,     r.util_pct };
-                    x = s[col->arg];
-                } else {
-                    col_missing(col, "device '%s': no earlier sample", d->name);
-                }
-                break;
-            }
-            case SRC_NET: {
-                struct mnet *nt = &m->net[col->idx];
-                if (net_ok[col->idx] && nt->have && interval_s > 0) {
-                    uint64_t a = col->arg ? nt->prev.tx_bytes : nt->prev.rx_bytes;
-                    uint64_t b = col->arg ? net[col->idx].tx_bytes : net[col->idx].rx_bytes;
-                    if (b >= a)
-                        x = (double)(b - a) / interval_s;
-                    else
-                        col_missing(col, "interface '%s': counter went backwards", nt->name);
-                } else {
-                    col_missing(col, "interface '%s' is not in /proc/net/dev (gone)", nt->name);
-                }
-                break;
-            }
-            case SRC_SELF_CPU:
-                if (!isnan(self_cpu))
-                    x = self_cpu;
-                else
-                    col_missing(col, "/proc/self/stat could not be read");
-                break;
-            case SRC_SELF_RSS:
-                if (self_ok)
-                    x = (double)self.rss_kb * 1024.0 / 1e6;
-                else
-                    col_missing(col, "/proc/self/status could not be read");
-                break;
-            case SRC_SAMPLE_CPU:
-                break; /* filled in by the caller, after the sample */
-            case SRC_DB_RATE: {
-                int k = col->arg;
-                double dt = (double)(m->db_t_cur - m->db_t_prev) / 1e6;
-                if (m->db_cur_have[k] && m->db_have[k] && dt > 0 && m->db_cur[k] >= m->db_prev[k]) {
-                    x = (m->db_cur[k] - m->db_prev[k]) / dt;
-                    if (strcmp(col->unit, "MB/s") == 0)
-                        x /= 1e6;
-                } else if (m->db_cur_have[k] && m->db_have[k]) {
-                    col_missing(col, "the server's counter went backwards (statistics reset or "
-                                     "a restart)");
-                } else if (m->db_cur_have[k]) {
-                    col_missing(col, "no earlier sample of '%s'", db_keys[k].name);
-                } else {
-                    db_why(m, k, 1, why_db, sizeof(why_db));
-                    col_missing(col, "%s", why_db);
-                }
-                break;
-            }
-            case SRC_DB_GAUGE: {
-                int k = col->arg;
-                if (m->db_cur_have[k]) {
-                    x = m->db_cur[k];
-                } else {
-                    db_why(m, k, 1, why_db, sizeof(why_db));
-                    col_missing(col, "%s", why_db);
-                }
-                break;
-            }
-            case SRC_DB_HIT: {
-                int ok = m->db_cur_have[K_HITS] && m->db_cur_have[K_READS] && m->db_have[K_HITS] &&
-                         m->db_have[K_READS];
-                double h = ok ? m->db_cur[K_HITS] - m->db_prev[K_HITS] : 0;
-                double r = ok ? m->db_cur[K_READS] - m->db_prev[K_READS] : 0;
-                if (ok && h >= 0 && r >= 0 && h + r > 0) {
-                    x = 100.0 * h / (h + r);
-                } else if (ok && h + r == 0) {
-                    col_missing(col, "no page was requested in some seconds (no ratio)");
-                } else {
-                    db_why(m, m->db_cur_have[K_HITS] ? K_READS : K_HITS, 1, why_db, sizeof(why_db));
-                    col_missing(col, "%s", why_db);
-                }
-                break;
-            }
-            }
-            v[i] = x;
-        }
+/* The rates of s against the previous sample, over interval_s. */
+static void os_rates(const struct metrics *m, struct os_now *s, double interval_s)
+{
+    if (s->cpu_ok && m->cpu_have)
+        osm_cpu_shares(&m->cpu_prev, &s->cpu, &s->pct);
+    if (s->self_ok && m->self_have && interval_s > 0)
+        s->self_cpu =
+            100.0 *
+            (double)((s->self.utime + s->self.stime) - (m->self_prev.utime + m->self_prev.stime)) /
+            (double)m->clk_tck / interval_s;
+}
+
+/* Sessions of other users this user may not see: the counts cover only the
+ * visible ones, which their columns say (they are not missing). */
+static void db_note_hidden(struct metrics *m)
+{
+    if (!m->db_cur_have[K_HIDDEN] || m->db_cur[K_HIDDEN] <= 0)
+        return;
+    for (int i = 0; i < m->ncol; i++) {
+        struct mcol *col = &m->cols[i];
+        if (col->src == SRC_DB_GAUGE && col->arg != K_HIDDEN && !col->note[0])
+            snprintf(col->note, sizeof(col->note),
+                     "%.0f sessions of other users were not visible (needs "
+                     "pg_read_all_stats, part of pg_monitor): the figure covers the visible "
+                     "ones",
+                     m->db_cur[K_HIDDEN]);
     }
-    /* This sample is the next one's baseline; a figure not read now has none. */
-    if (cpu_ok)
-        m->cpu_prev = cpu;
-    m->cpu_have = cpu_ok;
-    if (self_ok)
-        m->self_prev = self;
-    m->self_have = self_ok;
+}
+
+/* A column of /proc/stat, /proc/meminfo or /proc/self (NaN: not read, noted). */
+static double col_os(const struct metrics *m, const struct os_now *s, struct mcol *col,
+                     double interval_s)
+{
+    switch (col->src) {
+    case SRC_CPU_USER:
+    case SRC_CPU_SYSTEM:
+    case SRC_CPU_IOWAIT:
+    case SRC_CPU_STEAL:
+    case SRC_CPU_IDLE: {
+        const double p[5] = { s->pct.user, s->pct.system, s->pct.iowait, s->pct.steal,
+                              s->pct.idle };
+        if (s->cpu_ok && m->cpu_have)
+            return p[col->src - SRC_CPU_USER];
+        col_missing(col, "/proc/stat could not be read");
+        return NAN;
+    }
+    case SRC_PROCS:
+        if (s->cpu_ok)
+            return (double)s->cpu.procs_running;
+        col_missing(col, "/proc/stat could not be read");
+        return NAN;
+    case SRC_CTXT:
+        if (s->cpu_ok && m->cpu_have && interval_s > 0 && s->cpu.ctxt >= m->cpu_prev.ctxt)
+            return (double)(s->cpu.ctxt - m->cpu_prev.ctxt) / interval_s;
+        col_missing(col, "/proc/stat could not be read");
+        return NAN;
+    case SRC_MEM_FREE:
+    case SRC_MEM_CACHED:
+    case SRC_MEM_DIRTY:
+    case SRC_MEM_WRITEBACK: {
+        const uint64_t k[4] = { s->mem.free_kb, s->mem.cached_kb, s->mem.dirty_kb,
+                                s->mem.writeback_kb };
+        if (s->mem_ok)
+            return (double)k[col->src - SRC_MEM_FREE] * 1024.0 / 1e6;
+        col_missing(col, "/proc/meminfo could not be read");
+        return NAN;
+    }
+    case SRC_SELF_CPU:
+        if (!isnan(s->self_cpu))
+            return s->self_cpu;
+        col_missing(col, "/proc/self/stat could not be read");
+        return NAN;
+    case SRC_SELF_RSS:
+        if (s->self_ok)
+            return (double)s->self.rss_kb * 1024.0 / 1e6;
+        col_missing(col, "/proc/self/status could not be read");
+        return NAN;
+    default:
+        return NAN;
+    }
+}
+
+/* A column of a block device's counters (/proc/diskstats). */
+static double col_disk(const struct metrics *m, const struct os_now *s, struct mcol *col,
+                       double interval_s)
+{
+    const struct mdev *d = &m->dev[col->idx];
+    struct osm_disk_rate r;
+
+    if (!d->name[0]) {
+        col_missing(col, "%s", d->note);
+        return NAN;
+    }
+    if (!s->disk_ok[col->idx]) {
+        col_missing(col, "device '%s' is not in /proc/diskstats (gone, or never there)", d->name);
+        return NAN;
+    }
+    if (!d->have) {
+        col_missing(col, "device '%s': no earlier sample", d->name);
+        return NAN;
+    }
+    osm_disk_rates(&d->prev, &s->disk[col->idx], interval_s, &r);
+    const double v[6] = { r.reads_per_s,    r.writes_per_s, r.read_mb_per_s,
+                          r.write_mb_per_s, r.await_ms,     r.util_pct };
+    return v[col->arg];
+}
+
+/* A column of a network interface's counters (/proc/net/dev). */
+static double col_net(const struct metrics *m, const struct os_now *s, struct mcol *col,
+                      double interval_s)
+{
+    const struct mnet *nt = &m->net[col->idx];
+    uint64_t a, b;
+
+    if (!s->net_ok[col->idx] || !nt->have || interval_s <= 0) {
+        col_missing(col, "interface '%s' is not in /proc/net/dev (gone)", nt->name);
+        return NAN;
+    }
+    a = col->arg ? nt->prev.tx_bytes : nt->prev.rx_bytes;
+    b = col->arg ? s->net[col->idx].tx_bytes : s->net[col->idx].rx_bytes;
+    if (b >= a)
+        return (double)(b - a) / interval_s;
+    col_missing(col, "interface '%s': counter went backwards", nt->name);
+    return NAN;
+}
+
+/* A column of the database's statistics: a rate, a gauge or the hit ratio. */
+static double col_db(const struct metrics *m, struct mcol *col)
+{
+    char why[320];
+    int k = col->arg;
+
+    if (col->src == SRC_DB_RATE) {
+        double dt = (double)(m->db_t_cur - m->db_t_prev) / 1e6;
+        if (m->db_cur_have[k] && m->db_have[k] && dt > 0 && m->db_cur[k] >= m->db_prev[k])
+            return (m->db_cur[k] - m->db_prev[k]) / dt / (strcmp(col->unit, "MB/s") ? 1 : 1e6);
+        if (m->db_cur_have[k] && m->db_have[k]) {
+            col_missing(col, "the server's counter went backwards (statistics reset or "
+                             "a restart)");
+            return NAN;
+        }
+        if (m->db_cur_have[k]) {
+            col_missing(col, "no earlier sample of '%s'", db_keys[k].name);
+            return NAN;
+        }
+    } else if (col->src == SRC_DB_GAUGE) {
+        if (m->db_cur_have[k])
+            return m->db_cur[k];
+    } else { /* SRC_DB_HIT */
+        int ok = m->db_cur_have[K_HITS] && m->db_cur_have[K_READS] && m->db_have[K_HITS] &&
+                 m->db_have[K_READS];
+        double h = ok ? m->db_cur[K_HITS] - m->db_prev[K_HITS] : 0;
+        double r = ok ? m->db_cur[K_READS] - m->db_prev[K_READS] : 0;
+        if (ok && h >= 0 && r >= 0 && h + r > 0)
+            return 100.0 * h / (h + r);
+        if (ok && h + r == 0) {
+            col_missing(col, "no page was requested in some seconds (no ratio)");
+            return NAN;
+        }
+        k = m->db_cur_have[K_HITS] ? K_READS : K_HITS;
+    }
+    db_why(m, k, 1, why, sizeof(why));
+    col_missing(col, "%s", why);
+    return NAN;
+}
+
+/* This sample is the next one's baseline; a figure not read now has none.  A
+ * database figure not read now keeps its last reading as the baseline: the
+ * next rate spans the gap (over the time between the two readings). */
+static void keep_baseline(struct metrics *m, const struct os_now *s)
+{
+    if (s->cpu_ok)
+        m->cpu_prev = s->cpu;
+    m->cpu_have = s->cpu_ok;
+    if (s->self_ok)
+        m->self_prev = s->self;
+    m->self_have = s->self_ok;
     for (int d = 0; d < m->ndev; d++) {
-        if (disk_ok[d])
-            m->dev[d].prev = disk[d];
-        m->dev[d].have = disk_ok[d];
+        if (s->disk_ok[d])
+            m->dev[d].prev = s->disk[d];
+        m->dev[d].have = s->disk_ok[d];
     }
     for (int n = 0; n < m->nnet; n++) {
-        if (net_ok[n])
-            m->net[n].prev = net[n];
-        m->net[n].have = net_ok[n];
+        if (s->net_ok[n])
+            m->net[n].prev = s->net[n];
+        m->net[n].have = s->net_ok[n];
     }
-    /* A database figure not read now keeps its last reading as the baseline:
-     * the next rate spans the gap (over the time between the two readings). */
     for (int k = 0; k < NDBK; k++) {
         if (m->db_cur_have[k]) {
             m->db_prev[k] = m->db_cur[k];
@@ -1032,6 +1047,43 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
     }
     if (!m->db_miss[0])
         m->db_t_prev = m->db_t_cur;
+}
+
+/* One sample; with v, the values of a row (NaN = unavailable) over the
+ * interval since the previous sample, a function per source. */
+static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_wait_us)
+{
+    struct os_now s;
+
+    os_read(m, &s);
+    db_get(m, db_wait_us);
+    db_note_hidden(m);
+    if (v) {
+        os_rates(m, &s, interval_s);
+        for (int i = 0; i < m->ncol; i++) {
+            struct mcol *col = &m->cols[i];
+            switch (col->src) {
+            case SRC_DISK:
+                v[i] = col_disk(m, &s, col, interval_s);
+                break;
+            case SRC_NET:
+                v[i] = col_net(m, &s, col, interval_s);
+                break;
+            case SRC_DB_RATE:
+            case SRC_DB_GAUGE:
+            case SRC_DB_HIT:
+                v[i] = col_db(m, col);
+                break;
+            case SRC_SAMPLE_CPU:
+                v[i] = NAN; /* filled in by the caller, after the sample */
+                break;
+            default:
+                v[i] = col_os(m, &s, col, interval_s);
+                break;
+            }
+        }
+    }
+    keep_baseline(m, &s);
 }
 
 void metrics_start(struct metrics *m, struct db_conn *c)
@@ -1288,57 +1340,52 @@ void metrics_tick(struct metrics *m, const struct series_row *row, const struct 
     }
 }
 
-/* The load's own families (see metrics_load_tick), then the OS and DB figures. */
-static void render_load(struct sbuf *b, const struct metrics *m, const struct load_live *l,
-                        double elapsed_s, int om)
-{
-    int phase = __atomic_load_n(&l->phase, __ATOMIC_RELAXED);
-
-    family(b, om, "tpccbench_load_rows_total", "counter",
-           "rows committed per table since the load started (at each step's commit)");
-    for (int t = 0; t < T_NTABLES; t++)
-        sb_printf(b, "tpccbench_load_rows_total{table=\"%s\"} %lld\n", tpcc_table_name(t),
-                  (long long)__atomic_load_n(&l->rows[t], __ATOMIC_RELAXED));
-    family(b, om, "tpccbench_load_rows_sent_total", "counter",
-           "rows sent to the server per table, committed or not (per 256 kB buffer)");
-    for (int t = 0; t < T_NTABLES; t++)
-        sb_printf(b, "tpccbench_load_rows_sent_total{table=\"%s\"} %lld\n", tpcc_table_name(t),
-                  (long long)__atomic_load_n(&l->rows_sent[t], __ATOMIC_RELAXED));
-    family(b, om, "tpccbench_load_steps_total", "counter",
-           "load steps committed (the plan, one table's rows for one warehouse, one index)");
-    sb_printf(b, "tpccbench_load_steps_total %lld\n",
-              (long long)__atomic_load_n(&l->steps, __ATOMIC_RELAXED));
-    family(b, om, "tpccbench_load_phase", "gauge",
-           "1 for the phase the load is in (done: finished), 0 for the others");
-    for (int p = 0; p < LOAD_NPHASES; p++)
-        sb_printf(b, "tpccbench_load_phase{phase=\"%s\"} %d\n", load_phase_name(p), p == phase);
-    family(b, om, "tpccbench_load_phase_done", "gauge",
-           "work done in the current phase: rows (copy), indexes (index), tables (analyze)");
-    sb_printf(b, "tpccbench_load_phase_done %lld\n",
-              (long long)__atomic_load_n(&l->phase_done, __ATOMIC_RELAXED));
-    family(b, om, "tpccbench_load_phase_planned", "gauge",
-           "the current phase's work, in the units of tpccbench_load_phase_done");
-    sb_printf(b, "tpccbench_load_phase_planned %lld\n",
-              (long long)__atomic_load_n(&l->phase_total, __ATOMIC_RELAXED));
-    family(b, om, "tpccbench_load_warehouses", "gauge", "warehouses being loaded");
-    sb_printf(b, "tpccbench_load_warehouses %d\n",
-              __atomic_load_n(&l->warehouses, __ATOMIC_RELAXED));
-    family(b, om, "tpccbench_load_elapsed_seconds", "gauge", "time since the load started");
-    sb_printf(b, "tpccbench_load_elapsed_seconds %.3f\n", elapsed_s);
-    render_figures(b, m, om);
-}
-
-void metrics_load_tick(struct metrics *m, const struct load_live *l, double elapsed_s)
+void metrics_serve_series(struct metrics *m, const struct metrics_series *s, int n)
 {
     if (!m)
         return;
-    /* Only the latest row is served: a load keeps no history (no metrics.csv). */
+    m->series = s;
+    m->nseries = n;
+}
+
+/* The registered families (metrics_serve_series), then the OS and DB figures. */
+static void render_series(struct sbuf *b, const struct metrics *m, int om)
+{
+    for (int i = 0; i < m->nseries; i++) {
+        const struct metrics_series *s = &m->series[i];
+        family(b, om, s->family, s->counter ? "counter" : "gauge", s->help);
+        if (s->v_int)
+            sb_printf(b, "%s %d\n", s->family, __atomic_load_n(s->v_int, __ATOMIC_RELAXED));
+        else if (s->v_real)
+            sb_printf(b, "%s %.3f\n", s->family, *s->v_real);
+        else if (s->state) {
+            int cur = __atomic_load_n(s->state, __ATOMIC_RELAXED);
+            for (int k = 0; k < s->n; k++)
+                sb_printf(b, "%s{%s=\"%s\"} %d\n", s->family, s->label, s->label_values[k],
+                          k == cur);
+        } else if (s->n > 1) {
+            for (int k = 0; k < s->n; k++)
+                sb_printf(b, "%s{%s=\"%s\"} %lld\n", s->family, s->label, s->label_values[k],
+                          (long long)__atomic_load_n(&s->v[k], __ATOMIC_RELAXED));
+        } else {
+            sb_printf(b, "%s %lld\n", s->family,
+                      (long long)__atomic_load_n(s->v, __ATOMIC_RELAXED));
+        }
+    }
+    render_figures(b, m, om);
+}
+
+void metrics_serve_tick(struct metrics *m, double elapsed_s)
+{
+    if (!m)
+        return;
+    /* Only the latest row is served: no history (no metrics.csv). */
     m->nrow = 0;
     add_row(m, (int)elapsed_s, 'l', DB_WAIT_US);
     if (m->serve) {
         struct sbuf om = { 0 }, pt = { 0 };
-        render_load(&om, m, l, elapsed_s, 1);
-        render_load(&pt, m, l, elapsed_s, 0);
+        render_series(&om, m, 1);
+        render_series(&pt, m, 0);
         publish(m, &om, &pt);
     }
 }

@@ -34,7 +34,6 @@
 
 struct metrics;
 struct mserve;
-struct load_live;
 
 struct metrics_opts {
     const char *dialect;     /* "postgresql", "mysql", "ansi" */
@@ -67,13 +66,35 @@ void metrics_tick(struct metrics *m, const struct series_row *row, const struct 
                   int in_tx, int down);
 
 /*
- * The same sample during a load, from a thread of the load command's once a
- * second: the endpoint serves the load's rows by table, steps and phase
- * (read from l, which the loader updates with atomics) beside the OS and
- * database figures.  Keeps only the latest row (a load writes no
- * metrics.csv).  m may be NULL: nothing happens.
+ * A family of series the endpoint serves beside its own figures, for a
+ * command that keeps live counters of its own (the load's rows by table,
+ * steps, phase): the sampler knows only what is registered here.  Values
+ * are read with relaxed atomic loads at each tick; the arrays are kept, not
+ * copied (they must outlive m).  One of v, v_int, v_real or state is set.
  */
-void metrics_load_tick(struct metrics *m, const struct load_live *l, double elapsed_s);
+struct metrics_series {
+    const char *family;              /* "tpccbench_load_rows_total" */
+    const char *help;
+    int counter;                     /* 1: counter, 0: gauge */
+    const char *label;               /* with n > 1: the label the values differ by ("table") */
+    const char *const *label_values; /* ... its n values */
+    int n;                           /* series in the family (1: no label) */
+    const int64_t *v;                /* n values */
+    const int *v_int;                /* one value */
+    const double *v_real;            /* one value, "%.3f" */
+    const int *state;                /* 1 for the label value at index *state, 0 for the others */
+};
+
+/* Serve the n families of s from now on, after the endpoint's own (kept). */
+void metrics_serve_series(struct metrics *m, const struct metrics_series *s, int n);
+
+/*
+ * The same sample without a run, from a thread of a command's own once a
+ * second (the load's): the endpoint serves the registered series beside
+ * the OS and database figures.  Keeps only the latest row (no metrics.csv).
+ * m may be NULL: nothing happens.
+ */
+void metrics_serve_tick(struct metrics *m, double elapsed_s);
 
 /* The last row, after the run (phase 's'). */
 void metrics_finish(struct metrics *m);

@@ -27,7 +27,7 @@
 #include "tpcc/loadpart.h"
 
 #define LOAD_BUF_BYTES (256 * 1024)
-#define MAX_STMTS 64
+#define MAX_STMTS      64
 
 struct unit {
     int table;
@@ -91,20 +91,20 @@ struct load_shared {
     int nunits;
     const char *stmts[MAX_STMTS]; /* index or analyze statements */
     int nstmts;
-    const char *step_kind;        /* "index": record each statement as a step; NULL: don't */
-    int stmt_done[MAX_STMTS];     /* 1: committed by an earlier load (resume) */
-    struct dialect ad;            /* admin statements (step_insert) */
-    struct dialect lp;            /* load_parts.sql (parts > 1) */
-    int64_t load_epoch;           /* the load's dates (seconds since 1970), kept in its plan row
-                                   * so a resumed load writes the same ones */
-    char date[24];                /* the rows' date as text: of load_epoch, or of the plan of
-                                   * the parts (as part 1 wrote it) */
-    int next;             /* next unit/statement to take (atomic) */
-    int64_t rows_done;    /* atomic, for progress */
-    int ndone;            /* jobs finished with the phase (atomic) */
-    int abort;            /* atomic: stop taking work */
-    pthread_mutex_t lock; /* guards err and the per-table sums below */
-    struct err err;       /* the first failure */
+    const char *step_kind;    /* "index": record each statement as a step; NULL: don't */
+    int stmt_done[MAX_STMTS]; /* 1: committed by an earlier load (resume) */
+    struct dialect ad;        /* admin statements (step_insert) */
+    struct dialect lp;        /* load_parts.sql (parts > 1) */
+    int64_t load_epoch;       /* the load's dates (seconds since 1970), kept in its plan row
+                               * so a resumed load writes the same ones */
+    char date[24];            /* the rows' date as text: of load_epoch, or of the plan of
+                               * the parts (as part 1 wrote it) */
+    int next;                 /* next unit/statement to take (atomic) */
+    int64_t rows_done;        /* atomic, for progress */
+    int ndone;                /* jobs finished with the phase (atomic) */
+    int abort;                /* atomic: stop taking work */
+    pthread_mutex_t lock;     /* guards err and the per-table sums below */
+    struct err err;           /* the first failure */
     double table_s[T_NTABLES];
     int64_t rows[T_NTABLES];
     int64_t bytes;
@@ -201,8 +201,7 @@ static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const
         return rc;
     }
     /* The rows and the step's record commit together: all or nothing. */
-    if ((rc = db_bulk_end(c, 0, e)) < 0 ||
-        (rc = step_commit(sh, c, step, sink.rows, e)) < 0) {
+    if ((rc = db_bulk_end(c, 0, e)) < 0 || (rc = step_commit(sh, c, step, sink.rows, e)) < 0) {
         struct err ignore;
         db_rollback(c, &ignore);
         return err_prefix(e, "loading %s (warehouse %d)", tpcc_table_name(u->table), u->w);
@@ -276,8 +275,8 @@ static void *stmt_job(void *arg)
 }
 
 /* Run fn on every job connection; show progress until all are done. */
-static int run_phase(struct load_shared *sh, void *(*fn)(void *), const char *name,
-                     int64_t total, const char *unit, struct err *e)
+static int run_phase(struct load_shared *sh, void *(*fn)(void *), const char *name, int64_t total,
+                     const char *unit, struct err *e)
 {
     const struct load_opts *o = sh->o;
     struct job *jobs = calloc((size_t)o->jobs, sizeof(*jobs));
@@ -435,7 +434,8 @@ static int drop_one(const char *stmt, void *arg)
     struct exec_arg *a = arg;
     struct err ignore;
 
-    if (db_begin(a->c, a->e) == 0 && db_exec_sql(a->c, stmt, a->e) == 0 && db_commit(a->c, a->e) == 0)
+    if (db_begin(a->c, a->e) == 0 && db_exec_sql(a->c, stmt, a->e) == 0 &&
+        db_commit(a->c, a->e) == 0)
         return 0;
     db_rollback(a->c, &ignore);
     if (strcmp(a->e->sqlstate, "42P01") == 0 || strcmp(a->e->sqlstate, "42S02") == 0) {
@@ -508,11 +508,14 @@ static int read_steps(struct load_shared *sh, struct db_conn *c, struct load_opt
     if ((rc = db_end_reads(c, e)) < 0)
         return rc;
     if (n == 1)
-        return err_set(e, E_USAGE, "the load completed already: nothing to resume "
-                                   "(run 'tpccbench load --drop' to load again)");
+        return err_set(e, E_USAGE,
+                       "the load completed already: nothing to resume "
+                       "(run 'tpccbench load --drop' to load again)");
     if ((rc = db_query(c, sh->ad.sql[A_STEPS_GET], NULL, 0, e)) < 0)
-        return err_set(e, E_USAGE, "cannot resume: the schema has no load steps (%s); run "
-                                   "'tpccbench load --drop' to load again", e->msg);
+        return err_set(e, E_USAGE,
+                       "cannot resume: the schema has no load steps (%s); run "
+                       "'tpccbench load --drop' to load again",
+                       e->msg);
     while (db_next(c) == 1) {
         int len;
         const char *name = db_col_text(c, 0, &len);
@@ -538,8 +541,9 @@ static int read_steps(struct load_shared *sh, struct db_conn *c, struct load_opt
     if ((rc = db_end_reads(c, e)) < 0)
         return rc;
     if (!have_plan || eff->warehouses < 1)
-        return err_set(e, E_USAGE, "cannot resume: the failed load left no plan in "
-                                   "tpcc_load_step; run 'tpccbench load --drop' to load again");
+        return err_set(e, E_USAGE,
+                       "cannot resume: the failed load left no plan in "
+                       "tpcc_load_step; run 'tpccbench load --drop' to load again");
     return 0;
 }
 
@@ -549,8 +553,8 @@ static int make_units(struct load_shared *sh, int first, int last, int item,
                       const struct done_steps *done, int64_t *rows)
 {
     /* Biggest first, so the last units to finish are small ones. */
-    static const int per_wh[] = { T_STOCK, T_ORDER_LINE, T_CUSTOMER, T_HISTORY,
-                                  T_ORDERS, T_NEW_ORDER, T_DISTRICT, T_WAREHOUSE };
+    static const int per_wh[] = { T_STOCK,  T_ORDER_LINE, T_CUSTOMER, T_HISTORY,
+                                  T_ORDERS, T_NEW_ORDER,  T_DISTRICT, T_WAREHOUSE };
     int n = 0, skipped = 0;
     char step[64];
 
@@ -682,219 +686,292 @@ static int part_schema(struct load_shared *sh, struct load_opts *eff, struct don
     return 0;
 }
 
-int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
-{
-    struct load_opts eff = *opts;
-    const struct load_opts *o = &eff;
-    struct load_shared sh;
-    struct split_arg sa;
-    struct done_steps done;
-    uint64_t t_all = clock_us(), t0;
-    int64_t expect_rows = 0;
-    int rc = 0, nconn = 0;
-    struct rng r;
+/* What the phases of one load share. */
+struct load {
+    struct load_opts eff;   /* the options in force: a part's plan or a resume may change them */
+    struct load_shared sh;  /* what the jobs share (sh.o is &eff) */
+    struct split_arg sa;    /* the index and analyze statements, split */
+    struct done_steps done; /* steps a resumed load committed before */
+    struct load_stats *st;  /* the caller's figures */
+    int nconn;              /* connections open in sh.conns */
+};
 
-    memset(st, 0, sizeof(*st));
-    memset(&sh, 0, sizeof(sh));
-    memset(&sa, 0, sizeof(sa));
-    memset(&done, 0, sizeof(done));
-    sa.sh = &sh;
-    sh.o = o;
-    pthread_mutex_init(&sh.lock, NULL);
-    err_clear(&sh.err);
-    st->warehouses = o->warehouses;
-    st->seed = o->seed;
+/* The load's warehouses and seed as the figures and the live endpoint say them. */
+static void say_scale(struct load *l)
+{
+    const struct load_opts *o = &l->eff;
+
+    l->st->warehouses = o->warehouses;
+    l->st->seed = o->seed;
     if (o->live)
         __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
-    if ((rc = admin_dialect_load(&sh.ad, o->dialect, e)) < 0)
-        goto out;
+}
 
-    sh.conns = calloc((size_t)o->jobs, sizeof(*sh.conns));
-    if (!sh.conns) {
-        rc = err_set(e, E_FAIL, "out of memory");
-        goto out;
-    }
-    set_phase(o, st, LOAD_CONNECT);
-    for (; nconn < o->jobs; nconn++) {
-        if ((rc = db_connect(o->ops, NULL, o->args, &sh.conns[nconn], e)) < 0)
-            goto out;
-    }
+/* Connect: the admin statements and run.jobs connections. */
+static int load_connect(struct load *l, struct err *e)
+{
+    const struct load_opts *o = &l->eff;
+    int rc;
+
+    if ((rc = admin_dialect_load(&l->sh.ad, o->dialect, e)) < 0)
+        return rc;
+    if (!(l->sh.conns = calloc((size_t)o->jobs, sizeof(*l->sh.conns))))
+        return err_set(e, E_FAIL, "out of memory");
+    set_phase(o, l->st, LOAD_CONNECT);
+    for (; l->nconn < o->jobs; l->nconn++)
+        if ((rc = db_connect(o->ops, NULL, o->args, &l->sh.conns[l->nconn], e)) < 0)
+            return rc;
+    return 0;
+}
+
+/* A load of one process resumed: the steps committed before, the plan's scale. */
+static int load_resume(struct load *l, struct err *e)
+{
+    const struct load_opts *o = &l->eff;
+    int fresh, rc;
+
+    if ((rc = read_steps(&l->sh, l->sh.conns[0], &l->eff, &l->done, &fresh, e)) < 0)
+        return rc;
+    l->st->resumed = !fresh;
+    l->eff.resume = !fresh;
+    l->eff.drop = 0;
+    if (o->progress && fresh)
+        fprintf(o->progress, "resume: no TPC-C schema here yet: loading from the start\n");
+    if (o->progress && !fresh)
+        fprintf(o->progress, "resume: %d warehouse%s, seed %llu: %d steps committed before\n",
+                o->warehouses, o->warehouses == 1 ? "" : "s", (unsigned long long)o->seed,
+                l->done.n);
+    say_scale(l);
+    return 0;
+}
+
+/*
+ * Schema: the tables created (one process, or part 1), or this part joined
+ * to the plan, or a resumed load's steps read.  Leaves eff's scale as the
+ * load will run it and this part's warehouse range in st.
+ */
+static int load_schema(struct load *l, struct err *e)
+{
+    const struct load_opts *o = &l->eff;
+    struct load_stats *st = l->st;
+    uint64_t t0;
+    int rc;
 
     set_phase(o, st, LOAD_SCHEMA);
     t0 = clock_us();
-    sh.load_epoch = (int64_t)time(NULL);
-    clock_format(sh.date, sizeof(sh.date), "%Y-%m-%d %H:%M:%S", sh.load_epoch);
+    l->sh.load_epoch = (int64_t)time(NULL);
+    clock_format(l->sh.date, sizeof(l->sh.date), "%Y-%m-%d %H:%M:%S", l->sh.load_epoch);
     st->part_k = o->parts > 1 ? o->part_k : 1;
     st->parts = o->parts > 1 ? o->parts : 1;
     st->w_first = 1;
     st->w_last = o->warehouses;
     if (o->parts > 1) {
-        if ((rc = loadpart_dialect_load(&sh.lp, o->dialect, e)) < 0 ||
-            (rc = part_schema(&sh, &eff, &done, st, e)) < 0)
-            goto out;
-        st->warehouses = o->warehouses;
-        st->seed = o->seed;
-        if (o->live)
-            __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
+        if ((rc = loadpart_dialect_load(&l->sh.lp, o->dialect, e)) < 0 ||
+            (rc = part_schema(&l->sh, &l->eff, &l->done, st, e)) < 0)
+            return rc;
+        say_scale(l);
         if (o->progress) {
             char range[96];
             range_text(o, st, range, sizeof(range));
             fprintf(o->progress, "part %d/%d of run '%s': %s%s\n", o->part_k, o->parts, o->run_id,
                     range, o->part_k == 1 ? ", and the item table" : "");
         }
-    } else if (o->resume) {
-        int fresh;
-        if ((rc = read_steps(&sh, sh.conns[0], &eff, &done, &fresh, e)) < 0)
-            goto out;
-        st->resumed = !fresh;
-        eff.resume = !fresh;
-        eff.drop = 0;
-        if (o->progress && fresh)
-            fprintf(o->progress, "resume: no TPC-C schema here yet: loading from the start\n");
-        if (o->progress && !fresh)
-            fprintf(o->progress, "resume: %d warehouse%s, seed %llu: %d steps committed before\n",
-                    o->warehouses, o->warehouses == 1 ? "" : "s", (unsigned long long)o->seed,
-                    done.n);
-        st->warehouses = o->warehouses;
-        st->seed = o->seed;
-        if (o->live)
-            __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
+    } else if (o->resume && (rc = load_resume(l, e)) < 0) {
+        return rc;
     }
     if (o->parts <= 1 && !o->resume) {
-        if ((rc = create_schema(&sh, sh.conns[0], NULL, 0, 0, e)) < 0)
-            goto out;
+        if ((rc = create_schema(&l->sh, l->sh.conns[0], NULL, 0, 0, e)) < 0)
+            return rc;
         if (o->progress)
-            fprintf(o->progress, "schema   created %s tables in %.2f s\n", o->dialect,
-                    since_s(t0));
+            fprintf(o->progress, "schema   created %s tables in %.2f s\n", o->dialect, since_s(t0));
     }
     st->schema_s = since_s(t0);
+    return 0;
+}
 
-    /* The generator depends on the seed only, so resumed units hold the rows
-     * the failed load would have written. */
-    sh.gen.seed = o->seed;
+/*
+ * Copy: the generator seeded (it depends on the seed only, so resumed units
+ * hold the rows the failed load would have written) and every unit's rows
+ * sent by the jobs.  Leaves the rows, bytes and times per table in st.
+ */
+static int load_copy(struct load *l, struct err *e)
+{
+    const struct load_opts *o = &l->eff;
+    struct load_shared *sh = &l->sh;
+    struct load_stats *st = l->st;
+    int64_t expect_rows = 0;
+    uint64_t t0;
+    struct rng r;
+    int rc;
+
+    sh->gen.seed = o->seed;
     rng_init_stream(&r, o->seed, 0xC0FFEE, 0, 0);
-    nurand_c_load(&r, &sh.gen.c_load);
-    st->c_load = sh.gen.c_load;
+    nurand_c_load(&r, &sh->gen.c_load);
+    st->c_load = sh->gen.c_load;
     /* One date for every row of the load, a resumed one too: the plan's; in
      * every part the text part 1 formatted (time zones may differ). */
-    if (o->parts > 1 && sh.date[0])
-        snprintf(sh.gen.now, sizeof(sh.gen.now), "%s", sh.date);
+    if (o->parts > 1 && sh->date[0])
+        snprintf(sh->gen.now, sizeof(sh->gen.now), "%s", sh->date);
     else
-        clock_format(sh.gen.now, sizeof(sh.gen.now), "%Y-%m-%d %H:%M:%S", sh.load_epoch);
-    sh.units = calloc((size_t)(1 + 8 * o->warehouses), sizeof(*sh.units));
-    if (!sh.units) {
-        rc = err_set(e, E_FAIL, "out of memory");
-        goto out;
-    }
-
+        clock_format(sh->gen.now, sizeof(sh->gen.now), "%Y-%m-%d %H:%M:%S", sh->load_epoch);
+    if (!(sh->units = calloc((size_t)(1 + 8 * o->warehouses), sizeof(*sh->units))))
+        return err_set(e, E_FAIL, "out of memory");
     set_phase(o, st, LOAD_COPY);
     st->steps_skipped =
-        make_units(&sh, st->w_first, st->w_last, st->part_k == 1, &done, &expect_rows);
+        make_units(sh, st->w_first, st->w_last, st->part_k == 1, &l->done, &expect_rows);
     t0 = clock_us();
-    rc = run_phase(&sh, copy_job, "copy", expect_rows, "rows", e);
+    rc = run_phase(sh, copy_job, "copy", expect_rows, "rows", e);
     st->copy_s = since_s(t0);
-    memcpy(st->table_s, sh.table_s, sizeof(st->table_s));
-    memcpy(st->rows, sh.rows, sizeof(st->rows));
-    st->bytes = sh.bytes;
-    if (rc < 0)
-        goto out;
+    memcpy(st->table_s, sh->table_s, sizeof(st->table_s));
+    memcpy(st->rows, sh->rows, sizeof(st->rows));
+    st->bytes = sh->bytes;
+    return rc;
+}
 
-    /* A part's range is committed: the last part to get here builds the rest. */
-    if (o->parts > 1) {
-        struct loadpart_end end;
-        if ((rc = loadpart_finish(sh.conns[0], &sh.lp, o->part_k, o->parts, &end, e)) < 0)
-            goto out;
-        st->indexer = end.indexer;
-        st->parts_copied = end.ncopied;
-        snprintf(st->parts_missing, sizeof(st->parts_missing), "%s", end.missing);
-        if (end.indexer != o->part_k) {
-            if (o->progress && end.indexer)
-                fprintf(o->progress,
-                        "part %d/%d: range committed; keys, indexes and ANALYZE are part %d's, "
-                        "the last to finish its copy\n",
-                        o->part_k, o->parts, end.indexer);
-            else if (o->progress)
-                fprintf(o->progress,
-                        "part %d/%d: range committed (%d of %d parts; still copying: %s); keys, "
-                        "indexes and ANALYZE are left to the last part to finish its copy\n",
-                        o->part_k, o->parts, end.ncopied, o->parts, end.missing);
-            set_phase(o, st, LOAD_DONE);
-            goto out;
-        }
-        if (o->progress)
+/*
+ * A part's range is committed: the last part to get here builds the rest.
+ * Returns 1 when that is this part, 0 when another's (this part is done),
+ * or the failure.
+ */
+static int load_claim(struct load *l, struct err *e)
+{
+    const struct load_opts *o = &l->eff;
+    struct load_stats *st = l->st;
+    struct loadpart_end end;
+    int rc;
+
+    if ((rc = loadpart_finish(l->sh.conns[0], &l->sh.lp, o->part_k, o->parts, &end, e)) < 0)
+        return rc;
+    st->indexer = end.indexer;
+    st->parts_copied = end.ncopied;
+    snprintf(st->parts_missing, sizeof(st->parts_missing), "%s", end.missing);
+    if (end.indexer != o->part_k) {
+        if (o->progress && end.indexer)
             fprintf(o->progress,
-                    "part %d/%d: the last of %d parts to finish its copy: keys, indexes and "
-                    "ANALYZE are this part's\n",
-                    o->part_k, o->parts, o->parts);
+                    "part %d/%d: range committed; keys, indexes and ANALYZE are part %d's, "
+                    "the last to finish its copy\n",
+                    o->part_k, o->parts, end.indexer);
+        else if (o->progress)
+            fprintf(o->progress,
+                    "part %d/%d: range committed (%d of %d parts; still copying: %s); keys, "
+                    "indexes and ANALYZE are left to the last part to finish its copy\n",
+                    o->part_k, o->parts, end.ncopied, o->parts, end.missing);
+        set_phase(o, st, LOAD_DONE);
+        return 0;
     }
+    if (o->progress)
+        fprintf(o->progress,
+                "part %d/%d: the last of %d parts to finish its copy: keys, indexes and "
+                "ANALYZE are this part's\n",
+                o->part_k, o->parts, o->parts);
+    return 1;
+}
 
-    set_phase(o, st, LOAD_INDEX);
-    /* Session settings for the index build, if the dialect has any. */
+/* Index: the dialect's session settings on every connection, then indexes.sql
+ * (steps a resumed load committed are skipped). */
+static int load_index(struct load *l, struct err *e)
+{
+    const struct load_opts *o = &l->eff;
+    struct load_shared *sh = &l->sh;
+    uint64_t t0;
+    int rc;
+
+    set_phase(o, l->st, LOAD_INDEX);
     if (schema_sql(o->dialect, "load_session"))
-        for (int i = 0; i < nconn; i++) {
-            struct exec_arg ea = { .c = sh.conns[i], .e = e };
-            if (sql_split(schema_sql(o->dialect, "load_session"), exec_one, &ea) != 0) {
-                rc = err_prefix(e, "load_session.sql");
-                goto out;
-            }
+        for (int i = 0; i < l->nconn; i++) {
+            struct exec_arg ea = { .c = sh->conns[i], .e = e };
+            if (sql_split(schema_sql(o->dialect, "load_session"), exec_one, &ea) != 0)
+                return err_prefix(e, "load_session.sql");
         }
-    if (sql_split(schema_sql(o->dialect, "indexes"), collect_stmt, &sa) != 0) {
-        rc = err_set(e, E_FAIL, "reading indexes.sql of dialect '%s' failed", o->dialect);
-        goto out;
-    }
-    for (int i = 0; i < sh.nstmts; i++) {
+    if (sql_split(schema_sql(o->dialect, "indexes"), collect_stmt, &l->sa) != 0)
+        return err_set(e, E_FAIL, "reading indexes.sql of dialect '%s' failed", o->dialect);
+    for (int i = 0; i < sh->nstmts; i++) {
         char step[32];
         snprintf(step, sizeof(step), "index:%d", i);
-        sh.stmt_done[i] = done_has(&done, step);
-        st->steps_skipped += sh.stmt_done[i];
+        sh->stmt_done[i] = done_has(&l->done, step);
+        l->st->steps_skipped += sh->stmt_done[i];
     }
-    sh.step_kind = "index";
+    sh->step_kind = "index";
     t0 = clock_us();
-    rc = run_phase(&sh, stmt_job, "index", sh.nstmts, "indexes", e);
-    st->index_s = since_s(t0);
-    if (rc < 0)
-        goto out;
+    rc = run_phase(sh, stmt_job, "index", sh->nstmts, "indexes", e);
+    l->st->index_s = since_s(t0);
+    return rc;
+}
 
-    set_phase(o, st, LOAD_ANALYZE);
-    for (int i = 0; i < sh.nstmts; i++)
-        free(sa.owned[i]);
-    memset(&sa.owned, 0, sizeof(sa.owned));
-    memset(sh.stmt_done, 0, sizeof(sh.stmt_done));
-    sh.nstmts = 0;
-    sh.step_kind = NULL;
-    /* The dialect's statistics statements, biggest tables first. */
-    if (sql_split(schema_sql(o->dialect, "analyze"), collect_stmt, &sa) != 0) {
-        rc = err_set(e, E_FAIL, "reading analyze.sql of dialect '%s' failed", o->dialect);
-        goto out;
-    }
+/* Analyze: the dialect's statistics statements, biggest tables first. */
+static int load_analyze(struct load *l, struct err *e)
+{
+    const struct load_opts *o = &l->eff;
+    struct load_shared *sh = &l->sh;
+    uint64_t t0;
+    int rc;
+
+    set_phase(o, l->st, LOAD_ANALYZE);
+    for (int i = 0; i < sh->nstmts; i++)
+        free(l->sa.owned[i]);
+    memset(&l->sa.owned, 0, sizeof(l->sa.owned));
+    memset(sh->stmt_done, 0, sizeof(sh->stmt_done));
+    sh->nstmts = 0;
+    sh->step_kind = NULL;
+    if (sql_split(schema_sql(o->dialect, "analyze"), collect_stmt, &l->sa) != 0)
+        return err_set(e, E_FAIL, "reading analyze.sql of dialect '%s' failed", o->dialect);
     t0 = clock_us();
-    rc = run_phase(&sh, stmt_job, "analyze", sh.nstmts, "tables", e);
-    st->analyze_s = since_s(t0);
-    if (rc < 0)
-        goto out;
+    rc = run_phase(sh, stmt_job, "analyze", sh->nstmts, "tables", e);
+    l->st->analyze_s = since_s(t0);
+    return rc;
+}
 
-    {
-        struct db_param p[5] = { DBP_INT(o->warehouses), DBP_INT((int64_t)o->seed),
-                                 DBP_INT(st->c_load.c_last), DBP_INT(st->c_load.c_id),
-                                 DBP_INT(st->c_load.ol_i_id) };
-        if ((rc = db_begin(sh.conns[0], e)) == 0 &&
-            (rc = db_query(sh.conns[0], sh.ad.sql[A_META_INSERT], p, 5, e)) == 0)
-            rc = db_commit(sh.conns[0], e);
-    }
-    if (rc < 0)
-        goto out;
-    set_phase(o, st, LOAD_DONE);
-out:
+/* The load's facts into tpcc_meta: what makes the database a complete load. */
+static int load_meta(struct load *l, struct err *e)
+{
+    const struct load_opts *o = &l->eff;
+    struct db_conn *c = l->sh.conns[0];
+    struct db_param p[5] = { DBP_INT(o->warehouses), DBP_INT((int64_t)o->seed),
+                             DBP_INT(l->st->c_load.c_last), DBP_INT(l->st->c_load.c_id),
+                             DBP_INT(l->st->c_load.ol_i_id) };
+    int rc;
+
+    if ((rc = db_begin(c, e)) == 0 && (rc = db_query(c, l->sh.ad.sql[A_META_INSERT], p, 5, e)) == 0)
+        rc = db_commit(c, e);
+    if (rc == 0)
+        set_phase(o, l->st, LOAD_DONE);
+    return rc;
+}
+
+/*
+ * A load, phase by phase: connect, schema (or a part joined, or a resume),
+ * copy, then (one process, or the part that claims it) index, analyze and
+ * tpcc_meta.  Every path ends in the one release below.
+ */
+int load_run(const struct load_opts *opts, struct load_stats *st, struct err *e)
+{
+    struct load l;
+    uint64_t t_all = clock_us();
+    int rc;
+
+    memset(&l, 0, sizeof(l));
+    memset(st, 0, sizeof(*st));
+    l.eff = *opts;
+    l.st = st;
+    l.sa.sh = &l.sh;
+    l.sh.o = &l.eff;
+    pthread_mutex_init(&l.sh.lock, NULL);
+    err_clear(&l.sh.err);
+    say_scale(&l);
+    if ((rc = load_connect(&l, e)) == 0 && (rc = load_schema(&l, e)) == 0 &&
+        (rc = load_copy(&l, e)) == 0 && (l.eff.parts <= 1 || (rc = load_claim(&l, e)) == 1) &&
+        (rc = load_index(&l, e)) == 0 && (rc = load_analyze(&l, e)) == 0)
+        rc = load_meta(&l, e);
     st->total_s = since_s(t_all);
-    for (int i = 0; i < sh.nstmts; i++)
-        free(sa.owned[i]);
-    for (int i = 0; i < nconn; i++)
-        db_close(sh.conns[i]);
-    dialect_release(&sh.ad);
-    dialect_release(&sh.lp);
-    done_release(&done);
-    free(sh.conns);
-    free(sh.units);
-    pthread_mutex_destroy(&sh.lock);
+    for (int i = 0; i < l.sh.nstmts; i++)
+        free(l.sa.owned[i]);
+    for (int i = 0; i < l.nconn; i++)
+        db_close(l.sh.conns[i]);
+    dialect_release(&l.sh.ad);
+    dialect_release(&l.sh.lp);
+    done_release(&l.done);
+    free(l.sh.conns);
+    free(l.sh.units);
+    pthread_mutex_destroy(&l.sh.lock);
     return rc;
 }
