@@ -106,16 +106,22 @@ TEST_ENV += ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:strict_string_checks=1:d
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(CURDIR)/tests/tsan.supp:log_path=$(SAN_LOG)/tsan
 endif
 
-# Every unit and integration test, with the servers they need started by the tests.
+# Every unit and integration test, with the servers they need started by the
+# tests, TEST_JOBS files at once (each test's servers are on a temp directory
+# and a free port of its own, so they never meet); at the end the time each
+# file took, slowest first (scripts/test-times.sh), and prove's summary again.
+TEST_JOBS ?= 4
+PROVE     := prove --timer -j$(TEST_JOBS) --exec ''
+PROVE_LOG := $(B)/prove.log
 test: deps-test
 	$(MAKE) $(BIN) $(TEST_UNIT) $(HELPER_BIN)
-ifeq ($(SANITIZE),)
-	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(TEST_UNIT) $(TEST_T)
-else
+ifneq ($(SANITIZE),)
 	rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG)
-	rc=0; $(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(TEST_UNIT) $(TEST_T) || rc=$$?; \
-	sh scripts/san-check.sh $(SAN_LOG) || rc=1; exit $$rc
 endif
+	rc=0; rm -f $(PROVE_LOG).rc; { $(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP $(PROVE) $(TEST_UNIT) $(TEST_T) || echo $$? >$(PROVE_LOG).rc; } \
+	    | tee $(PROVE_LOG); [ ! -f $(PROVE_LOG).rc ] || rc=$$(cat $(PROVE_LOG).rc); rm -f $(PROVE_LOG).rc; \
+	sh scripts/test-times.sh $(PROVE_LOG); \
+	$(if $(SANITIZE),sh scripts/san-check.sh $(SAN_LOG) || rc=1;) exit $$rc
 
 # The whole suite under ASan+UBSan (leak checker on), and under TSan the
 # tests whose threads share state: the proxy unit test, load (parallel jobs,
@@ -137,10 +143,10 @@ test-tsan:
 test-sanitize: test-asan test-tsan
 
 unit-test: $(BIN) $(UNIT_BIN)
-	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP prove --timer --exec '' $(UNIT_BIN)
+	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP $(PROVE) $(UNIT_BIN)
 
 integration-test: $(BIN) $(HELPER_BIN)
-	$(TEST_ENV) prove $(TEST_T)
+	$(TEST_ENV) $(PROVE) $(TEST_T)
 
 # Private PostgreSQL, 1 warehouse: load, check, summary, stop.
 demo: deps-demo
@@ -214,6 +220,7 @@ help:
 	@echo "make uninstall  remove both (same PREFIX and DESTDIR)"
 	@echo "make demo       install what is missing, run the demo on a private PostgreSQL"
 	@echo "make test       install what is missing, run every unit and integration test"
+	@echo "                (TEST_JOBS=4 files at once; TESTS=\"0030-run 0032-run-faults\" for some)"
 	@echo "make test-asan  the whole suite under ASan+UBSan, leak checker on (build/asan)"
 	@echo "make test-tsan  the tests that run threads under TSan (build/tsan)"
 	@echo "make test-sanitize   both"
