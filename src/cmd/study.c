@@ -678,12 +678,115 @@ static void change_text(const struct study *x, int s, char *buf, size_t len)
         snprintf(buf, len, "%s", s == 0 ? "baseline" : "(nothing tpccbench sets)");
 }
 
+/*
+ * The study's complete runs as compare takes them (cmp_build, forced), step
+ * by step; step_no[k] (when not NULL) gets the study's number of compare's
+ * step k: a step without a complete run is not among compare's.  -1 when
+ * no run is complete or the records cannot be read.
+ */
+static int load_cmp(const struct study *x, struct cmp *c, int *step_no)
+{
+    const char *args[STUDY_MAX_RUNS];
+    struct cmp_run *runs;
+    struct err e;
+    int n = 0, n_runs;
+
+    for (int s = 0; s < x->plan.nsteps; s++)
+        for (int r = 0; r < x->nruns; r++)
+            if (x->runs[r].step == s && !strcmp(x->runs[r].status, "complete"))
+                args[n++] = x->runs[r].dir;
+    if (n < 1 || cmp_load_args(args, n, &runs, &n_runs, &e) < 0)
+        return -1;
+    if (cmp_build(c, runs, n_runs, 1, &e) < 0) {
+        cmp_release(c);
+        return -1;
+    }
+    /* Labels are unique in a study: compare's step of runs labelled L is the study's step L. */
+    for (int k = 0; step_no && k < c->n_steps; k++) {
+        step_no[k] = k + 1;
+        for (int s = 0; s < x->plan.nsteps; s++)
+            if (!strcmp(x->plan.steps[s].label, c->runs[c->steps[k].first].label))
+                step_no[k] = s + 1;
+    }
+    return 0;
+}
+
+/* The number of complete runs of step s. */
+static int complete_runs(const struct study *x, int s)
+{
+    int n = 0;
+
+    for (int r = 0; r < x->nruns; r++)
+        n += x->runs[r].step == s && !strcmp(x->runs[r].status, "complete");
+    return n;
+}
+
+/*
+ * The step table, as compare prints it (cmp_print_steps): each step's
+ * medians, its runs out of the repeats, its gains and what it changes; then
+ * the steps without a complete run.
+ */
+static void step_table(const struct study *x, FILE *out)
+{
+    int step_no[STUDY_MAX_STEPS + 1];
+    struct cmp_table_opts o = { .runs_of = x->plan.repeat, .full_notes = 1, .step_no = step_no };
+    struct cmp c;
+
+    if (load_cmp(x, &c, step_no) == 0) {
+        cmp_print_steps(out, &c, &o);
+        cmp_release(&c);
+        fputc('\n', out);
+    }
+    for (int s = 0; s < x->plan.nsteps; s++)
+        if (!complete_runs(x, s))
+            fprintf(out, "step %d '%s': no complete run (of %d)\n", s + 1, x->plan.steps[s].label,
+                    x->plan.repeat);
+}
+
+/*
+ * Step s against step against (the baseline, or the step before): a line
+ * of each figure's gain, interval and verdict (none when no figure has a
+ * gain).  Every verdict goes into all; the control step's NOTPM and TPS
+ * against the baseline into *ctl_json, the noise floor.
+ */
+static void sig_line(const struct study *x, int s, int against, FILE *out, json_t *all,
+                     json_t **ctl_json)
+{
+    static const char *const shown[NFIG] = { "NOTPM", "TPS", "load", "NO p90" };
+    char line[1024];
+    size_t o = 0;
+    int n = 0;
+
+    o += (size_t)snprintf(line, sizeof(line), "%4d  %s vs %s:", s + 1, x->plan.steps[s].label,
+                          against == 0 ? "baseline" : "step before");
+    for (int f = 0; f < NFIG && o < sizeof(line); f++) {
+        double w[SIG_MAX_N], v[SIG_MAX_N];
+        struct sig_result r;
+        char fl[200];
+        int m = step_values(x, against, figures[f].metric, w);
+        sig_compare(w, m, v, step_values(x, s, figures[f].metric, v), figures[f].kind, &r);
+        if (isnan(r.gain))
+            continue;
+        fig_line(fl, sizeof(fl), shown[f], &r);
+        o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s", f ? ";" : "", fl);
+        n++;
+        json_array_append_new(all, sig_json(s, against, figures[f].name, &r));
+        if (x->plan.steps[s].control && f < 2) {
+            if (!*ctl_json)
+                *ctl_json = json_object();
+            json_object_set_new(*ctl_json, figures[f].name,
+                                json_pack("{s:o, s:o, s:s}", "ci_low", jnum(r.lo), "ci_high",
+                                          jnum(r.hi), "verdict", sig_verdict_name(r.verdict)));
+        }
+    }
+    if (n)
+        fprintf(out, "%s\n", line);
+}
+
 /* Print the step table and collect every verdict; *ctl_json gets the noise floor. */
 static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
 {
-    static const char *const shown[NFIG] = { "NOTPM", "TPS", "load", "NO p90" };
     json_t *all = json_array();
-    double v[NFIG][SIG_MAX_N];
 
     *ctl_json = NULL;
     fprintf(out,
@@ -694,57 +797,12 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
             x->plan.cumulative ? ", cumulative" : ", each step against the baseline");
     fprintf(out, "gains: medians of the runs; [95 %% confidence interval] from Welch's t on the "
                  "log figures\n\n");
-    fprintf(out, "%4s  %-20s %4s %10s %9s %8s %9s  %s\n", "step", "label", "runs", "NOTPM", "TPS",
-            "load s", "NO p90 ms", "change");
-    for (int s = 0; s < x->plan.nsteps; s++) {
-        double med[NFIG];
-        int n = 0;
-        char ch[512], c0[32], c1[32], c2[32], c3[32];
-        for (int f = 0; f < NFIG; f++) {
-            n = step_values(x, s, figures[f].metric, v[f]);
-            med[f] = sig_median(v[f], n);
-        }
-        change_text(x, s, ch, sizeof(ch));
-        cmp_fmt_value(c0, sizeof(c0), CMP_NOTPM, med[0]);
-        cmp_fmt_value(c1, sizeof(c1), CMP_TPS, med[1]);
-        cmp_fmt_value(c2, sizeof(c2), CMP_LOAD, med[2]);
-        cmp_fmt_value(c3, sizeof(c3), CMP_P90, med[3]);
-        fprintf(out, "%4d  %-20.20s %2d/%-2d %9s %9s %8s %9s  %s\n", s + 1, x->plan.steps[s].label,
-                n, x->plan.repeat, c0, c1, c2, c3, ch);
-        for (int against = s - 1; against >= 0 && s > 0; against = against == 0 ? -1 : 0) {
-            double w[SIG_MAX_N];
-            char line[1024];
-            size_t o = 0;
-            if (x->plan.steps[s].control && against != 0)
-                continue;
-            o += (size_t)snprintf(line, sizeof(line),
-                                  "      vs %s:", against == 0 ? "baseline" : "step before");
-            for (int f = 0; f < NFIG; f++) {
-                struct sig_result r;
-                char fl[200];
-                int m = step_values(x, against, figures[f].metric, w);
-                sig_compare(w, m, v[f], step_values(x, s, figures[f].metric, v[f]), figures[f].kind,
-                            &r);
-                if (isnan(r.gain))
-                    continue;
-                fig_line(fl, sizeof(fl), shown[f], &r);
-                o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s", f ? ";" : "", fl);
-                json_array_append_new(all, sig_json(s, against, figures[f].name, &r));
-                if (x->plan.steps[s].control && f < 2) {
-                    if (!*ctl_json)
-                        *ctl_json = json_object();
-                    json_object_set_new(*ctl_json, figures[f].name,
-                                        json_pack("{s:o, s:o, s:s}", "ci_low", jnum(r.lo),
-                                                  "ci_high", jnum(r.hi), "verdict",
-                                                  sig_verdict_name(r.verdict)));
-                }
-                if (o >= sizeof(line))
-                    break;
-            }
-            fprintf(out, "%s\n", line);
-            if (s == 1 && against == 0)
-                break; /* the step before is the baseline */
-        }
+    step_table(x, out);
+    /* Each step against the step before (from the third; not the control), then the baseline. */
+    for (int s = 1; s < x->plan.nsteps; s++) {
+        if (s > 1 && !x->plan.steps[s].control)
+            sig_line(x, s, s - 1, out, all, ctl_json);
+        sig_line(x, s, 0, out, all, ctl_json);
     }
     if (*ctl_json) {
         json_t *nf = json_object_get(*ctl_json, "notpm");
@@ -802,22 +860,15 @@ static int gate(const struct study *x, const struct cmp_rule *rules, int n_rules
 /* report.html over the complete runs, in step order (so repeats are grouped). */
 static void write_report(const struct study *x)
 {
-    const char *args[STUDY_MAX_RUNS];
-    struct cmp_run *runs;
     struct report_opts o = { 0 };
     struct cmp c;
     struct err e;
     char title[200], *html = NULL;
     size_t len = 0;
-    int n = 0, n_runs;
 
-    for (int s = 0; s < x->plan.nsteps; s++)
-        for (int r = 0; r < x->nruns; r++)
-            if (x->runs[r].step == s && !strcmp(x->runs[r].status, "complete"))
-                args[n++] = x->runs[r].dir;
-    if (n < 2 || cmp_load_args(args, n, &runs, &n_runs, &e) < 0)
+    if (load_cmp(x, &c, NULL) < 0)
         return;
-    if (cmp_build(&c, runs, n_runs, 1, &e) < 0) {
+    if (c.n_runs < 2) {
         cmp_release(&c);
         return;
     }
