@@ -184,7 +184,8 @@ static const struct key key_table[] = {
     KEY("schema.dialect",        K_STR,        schema.dialect,        0, S,     NULL),
     KEY("load.jobs",             K_INT,        load.jobs,             1, 256,   NULL),
     /* Setting the load seed also records that it was chosen, not defaulted. */
-    { "load.seed", K_I64, OFF(load.seed), 0, INT64_C(1) << 62, NULL, 1, OFF(load.seed_set), NULL, 0 },
+    { "load.seed", K_I64, OFF(load.seed), 0, INT64_C(1) << 62, NULL, 1, OFF(load.seed_set),
+      NULL, 0 },
     KEY("load.drop",             K_BOOL,       load.drop,             0, 1,     NULL),
     KEY("run.virtual_users",     K_INT,        run.virtual_users,     1, 10000, NULL),
     KEY("run.terminals",         K_INT,        run.terminals,         0, 1000000, NULL),
