@@ -238,6 +238,7 @@ struct sweep {
     int tport;        /* the server's port: a point without added RTT connects there */
 };
 
+/* --help. */
 static void sweep_usage(void)
 {
     cmd_usage(stdout, "sweep", "[-c FILE] --rtt 0,0.3ms,0.6ms,6.5ms [--vus 4,8,16]",
