@@ -62,79 +62,127 @@ static const struct opt_spec cmp_opt_table[] = {
     [CMP_O_HELP] = { "help", 'h', 0, NULL },
 };
 
-int cmd_compare(int argc, char **argv)
-{
-    const char *args[256], *val;
-    struct cmp_rule rules[MAX_RULES];
-    struct cmp_verdict verdicts[MAX_RULES];
-    struct cmp_run *runs;
-    struct opt_parser p;
-    struct cmp c;
-    struct err e;
-    int nargs = 0, n_rules = 0, format = CMP_TEXT, force = 0, n_runs, tripped = 0, found, which;
+/* The command line of compare. */
+struct compare_args {
+    const char *args[256]; /* the runs, as given */
+    int nargs;
+    struct cmp_rule rules[MAX_RULES]; /* --fail-if */
+    int n_rules;
+    int format; /* enum cmp_format */
+    int force;  /* --force: compare incomparable runs */
+};
 
-    err_clear(&e);
-    if (opt_init(&p, "compare", cmp_opt_table, OPT_COUNT(cmp_opt_table), argc - 1, argv + 1, &e) <
-        0)
-        return cmd_fail("compare", &e);
-    while ((found = opt_next(&p, &which, &val, &e)) != OPT_END) {
-        int col;
+/* One option (which, with its value val): -1 to go on, else the exit code (the message printed). */
+static int take_option(struct compare_args *a, int which, const char *val, struct err *e)
+{
+    int col;
+
+    switch (which) {
+    case CMP_O_HELP:
+        compare_usage(stdout);
+        return 0;
+    case CMP_O_FORCE:
+        a->force = 1;
+        break;
+    case CMP_O_FORMAT:
+        if ((a->format = cmp_format_parse(val)) < 0) {
+            fprintf(stderr,
+                    "tpccbench compare: unknown format '%s' (text, markdown, csv or "
+                    "json)\n",
+                    val);
+            return 2;
+        }
+        break;
+    case CMP_O_FAIL_IF:
+        if (a->n_rules >= MAX_RULES) {
+            fprintf(stderr, "tpccbench compare: too many --fail-if rules (at most %d)\n",
+                    MAX_RULES);
+            return 2;
+        }
+        if (cmp_rule_parse(val, &a->rules[a->n_rules], &col, e) < 0)
+            return rule_error(val, col, e);
+        a->n_rules++;
+        break;
+    default:
+        break;
+    }
+    return -1;
+}
+
+/* Parse argv into a: -1 to go on, else the exit code (usage or the error printed). */
+static int parse_args(struct compare_args *a, int argc, char **argv, struct err *e)
+{
+    const int max_args = (int)(sizeof(a->args) / sizeof(a->args[0]));
+    struct opt_parser p;
+    const char *val;
+    int found, which, rc = -1;
+
+    if (opt_init(&p, "compare", cmp_opt_table, OPT_COUNT(cmp_opt_table), argc - 1, argv + 1, e) < 0)
+        return cmd_fail("compare", e);
+    while (rc < 0 && (found = opt_next(&p, &which, &val, e)) != OPT_END) {
         if (found < 0) {
-            opt_release(&p);
-            return cmd_fail("compare", &e);
-        }
-        if (found == OPT_ARG) {
-            if (nargs >= (int)(sizeof(args) / sizeof(args[0]))) {
-                opt_release(&p);
-                fprintf(stderr, "tpccbench compare: too many runs (at most %d arguments)\n",
-                        (int)(sizeof(args) / sizeof(args[0])));
-                return 2;
-            }
-            args[nargs++] = val;
-            continue;
-        }
-        switch (which) {
-        case CMP_O_HELP:
-            opt_release(&p);
-            compare_usage(stdout);
-            return 0;
-        case CMP_O_FORCE:
-            force = 1;
-            break;
-        case CMP_O_FORMAT:
-            if ((format = cmp_format_parse(val)) < 0) {
-                opt_release(&p);
-                fprintf(stderr,
-                        "tpccbench compare: unknown format '%s' (text, markdown, csv or "
-                        "json)\n",
-                        val);
-                return 2;
-            }
-            break;
-        case CMP_O_FAIL_IF:
-            if (n_rules >= MAX_RULES) {
-                opt_release(&p);
-                fprintf(stderr, "tpccbench compare: too many --fail-if rules (at most %d)\n",
-                        MAX_RULES);
-                return 2;
-            }
-            if (cmp_rule_parse(val, &rules[n_rules], &col, &e) < 0) {
-                opt_release(&p);
-                return rule_error(val, col, &e);
-            }
-            n_rules++;
-            break;
-        default:
-            break;
+            rc = cmd_fail("compare", e);
+        } else if (found != OPT_ARG) {
+            rc = take_option(a, which, val, e);
+        } else if (a->nargs >= max_args) {
+            fprintf(stderr, "tpccbench compare: too many runs (at most %d arguments)\n", max_args);
+            rc = 2;
+        } else {
+            a->args[a->nargs++] = val;
         }
     }
     opt_release(&p);
-    if (nargs < 1) {
+    if (rc < 0 && a->nargs < 1) {
         fprintf(stderr, "tpccbench compare: give at least two runs (run folders or run.json "
                         "files; see 'tpccbench compare --help')\n");
-        return 2;
+        rc = 2;
     }
-    if (cmp_load_args(args, nargs, &runs, &n_runs, &e) < 0)
+    return rc;
+}
+
+/* Say what rule r did: tripped (1), or past its threshold but not significantly (0). */
+static int report_rule(const struct cmp_rule *r, const struct cmp_verdict *v)
+{
+    char mn[32], o[32], n[32];
+    int past = r->op == '<' ? v->change_pct < r->pct : v->change_pct > r->pct;
+
+    cmp_metric_name(r->metric, mn, sizeof(mn));
+    cmp_fmt_value(o, sizeof(o), r->metric, v->old_v);
+    cmp_fmt_value(n, sizeof(n), r->metric, v->new_v);
+    if (!v->tripped) {
+        /* With repeats, a median past the threshold that is not significant: say so. */
+        if (v->by_interval && past)
+            fprintf(stderr,
+                    "tpccbench compare: --fail-if '%s': %s %s -> %s is %+.2f %% "
+                    "[%+.2f, %+.2f], past the threshold but not significantly (the 95 %% "
+                    "interval reaches it): not tripped\n",
+                    r->text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
+        return 0;
+    }
+    if (v->by_interval)
+        fprintf(stderr,
+                "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %% "
+                "[%+.2f, %+.2f] (the whole 95 %% interval is past the threshold)\n",
+                r->text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
+    else
+        fprintf(stderr, "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %%%s\n",
+                r->text, mn, o, n, v->change_pct, v->within_noise ? " (within noise)" : "");
+    return 1;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+    struct compare_args a = { .format = CMP_TEXT };
+    struct cmp_verdict verdicts[MAX_RULES];
+    struct cmp_run *runs;
+    struct cmp c;
+    struct err e;
+    int n_runs, tripped = 0, rc;
+
+    err_clear(&e);
+    if ((rc = parse_args(&a, argc, argv, &e)) >= 0)
+        return rc;
+    if (cmp_load_args(a.args, a.nargs, &runs, &n_runs, &e) < 0)
         return cmd_fail("compare", &e);
     if (n_runs < 2) {
         fprintf(stderr, "tpccbench compare: give at least two runs (got only '%s')\n",
@@ -143,47 +191,21 @@ int cmd_compare(int argc, char **argv)
         free(runs);
         return 2;
     }
-    if (cmp_build(&c, runs, n_runs, force, &e) < 0) {
+    if (cmp_build(&c, runs, n_runs, a.force, &e) < 0) {
         cmp_release(&c);
         return cmd_fail("compare", &e);
     }
-    for (int i = 0; i < n_rules; i++)
-        if (cmp_rule_eval(&c, &rules[i], &verdicts[i], &e) < 0) {
+    for (int i = 0; i < a.n_rules; i++)
+        if (cmp_rule_eval(&c, &a.rules[i], &verdicts[i], &e) < 0) {
             cmp_release(&c);
             return cmd_fail("compare", &e);
         }
-    cmp_print(stdout, &c, format, rules, verdicts, n_rules);
+    cmp_print(stdout, &c, a.format, a.rules, verdicts, a.n_rules);
     fflush(stdout);
     for (int i = 0; i < c.n_warnings; i++)
         fprintf(stderr, "warning: %s\n", c.warnings[i]);
-    for (int i = 0; i < n_rules; i++) {
-        const struct cmp_verdict *v = &verdicts[i];
-        char mn[32], o[32], n[32];
-        int past = rules[i].op == '<' ? v->change_pct < rules[i].pct : v->change_pct > rules[i].pct;
-        cmp_metric_name(rules[i].metric, mn, sizeof(mn));
-        cmp_fmt_value(o, sizeof(o), rules[i].metric, v->old_v);
-        cmp_fmt_value(n, sizeof(n), rules[i].metric, v->new_v);
-        if (!v->tripped) {
-            /* With repeats, a median past the threshold that is not significant: say so. */
-            if (v->by_interval && past)
-                fprintf(stderr,
-                        "tpccbench compare: --fail-if '%s': %s %s -> %s is %+.2f %% "
-                        "[%+.2f, %+.2f], past the threshold but not significantly (the 95 %% "
-                        "interval reaches it): not tripped\n",
-                        rules[i].text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
-            continue;
-        }
-        tripped++;
-        if (v->by_interval)
-            fprintf(stderr,
-                    "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %% "
-                    "[%+.2f, %+.2f] (the whole 95 %% interval is past the threshold)\n",
-                    rules[i].text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
-        else
-            fprintf(
-                stderr, "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %%%s\n",
-                rules[i].text, mn, o, n, v->change_pct, v->within_noise ? " (within noise)" : "");
-    }
+    for (int i = 0; i < a.n_rules; i++)
+        tripped += report_rule(&a.rules[i], &verdicts[i]);
     cmp_release(&c);
     return tripped ? 1 : 0;
 }

@@ -21,128 +21,159 @@
 #include "run/figures.h"
 #include "run/partsum.h"
 
-int merge_write(const struct merge_in *in, char *dir_out, size_t dir_len, struct err *e)
-{
-    struct run_result *parts = calloc((size_t)in->n, sizeof(*parts)), merged;
-    struct config cfg;
-    struct figures f;
-    json_t *rec = NULL, *plist = json_array();
-    char dir[4096], missing[512] = "";
-    size_t at = 0;
-    int rc = 0, n_ok = 0, have_cfg = 0, complete = 1;
+/* The parts' summaries as merge_write reads them, and what the record says of each. */
+struct merge_acc {
+    struct run_result *parts; /* the summaries read: n_ok of them, in part order */
+    int n_ok;
+    struct config cfg; /* the first summary's config */
+    int have_cfg;
+    int complete;      /* every summary read is of a complete part */
+    json_t *plist;     /* the record's "parts", one object a part */
+    char missing[512]; /* "part 2 (never reported), ...", "" when none */
+    size_t at;         /* bytes used of missing */
+};
 
-    memset(&merged, 0, sizeof(merged));
-    if (!parts) {
-        json_decref(plist);
-        return err_set(e, E_FAIL, "out of memory");
-    }
-    for (int k = 1; k <= in->n; k++) {
-        const json_t *row = json_array_get(in->rows, (size_t)k - 1);
-        const json_t *sum = json_object_get(row, "summary");
-        const char *state = json_string_value(json_object_get(row, "state"));
-        const char *why = NULL;
-        char whybuf[600];
-        json_t *p =
-            json_pack("{s:i, s:s, s:[i, i], s:s}", "k", k, "host",
-                      json_string_value(json_object_get(row, "host"))
-                          ? json_string_value(json_object_get(row, "host"))
-                          : "",
-                      "warehouses", (int)json_integer_value(json_object_get(row, "first_w")),
-                      (int)json_integer_value(json_object_get(row, "last_w")), "state",
-                      state ? state : "unknown");
-        if (!sum || json_is_null(sum)) {
-            why =
-                state && (strcmp(state, "never registered") == 0 || strcmp(state, "not given") == 0)
-                    ? state
-                    : "never reported";
-        } else {
-            struct err de;
-            struct config pc;
-            err_clear(&de);
-            if (partsum_decode(sum, &parts[n_ok], &pc, &de) < 0) {
-                run_result_release(&parts[n_ok]);
-                json_object_set_new(p, "error", json_string(de.msg));
-                snprintf(whybuf, sizeof(whybuf), "its summary could not be read: %s", de.msg);
-                why = whybuf;
-            } else {
-                if (!have_cfg) {
-                    cfg = pc;
-                    have_cfg = 1;
-                }
-                json_object_set_new(p, "status", json_string(parts[n_ok].status));
-                if (strcmp(parts[n_ok].status, "complete") != 0)
-                    complete = 0;
-                n_ok++;
-            }
-        }
-        if (why) {
-            complete = 0;
-            json_object_set_new(p, "missing", json_string(why));
-            if (at < sizeof(missing))
-                at += (size_t)snprintf(missing + at, sizeof(missing) - at, "%spart %d (%s)",
-                                       at ? ", " : "", k, why);
-        }
-        json_array_append_new(plist, p);
-    }
-    if (n_ok == 0) {
-        rc = err_set(e, E_FAIL, "run '%s': no part left a summary to merge (%s)", in->run_id,
-                     missing);
-        goto out;
-    }
-    if ((rc = partsum_merge(parts, n_ok, &merged, e)) < 0)
-        goto out;
-    /* The database's count over the shared window, when every part is in it. */
-    if (n_ok == in->n && complete && in->count_open >= 0 && in->count_close >= 0) {
-        merged.db_counted = 1;
-        merged.db_new_orders = in->count_close - in->count_open;
+/* Part k (its row of in->rows): its summary decoded into a->parts, or why it is missing. */
+static void take_part(const struct merge_in *in, struct merge_acc *a, int k)
+{
+    const json_t *row = json_array_get(in->rows, (size_t)k - 1);
+    const json_t *sum = json_object_get(row, "summary");
+    const char *state = json_string_value(json_object_get(row, "state"));
+    const char *why = NULL;
+    char whybuf[600];
+    json_t *p = json_pack("{s:i, s:s, s:[i, i], s:s}", "k", k, "host",
+                          json_string_value(json_object_get(row, "host"))
+                              ? json_string_value(json_object_get(row, "host"))
+                              : "",
+                          "warehouses", (int)json_integer_value(json_object_get(row, "first_w")),
+                          (int)json_integer_value(json_object_get(row, "last_w")), "state",
+                          state ? state : "unknown");
+
+    if (!sum || json_is_null(sum)) {
+        why = state && (strcmp(state, "never registered") == 0 || strcmp(state, "not given") == 0)
+                  ? state
+                  : "never reported";
     } else {
-        snprintf(merged.db_count_note, sizeof(merged.db_count_note), "%s",
-                 n_ok < in->n ? "not every part reported: the database's count includes "
-                                "work these figures lack"
-                 : !complete  ? "a part did not complete its window: the counts are not "
-                                "compared"
-                              : "the database's count was not taken at both edges");
+        struct err de;
+        struct config pc;
+        err_clear(&de);
+        if (partsum_decode(sum, &a->parts[a->n_ok], &pc, &de) < 0) {
+            run_result_release(&a->parts[a->n_ok]);
+            json_object_set_new(p, "error", json_string(de.msg));
+            snprintf(whybuf, sizeof(whybuf), "its summary could not be read: %s", de.msg);
+            why = whybuf;
+        } else {
+            if (!a->have_cfg) {
+                a->cfg = pc;
+                a->have_cfg = 1;
+            }
+            json_object_set_new(p, "status", json_string(a->parts[a->n_ok].status));
+            if (strcmp(a->parts[a->n_ok].status, "complete") != 0)
+                a->complete = 0;
+            a->n_ok++;
+        }
     }
-    if (n_ok < in->n || !complete)
-        snprintf(merged.status, sizeof(merged.status), "partial");
-    figures_compute(&cfg, &merged, &f);
-    if ((rc = record_make_dir(in->results_dir, in->label, dir, sizeof(dir), e)) < 0)
-        goto out;
-    if (dir_out)
-        snprintf(dir_out, dir_len, "%s", dir);
-    rec = in->base ? json_deep_copy(in->base) : json_object();
+    if (why) {
+        a->complete = 0;
+        json_object_set_new(p, "missing", json_string(why));
+        if (a->at < sizeof(a->missing))
+            a->at += (size_t)snprintf(a->missing + a->at, sizeof(a->missing) - a->at,
+                                      "%spart %d (%s)", a->at ? ", " : "", k, why);
+    }
+    json_array_append_new(a->plist, p);
+}
+
+/* The database's count over the shared window when every part is in it; else why not. */
+static void db_count(const struct merge_in *in, const struct merge_acc *a,
+                     struct run_result *merged)
+{
+    if (a->n_ok == in->n && a->complete && in->count_open >= 0 && in->count_close >= 0) {
+        merged->db_counted = 1;
+        merged->db_new_orders = in->count_close - in->count_open;
+        return;
+    }
+    snprintf(merged->db_count_note, sizeof(merged->db_count_note), "%s",
+             a->n_ok < in->n ? "not every part reported: the database's count includes "
+                               "work these figures lack"
+             : !a->complete  ? "a part did not complete its window: the counts are not "
+                               "compared"
+                             : "the database's count was not taken at both edges");
+}
+
+/* The merged record into dir: run.json (from in->base, with the parts) and series.csv. */
+static int write_merged(const struct merge_in *in, struct merge_acc *a,
+                        const struct run_result *merged, const struct figures *f, const char *dir,
+                        struct err *e)
+{
+    json_t *rec = in->base ? json_deep_copy(in->base) : json_object();
+    int rc;
+
     json_object_set_new(rec, "kind", json_string("run"));
-    json_object_set_new(rec, "status", json_string(merged.status));
-    json_object_set_new(rec, "parts", plist);
-    plist = NULL;
+    json_object_set_new(rec, "status", json_string(merged->status));
+    json_object_set_new(rec, "parts", a->plist);
+    a->plist = NULL;
     json_object_set_new(rec, "merged",
                         json_pack("{s:s, s:i, s:i, s:i, s:s, s:s}", "run_id", in->run_id, "gen",
-                                  in->gen, "parts", in->n, "reported", n_ok, "by", in->by,
-                                  "missing", missing));
+                                  in->gen, "parts", in->n, "reported", a->n_ok, "by", in->by,
+                                  "missing", a->missing));
     json_object_del(rec, "part");
-    json_object_set_new(rec, "run", figures_json(&cfg, &merged, &f));
+    json_object_set_new(rec, "run", figures_json(&a->cfg, merged, f));
     json_object_set_new(
         rec, "dbms",
-        json_pack("{s:s, s:s}", "name", merged.server_name, "version", merged.server_version));
-    if (merged.n_series) {
+        json_pack("{s:s, s:s}", "name", merged->server_name, "version", merged->server_version));
+    if (merged->n_series) {
         size_t len;
-        char *csv = figures_series_csv(&merged, &len);
+        char *csv = figures_series_csv(merged, &len);
         if (csv)
             record_write_file(dir, "series.csv", csv, len, e);
         free(csv);
     }
-    if ((rc = record_write_json(dir, "run.json", rec, e)) < 0)
+    rc = record_write_json(dir, "run.json", rec, e);
+    json_decref(rec);
+    return rc;
+}
+
+int merge_write(const struct merge_in *in, char *dir_out, size_t dir_len, struct err *e)
+{
+    struct merge_acc a = { .complete = 1 };
+    struct run_result merged;
+    struct figures f;
+    char dir[4096];
+    int rc = 0;
+
+    memset(&merged, 0, sizeof(merged));
+    a.parts = calloc((size_t)in->n, sizeof(*a.parts));
+    if (!a.parts)
+        return err_set(e, E_FAIL, "out of memory");
+    a.plist = json_array();
+    for (int k = 1; k <= in->n; k++)
+        take_part(in, &a, k);
+    if (a.n_ok == 0) {
+        rc = err_set(e, E_FAIL, "run '%s': no part left a summary to merge (%s)", in->run_id,
+                     a.missing);
         goto out;
-    printf("merged %d of %d parts of run '%s'%s%s\n", n_ok, in->n, in->run_id,
-           missing[0] ? "; missing: " : "", missing);
-    figures_print(stdout, &cfg, &merged, &f);
+    }
+    if ((rc = partsum_merge(a.parts, a.n_ok, &merged, e)) < 0)
+        goto out;
+    db_count(in, &a, &merged);
+    if (a.n_ok < in->n || !a.complete)
+        snprintf(merged.status, sizeof(merged.status), "partial");
+    figures_compute(&a.cfg, &merged, &f);
+    if ((rc = record_make_dir(in->results_dir, in->label, dir, sizeof(dir), e)) < 0)
+        goto out;
+    if (dir_out)
+        snprintf(dir_out, dir_len, "%s", dir);
+    if ((rc = write_merged(in, &a, &merged, &f, dir, e)) < 0)
+        goto out;
+    printf("merged %d of %d parts of run '%s'%s%s\n", a.n_ok, in->n, in->run_id,
+           a.missing[0] ? "; missing: " : "", a.missing);
+    figures_print(stdout, &a.cfg, &merged, &f);
     printf("merged record: %s/run.json\n", dir);
 out:
-    json_decref(plist);
-    json_decref(rec);
-    for (int i = 0; i < n_ok; i++)
-        run_result_release(&parts[i]);
-    free(parts);
+    json_decref(a.plist);
+    for (int i = 0; i < a.n_ok; i++)
+        run_result_release(&a.parts[i]);
+    free(a.parts);
     run_result_release(&merged);
     return rc;
 }
@@ -200,123 +231,156 @@ static int read_part(const char *arg, json_t **doc, const json_t **part, struct 
     return 0;
 }
 
+/* The command line of merge. */
+struct merge_args {
+    const char *args[PART_MAX + 1]; /* the parts' records, as given */
+    int nargs;
+    const char *dir;   /* --results-dir */
+    const char *label; /* --label, NULL: the first part's */
+};
+
+/* Parse argv into a: -1 to go on, else the exit code (usage or the error printed). */
+static int parse_merge_args(struct merge_args *a, int argc, char **argv, struct err *e)
+{
+    struct opt_parser p;
+    const char *val;
+    int found, which, rc = -1;
+
+    if (opt_init(&p, "merge", mrg_opt_table, OPT_COUNT(mrg_opt_table), argc - 1, argv + 1, e) < 0)
+        return cmd_fail("merge", e);
+    while (rc < 0 && (found = opt_next(&p, &which, &val, e)) != OPT_END) {
+        if (found < 0) {
+            rc = cmd_fail("merge", e);
+        } else if (found == OPT_ARG) {
+            if (a->nargs >= 256) {
+                err_set(e, E_USAGE, "at most 256 parts' records");
+                rc = cmd_fail("merge", e);
+            } else {
+                a->args[a->nargs++] = val;
+            }
+        } else if (which == MRG_O_HELP) {
+            merge_usage(stdout);
+            rc = 0;
+        } else if (which == MRG_O_DIR) {
+            a->dir = val;
+        } else if (which == MRG_O_LABEL) {
+            a->label = val;
+        }
+    }
+    opt_release(&p);
+    if (rc < 0 && a->nargs == 0) {
+        err_set(e, E_USAGE, "give the run folders of the parts to merge (see --help)");
+        rc = cmd_fail("merge", e);
+    }
+    return rc;
+}
+
+/* The parts' records read so far, as merge_write takes them. */
+struct merge_parts {
+    json_t *docs[256];       /* each record; owned */
+    const json_t *first;     /* the first record's part object */
+    json_t *rows;            /* n rows in part order ("not given" until read); owned */
+    int n, gen;              /* the first part's number of parts and attempt */
+    int64_t c_open, c_close; /* the database's counts at the edges, -1: not heard */
+};
+
+/* The first part read: the run every other part must be of, and a row for each of its parts. */
+static void first_part(struct merge_parts *mp, const json_t *part)
+{
+    mp->first = part;
+    mp->n = (int)json_integer_value(json_object_get(part, "n"));
+    mp->gen = (int)json_integer_value(json_object_get(part, "gen"));
+    mp->rows = json_array();
+    for (int j = 0; j < mp->n; j++)
+        json_array_append_new(mp->rows, json_pack("{s:s, s:n}", "state", "not given", "summary"));
+}
+
+/* Part k's row: its record's status, host, warehouses and summary. */
+static void set_row(struct merge_parts *mp, int k, const json_t *part, const json_t *doc)
+{
+    const json_t *w = json_object_get(part, "warehouses");
+    json_t *sum = json_object_get(part, "summary");
+    const char *st = json_string_value(json_object_get(doc, "status"));
+
+    json_array_set_new(mp->rows, (size_t)k - 1,
+                       json_pack("{s:s, s:s, s:i, s:i, s:O?}", "state", st ? st : "unknown", "host",
+                                 json_string_value(json_object_get(part, "host"))
+                                     ? json_string_value(json_object_get(part, "host"))
+                                     : "",
+                                 "first_w", (int)json_integer_value(json_array_get(w, 0)), "last_w",
+                                 (int)json_integer_value(json_array_get(w, 1)), "summary", sum));
+}
+
+/* Read the i-th record (arg): a part of the same run as the first, in range, not given twice. */
+static int add_part(struct merge_parts *mp, int i, const char *arg, struct err *e)
+{
+    const json_t *part = NULL;
+    int rc, k, pn;
+
+    if ((rc = read_part(arg, &mp->docs[i], &part, e)) < 0)
+        return rc;
+    k = (int)json_integer_value(json_object_get(part, "k"));
+    pn = (int)json_integer_value(json_object_get(part, "n"));
+    if (!mp->first)
+        first_part(mp, part);
+    else if (strcmp(json_string_value(json_object_get(part, "run_id")),
+                    json_string_value(json_object_get(mp->first, "run_id"))) != 0 ||
+             pn != mp->n || json_integer_value(json_object_get(part, "gen")) != mp->gen)
+        return err_set(e, E_USAGE,
+                       "%s is part %d/%d of run '%s' (attempt %d), not of run '%s' (attempt "
+                       "%d) as the first: give the parts of one run",
+                       arg, k, pn, json_string_value(json_object_get(part, "run_id")),
+                       (int)json_integer_value(json_object_get(part, "gen")),
+                       json_string_value(json_object_get(mp->first, "run_id")), mp->gen);
+    if (k < 1 || k > mp->n)
+        return err_set(e, E_USAGE, "%s: part %d of %d is out of range", arg, k, mp->n);
+    if (strcmp(json_string_value(json_object_get(json_array_get(mp->rows, (size_t)k - 1), "state")),
+               "not given") != 0)
+        return err_set(e, E_USAGE, "%s: part %d/%d is given twice", arg, k, mp->n);
+    set_row(mp, k, part, mp->docs[i]);
+    /* Every part heard the same counts; any one that has them gives them. */
+    if (json_integer_value(json_object_get(part, "db_count_open")) >= 0 &&
+        json_integer_value(json_object_get(part, "db_count_close")) >= 0 &&
+        json_object_get(part, "db_count_close")) {
+        mp->c_open = json_integer_value(json_object_get(part, "db_count_open"));
+        mp->c_close = json_integer_value(json_object_get(part, "db_count_close"));
+    }
+    return 0;
+}
+
 int cmd_merge(int argc, char **argv)
 {
-    const char *args[PART_MAX + 1], *dir = "results", *label = NULL, *val;
-    json_t *docs[256] = { 0 }, *rows = NULL;
-    const json_t *first = NULL;
-    struct opt_parser p;
+    struct merge_args a = { .dir = "results" };
+    struct merge_parts mp = { .c_open = -1, .c_close = -1 };
     struct err e;
-    int nargs = 0, found, which, rc = 0, n = 0, gen = 0;
-    int64_t c_open = -1, c_close = -1;
+    int rc = 0;
 
     err_clear(&e);
-    if (opt_init(&p, "merge", mrg_opt_table, OPT_COUNT(mrg_opt_table), argc - 1, argv + 1, &e) < 0)
-        return cmd_fail("merge", &e);
-    while ((found = opt_next(&p, &which, &val, &e)) != OPT_END) {
-        if (found < 0) {
-            opt_release(&p);
-            return cmd_fail("merge", &e);
-        }
-        if (found == OPT_ARG) {
-            if (nargs >= 256) {
-                opt_release(&p);
-                err_set(&e, E_USAGE, "at most 256 parts' records");
-                return cmd_fail("merge", &e);
-            }
-            args[nargs++] = val;
-        } else if (which == MRG_O_HELP) {
-            opt_release(&p);
-            merge_usage(stdout);
-            return 0;
-        } else if (which == MRG_O_DIR) {
-            dir = val;
-        } else if (which == MRG_O_LABEL) {
-            label = val;
-        }
-    }
-    if (nargs == 0) {
-        opt_release(&p);
-        err_set(&e, E_USAGE, "give the run folders of the parts to merge (see --help)");
-        return cmd_fail("merge", &e);
-    }
-    for (int i = 0; i < nargs && rc == 0; i++) {
-        const json_t *part = NULL;
-        int k, pn;
-        if ((rc = read_part(args[i], &docs[i], &part, &e)) < 0)
-            break;
-        k = (int)json_integer_value(json_object_get(part, "k"));
-        pn = (int)json_integer_value(json_object_get(part, "n"));
-        if (!first) {
-            first = part;
-            n = pn;
-            gen = (int)json_integer_value(json_object_get(part, "gen"));
-            rows = json_array();
-            for (int j = 0; j < n; j++)
-                json_array_append_new(rows,
-                                      json_pack("{s:s, s:n}", "state", "not given", "summary"));
-        } else if (strcmp(json_string_value(json_object_get(part, "run_id")),
-                          json_string_value(json_object_get(first, "run_id"))) != 0 ||
-                   pn != n || json_integer_value(json_object_get(part, "gen")) != gen) {
-            rc = err_set(&e, E_USAGE,
-                         "%s is part %d/%d of run '%s' (attempt %d), not of run '%s' (attempt "
-                         "%d) as the first: give the parts of one run",
-                         args[i], k, pn, json_string_value(json_object_get(part, "run_id")),
-                         (int)json_integer_value(json_object_get(part, "gen")),
-                         json_string_value(json_object_get(first, "run_id")), gen);
-            break;
-        }
-        if (k < 1 || k > n) {
-            rc = err_set(&e, E_USAGE, "%s: part %d of %d is out of range", args[i], k, n);
-            break;
-        }
-        if (strcmp(json_string_value(json_object_get(json_array_get(rows, (size_t)k - 1), "state")),
-                   "not given") != 0) {
-            rc = err_set(&e, E_USAGE, "%s: part %d/%d is given twice", args[i], k, n);
-            break;
-        }
-        {
-            const json_t *w = json_object_get(part, "warehouses");
-            json_t *sum = json_object_get(part, "summary");
-            const char *st = json_string_value(json_object_get(docs[i], "status"));
-            json_array_set_new(
-                rows, (size_t)k - 1,
-                json_pack("{s:s, s:s, s:i, s:i, s:O?}", "state", st ? st : "unknown", "host",
-                          json_string_value(json_object_get(part, "host"))
-                              ? json_string_value(json_object_get(part, "host"))
-                              : "",
-                          "first_w", (int)json_integer_value(json_array_get(w, 0)), "last_w",
-                          (int)json_integer_value(json_array_get(w, 1)), "summary", sum));
-        }
-        /* Every part heard the same counts; any one that has them gives them. */
-        if (json_integer_value(json_object_get(part, "db_count_open")) >= 0 &&
-            json_integer_value(json_object_get(part, "db_count_close")) >= 0 &&
-            json_object_get(part, "db_count_close")) {
-            c_open = json_integer_value(json_object_get(part, "db_count_open"));
-            c_close = json_integer_value(json_object_get(part, "db_count_close"));
-        }
-    }
+    if ((rc = parse_merge_args(&a, argc, argv, &e)) >= 0)
+        return rc;
+    rc = 0;
+    for (int i = 0; i < a.nargs && rc == 0; i++)
+        rc = add_part(&mp, i, a.args[i], &e);
     if (rc == 0) {
+        const char *first_label = json_string_value(json_object_get(mp.docs[0], "label"));
         struct merge_in in = {
-            .run_id = json_string_value(json_object_get(first, "run_id")),
-            .gen = gen,
-            .n = n,
-            .rows = rows,
-            .count_open = c_open,
-            .count_close = c_close,
-            .base = docs[0],
-            .results_dir = dir,
-            .label = label ? label
-                     : json_string_value(json_object_get(docs[0], "label"))
-                         ? json_string_value(json_object_get(docs[0], "label"))
-                         : "merged",
+            .run_id = json_string_value(json_object_get(mp.first, "run_id")),
+            .gen = mp.gen,
+            .n = mp.n,
+            .rows = mp.rows,
+            .count_open = mp.c_open,
+            .count_close = mp.c_close,
+            .base = mp.docs[0],
+            .results_dir = a.dir,
+            .label = a.label       ? a.label
+                     : first_label ? first_label
+                                   : "merged",
             .by = "tpccbench merge",
         };
         rc = merge_write(&in, NULL, 0, &e);
     }
-    opt_release(&p);
-    json_decref(rows);
-    for (int i = 0; i < nargs; i++)
-        json_decref(docs[i]);
+    json_decref(mp.rows);
+    for (int i = 0; i < a.nargs; i++)
+        json_decref(mp.docs[i]);
     return rc < 0 ? cmd_fail("merge", &e) : 0;
 }

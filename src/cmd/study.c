@@ -98,6 +98,9 @@ struct study {
     char status[16]; /* running, complete, interrupted, failed */
     char stop_reason[512];
     int yes;
+    int needs_pg;                     /* settings or reset: template: driver postgres */
+    struct cmp_rule rules[MAX_RULES]; /* --fail-if, judged on the last step */
+    int n_rules;
 };
 
 /* The string at key of object o, or "". */
@@ -675,12 +678,115 @@ static void change_text(const struct study *x, int s, char *buf, size_t len)
         snprintf(buf, len, "%s", s == 0 ? "baseline" : "(nothing tpccbench sets)");
 }
 
+/*
+ * The study's complete runs as compare takes them (cmp_build, forced), step
+ * by step; step_no[k] (when not NULL) gets the study's number of compare's
+ * step k: a step without a complete run is not among compare's.  -1 when
+ * no run is complete or the records cannot be read.
+ */
+static int load_cmp(const struct study *x, struct cmp *c, int *step_no)
+{
+    const char *args[STUDY_MAX_RUNS];
+    struct cmp_run *runs;
+    struct err e;
+    int n = 0, n_runs;
+
+    for (int s = 0; s < x->plan.nsteps; s++)
+        for (int r = 0; r < x->nruns; r++)
+            if (x->runs[r].step == s && !strcmp(x->runs[r].status, "complete"))
+                args[n++] = x->runs[r].dir;
+    if (n < 1 || cmp_load_args(args, n, &runs, &n_runs, &e) < 0)
+        return -1;
+    if (cmp_build(c, runs, n_runs, 1, &e) < 0) {
+        cmp_release(c);
+        return -1;
+    }
+    /* Labels are unique in a study: compare's step of runs labelled L is the study's step L. */
+    for (int k = 0; step_no && k < c->n_steps; k++) {
+        step_no[k] = k + 1;
+        for (int s = 0; s < x->plan.nsteps; s++)
+            if (!strcmp(x->plan.steps[s].label, c->runs[c->steps[k].first].label))
+                step_no[k] = s + 1;
+    }
+    return 0;
+}
+
+/* The number of complete runs of step s. */
+static int complete_runs(const struct study *x, int s)
+{
+    int n = 0;
+
+    for (int r = 0; r < x->nruns; r++)
+        n += x->runs[r].step == s && !strcmp(x->runs[r].status, "complete");
+    return n;
+}
+
+/*
+ * The step table, as compare prints it (cmp_print_steps): each step's
+ * medians, its runs out of the repeats, its gains and what it changes; then
+ * the steps without a complete run.
+ */
+static void step_table(const struct study *x, FILE *out)
+{
+    int step_no[STUDY_MAX_STEPS + 1];
+    struct cmp_table_opts o = { .runs_of = x->plan.repeat, .full_notes = 1, .step_no = step_no };
+    struct cmp c;
+
+    if (load_cmp(x, &c, step_no) == 0) {
+        cmp_print_steps(out, &c, &o);
+        cmp_release(&c);
+        fputc('\n', out);
+    }
+    for (int s = 0; s < x->plan.nsteps; s++)
+        if (!complete_runs(x, s))
+            fprintf(out, "step %d '%s': no complete run (of %d)\n", s + 1, x->plan.steps[s].label,
+                    x->plan.repeat);
+}
+
+/*
+ * Step s against step against (the baseline, or the step before): a line
+ * of each figure's gain, interval and verdict (none when no figure has a
+ * gain).  Every verdict goes into all; the control step's NOTPM and TPS
+ * against the baseline into *ctl_json, the noise floor.
+ */
+static void sig_line(const struct study *x, int s, int against, FILE *out, json_t *all,
+                     json_t **ctl_json)
+{
+    static const char *const shown[NFIG] = { "NOTPM", "TPS", "load", "NO p90" };
+    char line[1024];
+    size_t o = 0;
+    int n = 0;
+
+    o += (size_t)snprintf(line, sizeof(line), "%4d  %s vs %s:", s + 1, x->plan.steps[s].label,
+                          against == 0 ? "baseline" : "step before");
+    for (int f = 0; f < NFIG && o < sizeof(line); f++) {
+        double w[SIG_MAX_N], v[SIG_MAX_N];
+        struct sig_result r;
+        char fl[200];
+        int m = step_values(x, against, figures[f].metric, w);
+        sig_compare(w, m, v, step_values(x, s, figures[f].metric, v), figures[f].kind, &r);
+        if (isnan(r.gain))
+            continue;
+        fig_line(fl, sizeof(fl), shown[f], &r);
+        o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s", f ? ";" : "", fl);
+        n++;
+        json_array_append_new(all, sig_json(s, against, figures[f].name, &r));
+        if (x->plan.steps[s].control && f < 2) {
+            if (!*ctl_json)
+                *ctl_json = json_object();
+            json_object_set_new(*ctl_json, figures[f].name,
+                                json_pack("{s:o, s:o, s:s}", "ci_low", jnum(r.lo), "ci_high",
+                                          jnum(r.hi), "verdict", sig_verdict_name(r.verdict)));
+        }
+    }
+    if (n)
+        fprintf(out, "%s\n", line);
+}
+
 /* Print the step table and collect every verdict; *ctl_json gets the noise floor. */
 static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
 {
-    static const char *const shown[NFIG] = { "NOTPM", "TPS", "load", "NO p90" };
     json_t *all = json_array();
-    double v[NFIG][SIG_MAX_N];
 
     *ctl_json = NULL;
     fprintf(out,
@@ -691,57 +797,12 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
             x->plan.cumulative ? ", cumulative" : ", each step against the baseline");
     fprintf(out, "gains: medians of the runs; [95 %% confidence interval] from Welch's t on the "
                  "log figures\n\n");
-    fprintf(out, "%4s  %-20s %4s %10s %9s %8s %9s  %s\n", "step", "label", "runs", "NOTPM", "TPS",
-            "load s", "NO p90 ms", "change");
-    for (int s = 0; s < x->plan.nsteps; s++) {
-        double med[NFIG];
-        int n = 0;
-        char ch[512], c0[32], c1[32], c2[32], c3[32];
-        for (int f = 0; f < NFIG; f++) {
-            n = step_values(x, s, figures[f].metric, v[f]);
-            med[f] = sig_median(v[f], n);
-        }
-        change_text(x, s, ch, sizeof(ch));
-        cmp_fmt_value(c0, sizeof(c0), CMP_NOTPM, med[0]);
-        cmp_fmt_value(c1, sizeof(c1), CMP_TPS, med[1]);
-        cmp_fmt_value(c2, sizeof(c2), CMP_LOAD, med[2]);
-        cmp_fmt_value(c3, sizeof(c3), CMP_P90, med[3]);
-        fprintf(out, "%4d  %-20.20s %2d/%-2d %9s %9s %8s %9s  %s\n", s + 1, x->plan.steps[s].label,
-                n, x->plan.repeat, c0, c1, c2, c3, ch);
-        for (int against = s - 1; against >= 0 && s > 0; against = against == 0 ? -1 : 0) {
-            double w[SIG_MAX_N];
-            char line[1024];
-            size_t o = 0;
-            if (x->plan.steps[s].control && against != 0)
-                continue;
-            o += (size_t)snprintf(line, sizeof(line),
-                                  "      vs %s:", against == 0 ? "baseline" : "step before");
-            for (int f = 0; f < NFIG; f++) {
-                struct sig_result r;
-                char fl[200];
-                int m = step_values(x, against, figures[f].metric, w);
-                sig_compare(w, m, v[f], step_values(x, s, figures[f].metric, v[f]), figures[f].kind,
-                            &r);
-                if (isnan(r.gain))
-                    continue;
-                fig_line(fl, sizeof(fl), shown[f], &r);
-                o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s", f ? ";" : "", fl);
-                json_array_append_new(all, sig_json(s, against, figures[f].name, &r));
-                if (x->plan.steps[s].control && f < 2) {
-                    if (!*ctl_json)
-                        *ctl_json = json_object();
-                    json_object_set_new(*ctl_json, figures[f].name,
-                                        json_pack("{s:o, s:o, s:s}", "ci_low", jnum(r.lo),
-                                                  "ci_high", jnum(r.hi), "verdict",
-                                                  sig_verdict_name(r.verdict)));
-                }
-                if (o >= sizeof(line))
-                    break;
-            }
-            fprintf(out, "%s\n", line);
-            if (s == 1 && against == 0)
-                break; /* the step before is the baseline */
-        }
+    step_table(x, out);
+    /* Each step against the step before (from the third; not the control), then the baseline. */
+    for (int s = 1; s < x->plan.nsteps; s++) {
+        if (s > 1 && !x->plan.steps[s].control)
+            sig_line(x, s, s - 1, out, all, ctl_json);
+        sig_line(x, s, 0, out, all, ctl_json);
     }
     if (*ctl_json) {
         json_t *nf = json_object_get(*ctl_json, "notpm");
@@ -799,22 +860,15 @@ static int gate(const struct study *x, const struct cmp_rule *rules, int n_rules
 /* report.html over the complete runs, in step order (so repeats are grouped). */
 static void write_report(const struct study *x)
 {
-    const char *args[STUDY_MAX_RUNS];
-    struct cmp_run *runs;
     struct report_opts o = { 0 };
     struct cmp c;
     struct err e;
     char title[200], *html = NULL;
     size_t len = 0;
-    int n = 0, n_runs;
 
-    for (int s = 0; s < x->plan.nsteps; s++)
-        for (int r = 0; r < x->nruns; r++)
-            if (x->runs[r].step == s && !strcmp(x->runs[r].status, "complete"))
-                args[n++] = x->runs[r].dir;
-    if (n < 2 || cmp_load_args(args, n, &runs, &n_runs, &e) < 0)
+    if (load_cmp(x, &c, NULL) < 0)
         return;
-    if (cmp_build(&c, runs, n_runs, 1, &e) < 0) {
+    if (c.n_runs < 2) {
         cmp_release(&c);
         return;
     }
@@ -972,7 +1026,9 @@ static int run_all(struct study *x)
         snprintf(rc.results.label, sizeof(rc.results.label), "%s", st->label);
         change_text(x, rs->step, change, sizeof(change));
         snprintf(rc.results.change, sizeof(rc.results.change), "%s", change);
-        snprintf(rc.results.dir, sizeof(rc.results.dir), "%s", x->dir);
+        /* prepare() checked that the folder fits. */
+        snprintf(rc.results.dir, sizeof(rc.results.dir), "%.*s", (int)sizeof(rc.results.dir) - 1,
+                 x->dir);
         t0 = (int64_t)clock_us();
         one_record(x->plan.reset == STUDY_RESET_LOAD ? "bench" : "run",
                    x->plan.reset == STUDY_RESET_LOAD, &rc, &x->runs_args, rs->repeat,
@@ -1031,104 +1087,123 @@ static int commands_ok(const struct study *x, struct err *e)
     return 0;
 }
 
-static int study_main(struct study *x, int argc, char **argv)
+/* The --fail-if rules into x->rules; -1 to go on, else the exit code (the message printed). */
+static int parse_rules(struct study *x, struct err *e)
 {
-    struct cmp_rule rules[MAX_RULES];
-    int n_rules = 0, stopped = 0, tripped = 0, rc, needs_pg;
-    json_t *verdicts, *ctl = NULL, *extra, *g = NULL;
-    struct err e;
-    char logpath[4200];
+    for (int i = 0; i < x->args.nextra; i++) {
+        int col;
+        if (strcmp(x->args.extra_name[i], "fail-if") != 0)
+            continue;
+        if (x->n_rules == MAX_RULES) {
+            err_set(e, E_USAGE, "too many --fail-if rules (at most %d)", MAX_RULES);
+            return cmd_fail("study", e);
+        }
+        if (cmp_rule_parse(x->args.extra_val[i], &x->rules[x->n_rules], &col, e) < 0) {
+            fprintf(stderr, "tpccbench study: --fail-if '%s': column %d: %s\n",
+                    x->args.extra_val[i], col, e->msg);
+            return 2;
+        }
+        x->n_rules++;
+    }
+    return -1;
+}
 
-    err_clear(&e);
-    if (cmd_parse("study", argc - 1, argv + 1, study_opts, &x->cfg, &x->args, &e) < 0)
-        return cmd_fail("study", &e);
+/* The command line: -1 to go on, else the exit code (usage printed, or the error). */
+static int parse_command(struct study *x, int argc, char **argv, struct err *e)
+{
+    int rc;
+
+    if (cmd_parse("study", argc - 1, argv + 1, study_opts, &x->cfg, &x->args, e) < 0)
+        return cmd_fail("study", e);
     if (x->args.help) {
         study_usage();
         return 0;
     }
     if (x->args.npos != 1) {
-        err_set(&e, E_USAGE,
+        err_set(e, E_USAGE,
                 x->args.npos ? "give one study file (got %d arguments)"
                              : "give the study file (tpccbench study FILE)",
                 x->args.npos);
-        return cmd_fail("study", &e);
+        return cmd_fail("study", e);
     }
-    for (int i = 0; i < x->args.nextra; i++)
-        if (!strcmp(x->args.extra_name[i], "fail-if")) {
-            int col;
-            if (n_rules == MAX_RULES) {
-                err_set(&e, E_USAGE, "too many --fail-if rules (at most %d)", MAX_RULES);
-                return cmd_fail("study", &e);
-            }
-            if (cmp_rule_parse(x->args.extra_val[i], &rules[n_rules], &col, &e) < 0) {
-                fprintf(stderr, "tpccbench study: --fail-if '%s': column %d: %s\n",
-                        x->args.extra_val[i], col, e.msg);
-                return 2;
-            }
-            n_rules++;
-        }
+    if ((rc = parse_rules(x, e)) >= 0)
+        return rc;
     x->yes = cmd_extra(&x->args, "yes") != NULL;
-    if (study_plan_load(&x->plan, &x->cfg, x->args.pos[0], &e) < 0 || cfg_validate(&x->cfg, &e) < 0)
-        return cmd_fail("study", &e);
+    return -1;
+}
+
+/*
+ * The study file and what it needs, all checked before anything runs: its
+ * schedule, the settings it sets, the driver, the commands (--yes), the
+ * private server's data directory.
+ */
+static int plan_study(struct study *x, struct err *e)
+{
+    static struct study_run sched[STUDY_MAX_RUNS];
+    int rc;
+
+    if ((rc = study_plan_load(&x->plan, &x->cfg, x->args.pos[0], e)) < 0 ||
+        (rc = cfg_validate(&x->cfg, e)) < 0)
+        return rc;
     /* Not served here: refused rather than ignored. */
-    if (x->cfg.run.metrics_listen[0]) {
-        err_set(&e, E_USAGE,
-                "'run.metrics_listen': study does not serve the live endpoint (run, bench and "
-                "load do): remove it from the config, or watch one step with 'tpccbench bench "
-                "--metrics-listen'");
-        return cmd_fail("study", &e);
-    }
-    {
-        static struct study_run sched[STUDY_MAX_RUNS];
-        x->nruns = study_schedule(&x->plan, sched, STUDY_MAX_RUNS);
-        for (int r = 0; r < x->nruns; r++) {
-            x->runs[r].step = sched[r].step;
-            x->runs[r].repeat = sched[r].repeat;
-        }
+    if (x->cfg.run.metrics_listen[0])
+        return err_set(e, E_USAGE,
+                       "'run.metrics_listen': study does not serve the live endpoint (run, bench "
+                       "and load do): remove it from the config, or watch one step with "
+                       "'tpccbench bench --metrics-listen'");
+    x->nruns = study_schedule(&x->plan, sched, STUDY_MAX_RUNS);
+    for (int r = 0; r < x->nruns; r++) {
+        x->runs[r].step = sched[r].step;
+        x->runs[r].repeat = sched[r].repeat;
     }
     x->nnames = study_all_names(&x->plan, x->names, MAX_NAMES);
-    needs_pg = x->nnames > 0 || x->plan.reset == STUDY_RESET_TEMPLATE;
-    if (needs_pg && strcmp(x->cfg.database.driver, "postgres") != 0) {
-        err_set(&e, E_USAGE,
-                "%s: server settings (set:) and reset: template need driver postgres (got %s); "
-                "use reset: load or none and before/after commands for another DBMS",
-                x->plan.path, x->cfg.database.driver);
-        return cmd_fail("study", &e);
-    }
-    if (commands_ok(x, &e) < 0)
-        return cmd_fail("study", &e);
+    x->needs_pg = x->nnames > 0 || x->plan.reset == STUDY_RESET_TEMPLATE;
+    if (x->needs_pg && strcmp(x->cfg.database.driver, "postgres") != 0)
+        return err_set(e, E_USAGE,
+                       "%s: server settings (set:) and reset: template need driver postgres (got "
+                       "%s); use reset: load or none and before/after commands for another DBMS",
+                       x->plan.path, x->cfg.database.driver);
+    if ((rc = commands_ok(x, e)) < 0)
+        return rc;
     if (x->cfg.database.managed) {
         if (!x->cfg.database.datadir[0])
             snprintf(x->cfg.database.datadir, sizeof(x->cfg.database.datadir), "%.240s/pgdata",
                      x->cfg.results.dir);
         snprintf(x->datadir, sizeof(x->datadir), "%s", x->cfg.database.datadir);
     }
-    sig_install();
-    if ((rc = session_open(&x->s, &x->cfg, &e)) < 0) {
-        session_close(&x->s);
-        return cmd_fail("study", &e);
-    }
-    x->leave_running = x->s.managed && !x->s.mpg.started;
-    if (needs_pg && ((rc = pgset_dialect_load(&x->d, x->s.dialect, &e)) < 0 ||
-                     (x->nnames && (rc = preflight(x, &e)) < 0))) {
-        goto refuse;
-    }
+    return 0;
+}
+
+/* With the server up: the settings checked on it, and the study's folder (new, or resumed). */
+static int prepare(struct study *x, struct err *e)
+{
+    int rc;
+
+    if (x->needs_pg && ((rc = pgset_dialect_load(&x->d, x->s.dialect, e)) < 0 ||
+                        (x->nnames && (rc = preflight(x, e)) < 0)))
+        return rc;
     if (cmd_extra(&x->args, "resume")) {
-        if ((rc = resume_from(x, &e)) < 0)
-            goto refuse;
+        if ((rc = resume_from(x, e)) < 0)
+            return rc;
     } else {
         char label[160];
         snprintf(label, sizeof(label), "study-%s", x->plan.name);
-        if ((rc = record_make_dir(x->cfg.results.dir, label, x->dir, sizeof(x->dir), &e)) < 0)
-            goto refuse;
+        if ((rc = record_make_dir(x->cfg.results.dir, label, x->dir, sizeof(x->dir), e)) < 0)
+            return rc;
     }
-    if (strlen(x->dir) >= CFG_STR - 40) {
-        rc = err_set(&e, E_USAGE,
-                     "the study's folder '%s' is too long a path: choose a shorter "
-                     "--results-dir",
-                     x->dir);
-        goto refuse;
-    }
+    if (strlen(x->dir) >= CFG_STR - 40)
+        return err_set(e, E_USAGE,
+                       "the study's folder '%s' is too long a path: choose a shorter "
+                       "--results-dir",
+                       x->dir);
+    return 0;
+}
+
+/* Open study.log, say where the study goes, and write study.json as running. */
+static void start_log(struct study *x)
+{
+    char logpath[4200];
+
     snprintf(logpath, sizeof(logpath), "%s/study.log", x->dir);
     x->log = fopen(logpath, "ae");
     logf_(x, "study %s from %s%s", x->plan.name, x->plan.path,
@@ -1136,51 +1211,78 @@ static int study_main(struct study *x, int argc, char **argv)
     fprintf(stderr, "study: %s, %d runs; folder %s\n", x->plan.name, x->nruns, x->dir);
     snprintf(x->status, sizeof(x->status), "running");
     save(x, NULL, NULL);
+}
 
-    /* Data to start from. */
+/* Data to start from: the template (loaded, or copied from the user's data), or one load. */
+static int starting_data(struct study *x, struct err *e)
+{
+    int rc = 0;
+
     if (x->plan.reset == STUDY_RESET_TEMPLATE) {
-        if ((rc = db_names(x, &e)) == 0 && !(x->has_template && cmd_extra(&x->args, "resume"))) {
+        if ((rc = db_names(x, e)) == 0 && !(x->has_template && cmd_extra(&x->args, "resume"))) {
             /* Data loaded here is renamed into the template; the user's own (--no-load) copied. */
             int loaded = !cmd_extra(&x->args, "no-load");
             if (loaded)
-                rc = initial_load(x, &e);
-            if (rc == 0 && (rc = loaded ? template_from_load(x, &e) : template_copy(x, 1, &e)) == 0)
+                rc = initial_load(x, e);
+            if (rc == 0 && (rc = loaded ? template_from_load(x, e) : template_copy(x, 1, e)) == 0)
                 x->has_template = 1;
         }
     } else if (x->plan.reset == STUDY_RESET_NONE && !cmd_extra(&x->args, "resume") &&
                !cmd_extra(&x->args, "no-load")) {
-        rc = initial_load(x, &e);
+        rc = initial_load(x, e);
     }
-    if (rc < 0) {
-        if (!sig_stop_requested())
-            stopped = stop(x, &e);
-    } else {
-        stopped = run_all(x);
+    return rc;
+}
+
+/*
+ * After the runs, unless interrupted: the settings reset (or listed) into
+ * extra, and the template dropped when the study is complete.  Interrupted:
+ * say that the settings stay.
+ */
+static void leave_server(struct study *x, json_t *extra)
+{
+    struct err e;
+
+    if (sig_stop_requested()) {
+        fprintf(stderr,
+                "study: interrupted; the settings of the last step stay written "
+                "(ALTER SYSTEM) until 'tpccbench study %s --resume' ends the study\n",
+                x->plan.path);
+        return;
     }
+    json_object_set_new(extra, x->s.managed ? "settings_not_reset" : "left_set",
+                        finish_settings(x));
+    if (!strcmp(x->status, "complete") && x->plan.reset == STUDY_RESET_TEMPLATE &&
+        drop_template(x, &e) < 0)
+        fprintf(stderr, "tpccbench study: dropping the template: %s\n", e.msg);
+}
+
+/* Stop the study's server (unless it ran before the study) and release the statements. */
+static void close_study(struct study *x)
+{
+    if (x->leave_running)
+        x->s.mpg.started = 0;
+    session_close(&x->s);
+    dialect_release(&x->d);
+}
+
+/* The end: the step table, the gate, study.json, report.html; the exit code. */
+static int finish(struct study *x, int stopped)
+{
+    json_t *verdicts, *ctl = NULL, *extra = json_object(), *g = NULL;
+    int tripped = 0;
 
     snprintf(x->status, sizeof(x->status), "%s",
              sig_stop_requested() ? "interrupted"
              : stopped            ? "failed"
                                   : "complete");
-    extra = json_object();
-    if (!sig_stop_requested()) {
-        json_t *left = finish_settings(x);
-        json_object_set_new(extra, x->s.managed ? "settings_not_reset" : "left_set", left);
-        if (!strcmp(x->status, "complete") && x->plan.reset == STUDY_RESET_TEMPLATE &&
-            drop_template(x, &e) < 0)
-            fprintf(stderr, "tpccbench study: dropping the template: %s\n", e.msg);
-    } else {
-        fprintf(stderr,
-                "study: interrupted; the settings of the last step stay written "
-                "(ALTER SYSTEM) until 'tpccbench study %s --resume' ends the study\n",
-                x->plan.path);
-    }
+    leave_server(x, extra);
     fflush(stderr);
     verdicts = significance(x, stdout, &ctl);
     if (ctl)
         json_object_set_new(extra, "noise_floor", ctl);
-    if (n_rules) {
-        tripped = gate(x, rules, n_rules, &g);
+    if (x->n_rules) {
+        tripped = gate(x, x->rules, x->n_rules, &g);
         json_object_set_new(extra, "gate", g);
     }
     save(x, verdicts, extra);
@@ -1190,20 +1292,41 @@ static int study_main(struct study *x, int argc, char **argv)
     logf_(x, "study %s", x->status);
     if (x->log)
         fclose(x->log);
-    if (x->leave_running)
-        x->s.mpg.started = 0;
-    session_close(&x->s);
-    dialect_release(&x->d);
+    close_study(x);
     if (sig_stop_requested())
         return sig_exit_code();
     return stopped || tripped ? 1 : 0;
+}
 
-refuse:
-    if (x->leave_running)
-        x->s.mpg.started = 0;
-    session_close(&x->s);
-    dialect_release(&x->d);
-    return cmd_fail("study", &e);
+/* The phases: parse, plan, the server and folder, the data, every run, the end. */
+static int study_main(struct study *x, int argc, char **argv)
+{
+    struct err e;
+    int rc, stopped = 0;
+
+    err_clear(&e);
+    if ((rc = parse_command(x, argc, argv, &e)) >= 0)
+        return rc;
+    if (plan_study(x, &e) < 0)
+        return cmd_fail("study", &e);
+    sig_install();
+    if (session_open(&x->s, &x->cfg, &e) < 0) {
+        session_close(&x->s);
+        return cmd_fail("study", &e);
+    }
+    x->leave_running = x->s.managed && !x->s.mpg.started;
+    if (prepare(x, &e) < 0) {
+        close_study(x);
+        return cmd_fail("study", &e);
+    }
+    start_log(x);
+    if (starting_data(x, &e) < 0) {
+        if (!sig_stop_requested())
+            stopped = stop(x, &e);
+    } else {
+        stopped = run_all(x);
+    }
+    return finish(x, stopped);
 }
 
 int cmd_study(int argc, char **argv)

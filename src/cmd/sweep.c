@@ -226,176 +226,243 @@ static void print_table(const struct point *pts, int n)
     }
 }
 
-int cmd_sweep(int argc, char **argv)
-{
+/* The sweep while it runs: what its phases share. */
+struct sweep {
     struct config cfg;
     struct cmd_args a;
     struct session s;
-    struct err e;
-    char rtts[SWEEP_MAX][32], vlist[SWEEP_MAX][32], base[600], target[300], dir[4096];
-    struct point pts[SWEEP_MAX * 4];
-    int nr, nv, np = 0, rc = 0, tport = 0;
-    const char *rl, *vl;
+    struct point pts[SWEEP_MAX * 4]; /* every (RTT, VUs) point, in order */
+    int np;
+    char base[600];   /* the connection string each point adds its host and port to */
+    char target[300]; /* the server's host:port, where the proxy forwards */
+    int tport;        /* the server's port: a point without added RTT connects there */
+};
 
-    err_clear(&e);
-    if (cmd_parse("sweep", argc - 1, argv + 1, sweep_opts, &cfg, &a, &e) < 0)
-        return cmd_fail("sweep", &e);
-    if (a.help) {
-        cmd_usage(stdout, "sweep", "[-c FILE] --rtt 0,0.3ms,0.6ms,6.5ms [--vus 4,8,16]",
-                  "Load once, then run the same workload with the database at each added\n"
-                  "round-trip time (the delay proxy, half each way) and VU count: each point\n"
-                  "is a normal run record.  Prints NOTPM as % of the co-located (RTT 0) figure,\n"
-                  "VUs inside a transaction, time inside a transaction and time to connect all\n"
-                  "VUs; writes RESULTS/<time>-sweep/sweep.json and sweep.csv.  Needs the\n"
-                  "postgres driver and a TCP server (a managed server gets a port).",
-                  sweep_opts);
+/* --help. */
+static void sweep_usage(void)
+{
+    cmd_usage(stdout, "sweep", "[-c FILE] --rtt 0,0.3ms,0.6ms,6.5ms [--vus 4,8,16]",
+              "Load once, then run the same workload with the database at each added\n"
+              "round-trip time (the delay proxy, half each way) and VU count: each point\n"
+              "is a normal run record.  Prints NOTPM as % of the co-located (RTT 0) figure,\n"
+              "VUs inside a transaction, time inside a transaction and time to connect all\n"
+              "VUs; writes RESULTS/<time>-sweep/sweep.json and sweep.csv.  Needs the\n"
+              "postgres driver and a TCP server (a managed server gets a port).",
+              sweep_opts);
+}
+
+/* The points: each RTT of rtts with each VU count of vlist. */
+static int make_points(struct sweep *w, char rtts[][32], int nr, char vlist[][32], int nv,
+                       struct err *e)
+{
+    for (int i = 0; i < nr; i++)
+        for (int j = 0; j < nv; j++) {
+            struct point *p = &w->pts[w->np++];
+            int64_t v;
+            int rc;
+            memset(p, 0, sizeof(*p));
+            snprintf(p->rtt_text, sizeof(p->rtt_text), "%.31s", rtts[i]);
+            if ((rc = parse_rtt(rtts[i], &p->rtt_us, e)) < 0)
+                return rc;
+            if (parse_int64(vlist[j], 1, 10000, &v) < 0)
+                return err_set(e, E_USAGE, "--vus: '%s' is not a VU count from 1 to 10000",
+                               vlist[j]);
+            p->vus = (int)v;
+        }
+    return 0;
+}
+
+/* The command line: -1 to go on, else the exit code (usage printed, or the error). */
+static int parse_sweep(struct sweep *w, int argc, char **argv, struct err *e)
+{
+    char rtts[SWEEP_MAX][32], vlist[SWEEP_MAX][32];
+    const char *rl, *vl;
+    int nr, nv;
+
+    if (cmd_parse("sweep", argc - 1, argv + 1, sweep_opts, &w->cfg, &w->a, e) < 0)
+        return cmd_fail("sweep", e);
+    if (w->a.help) {
+        sweep_usage();
         return 0;
     }
     /* Not served here: refused rather than ignored. */
-    if (cfg.run.metrics_listen[0]) {
-        err_set(&e, E_USAGE,
+    if (w->cfg.run.metrics_listen[0]) {
+        err_set(e, E_USAGE,
                 "'run.metrics_listen': sweep does not serve the live endpoint (run, bench and "
                 "load do): remove it from the config, or watch one point with 'tpccbench run "
                 "--metrics-listen'");
-        return cmd_fail("sweep", &e);
+        return cmd_fail("sweep", e);
     }
-    if (!(rl = cmd_extra(&a, "rtt"))) {
-        err_set(&e, E_USAGE, "--rtt: give a list of round-trip times such as 0,0.3ms,6.5ms");
-        return cmd_fail("sweep", &e);
+    if (!(rl = cmd_extra(&w->a, "rtt"))) {
+        err_set(e, E_USAGE, "--rtt: give a list of round-trip times such as 0,0.3ms,6.5ms");
+        return cmd_fail("sweep", e);
     }
-    if (split_list("rtt", rl, rtts, SWEEP_MAX, &nr, &e) < 0)
-        return cmd_fail("sweep", &e);
-    vl = cmd_extra(&a, "vus");
-    if (vl && split_list("vus", vl, vlist, 4, &nv, &e) < 0)
-        return cmd_fail("sweep", &e);
+    if (split_list("rtt", rl, rtts, SWEEP_MAX, &nr, e) < 0)
+        return cmd_fail("sweep", e);
+    vl = cmd_extra(&w->a, "vus");
+    if (vl && split_list("vus", vl, vlist, 4, &nv, e) < 0)
+        return cmd_fail("sweep", e);
     if (!vl) {
-        snprintf(vlist[0], sizeof(vlist[0]), "%d", cfg.run.virtual_users);
+        snprintf(vlist[0], sizeof(vlist[0]), "%d", w->cfg.run.virtual_users);
         nv = 1;
     }
-    if (strcmp(cfg.database.driver, "postgres") != 0) {
-        err_set(&e, E_USAGE, "sweep needs driver postgres (the proxy stands in front of its TCP port)");
-        return cmd_fail("sweep", &e);
+    if (strcmp(w->cfg.database.driver, "postgres") != 0) {
+        err_set(e, E_USAGE,
+                "sweep needs driver postgres (the proxy stands in front of its TCP port)");
+        return cmd_fail("sweep", e);
     }
-    for (int i = 0; i < nr; i++)
-        for (int j = 0; j < nv; j++) {
-            struct point *p = &pts[np++];
-            int64_t v;
-            memset(p, 0, sizeof(*p));
-            snprintf(p->rtt_text, sizeof(p->rtt_text), "%.31s", rtts[i]);
-            if (parse_rtt(rtts[i], &p->rtt_us, &e) < 0)
-                return cmd_fail("sweep", &e);
-            if (parse_int64(vlist[j], 1, 10000, &v) < 0) {
-                err_set(&e, E_USAGE, "--vus: '%s' is not a VU count from 1 to 10000", vlist[j]);
-                return cmd_fail("sweep", &e);
-            }
-            p->vus = (int)v;
-        }
+    if (make_points(w, rtts, nr, vlist, nv, e) < 0)
+        return cmd_fail("sweep", e);
+    return -1;
+}
+
+/* An existing server's host and port, from its conninfo (TCP only): the proxy's target. */
+static int conninfo_target(struct sweep *w, struct err *e)
+{
+    char *msg = NULL;
+    PQconninfoOption *opts = PQconninfoParse(w->cfg.database.conninfo, &msg);
+    const char *host = "", *port = "5432";
+
+    if (!opts) {
+        /* libpq quotes the piece it could not parse, which may be all of it. */
+        err_set(e, E_USAGE, "database.conninfo: %s", msg ? msg : "cannot parse it");
+        secret_clean(e->msg, sizeof(e->msg), w->s.password);
+        PQfreemem(msg);
+        return E_USAGE;
+    }
+    for (PQconninfoOption *o = opts; o->keyword; o++) {
+        if (strcmp(o->keyword, "host") == 0 && o->val)
+            host = o->val;
+        if (strcmp(o->keyword, "port") == 0 && o->val && *o->val)
+            port = o->val;
+    }
+    if (!*host || host[0] == '/' || strchr(host, ',')) {
+        PQconninfoFree(opts);
+        return err_set(e, E_USAGE,
+                       "sweep needs a TCP server: set host=ADDRESS in database.conninfo "
+                       "(a Unix socket cannot go through the proxy)");
+    }
+    snprintf(w->target, sizeof(w->target), "%s:%s", host, port);
+    w->tport = (int)strtol(port, NULL, 10);
+    PQconninfoFree(opts);
+    snprintf(w->base, sizeof(w->base), "%s", w->cfg.database.conninfo);
+    return 0;
+}
+
+/* Where the points connect: the private server's TCP port, or the existing server's. */
+static int find_target(struct sweep *w, struct err *e)
+{
+    if (!w->cfg.database.managed)
+        return conninfo_target(w, e);
+    w->tport = w->cfg.database.port;
+    snprintf(w->target, sizeof(w->target), "127.0.0.1:%d", w->tport);
+    /* Over TCP the private server asks for its password: libpq reads it from its file. */
+    if (managed_conninfo_tcp(&w->s.mpg, w->base, sizeof(w->base)) < 0)
+        return err_set(e, E_USAGE, "the private PostgreSQL's datadir path is too long");
+    return 0;
+}
+
+/* The one load of the sweep, into a record of its own (RESULTS/<time>-sweep-load). */
+static int sweep_load(struct sweep *w, struct err *e)
+{
+    json_t *rec = record_begin(&w->cfg, "load");
+    char ldir[4096];
+    int rc;
+
+    w->cfg.load.drop = 1;
+    if ((rc = record_make_dir(w->cfg.results.dir, "sweep-load", ldir, sizeof(ldir), e)) == 0) {
+        rc = load_with_session(&w->s, rec, ldir, 0, NULL, e);
+        if (rc == 0)
+            json_object_set_new(rec, "status", json_string("complete"));
+        record_write_json(ldir, "run.json", rec, e);
+    }
+    json_decref(rec);
+    return rc;
+}
+
+/* Point i: the proxy for its RTT (none for 0), one run record through it, its figures. */
+static int run_point(struct sweep *w, int i, struct err *e)
+{
+    struct point *p = &w->pts[i];
+    struct config pc = w->cfg;
+    struct proxy *px = NULL;
+    int port = w->tport, rc;
+
+    if (p->rtt_us > 0) {
+        struct proxy_opts po = { .listen = "127.0.0.1:0",
+                                 .to = w->target,
+                                 .delay_us = p->rtt_us / 2 };
+        if ((rc = proxy_start(&po, &px, e)) < 0)
+            return rc;
+        port = proxy_port(px);
+    }
+    pc.database.managed = 0;
+    pc.database.managed_set = 1;
+    if (snprintf(pc.database.conninfo, sizeof(pc.database.conninfo), "%s host=127.0.0.1 port=%d",
+                 w->base, port) >= (int)sizeof(pc.database.conninfo)) {
+        rc = err_set(e, E_USAGE,
+                     "the connection string of a sweep point is longer than %zu bytes: "
+                     "choose a shorter --datadir or conninfo",
+                     sizeof(pc.database.conninfo) - 1);
+        proxy_stop(px);
+        return rc;
+    }
+    pc.run.virtual_users = p->vus;
+    snprintf(pc.results.label, sizeof(pc.results.label), "sweep-rtt%.31s-vus%d", p->rtt_text,
+             p->vus);
+    fprintf(stderr, "\n== sweep point %d of %d: RTT +%s, %d VUs ==\n", i + 1, w->np, p->rtt_text,
+            p->vus);
+    one_record("run", 0, &pc, &w->a, 0, 1, p->dir, sizeof(p->dir));
+    proxy_stop(px);
+    read_point(p);
+    return 0;
+}
+
+/* The phases: parse, the server and its address, the load, every point, the table. */
+static int sweep_main(struct sweep *w, int argc, char **argv)
+{
+    struct err e;
+    char dir[4096];
+    int rc;
+
+    err_clear(&e);
+    if ((rc = parse_sweep(w, argc, argv, &e)) >= 0)
+        return rc;
     sig_install();
     /* The proxy needs TCP: give a managed server a port. */
-    if (cfg.database.managed && cfg.database.port == 0 && (cfg.database.port = free_port()) < 0) {
+    if (w->cfg.database.managed && w->cfg.database.port == 0 &&
+        (w->cfg.database.port = free_port()) < 0) {
         err_set(&e, E_FAIL, "no free TCP port for the private PostgreSQL");
         return cmd_fail("sweep", &e);
     }
-    if ((rc = session_open(&s, &cfg, &e)) < 0) {
-        session_close(&s);
+    if (session_open(&w->s, &w->cfg, &e) < 0 || find_target(w, &e) < 0 ||
+        (!cmd_extra(&w->a, "no-load") && sweep_load(w, &e) < 0)) {
+        session_close(&w->s);
         return cmd_fail("sweep", &e);
     }
-    if (cfg.database.managed) {
-        tport = cfg.database.port;
-        snprintf(target, sizeof(target), "127.0.0.1:%d", tport);
-        /* Over TCP the private server asks for its password: libpq reads it from its file. */
-        if (managed_conninfo_tcp(&s.mpg, base, sizeof(base)) < 0) {
-            err_set(&e, E_USAGE, "the private PostgreSQL's datadir path is too long");
-            session_close(&s);
-            return cmd_fail("sweep", &e);
-        }
-    } else {
-        /* host and port of the server from the conninfo (TCP only). */
-        char *msg = NULL;
-        PQconninfoOption *opts = PQconninfoParse(cfg.database.conninfo, &msg);
-        const char *host = "", *port = "5432";
-        if (!opts) {
-            /* libpq quotes the piece it could not parse, which may be all of it. */
-            err_set(&e, E_USAGE, "database.conninfo: %s", msg ? msg : "cannot parse it");
-            secret_clean(e.msg, sizeof(e.msg), s.password);
-            PQfreemem(msg);
-            session_close(&s);
-            return cmd_fail("sweep", &e);
-        }
-        for (PQconninfoOption *o = opts; o->keyword; o++) {
-            if (strcmp(o->keyword, "host") == 0 && o->val)
-                host = o->val;
-            if (strcmp(o->keyword, "port") == 0 && o->val && *o->val)
-                port = o->val;
-        }
-        if (!*host || host[0] == '/' || strchr(host, ',')) {
-            err_set(&e, E_USAGE, "sweep needs a TCP server: set host=ADDRESS in database.conninfo "
-                                 "(a Unix socket cannot go through the proxy)");
-            PQconninfoFree(opts);
-            session_close(&s);
-            return cmd_fail("sweep", &e);
-        }
-        snprintf(target, sizeof(target), "%s:%s", host, port);
-        tport = (int)strtol(port, NULL, 10);
-        PQconninfoFree(opts);
-        snprintf(base, sizeof(base), "%s", cfg.database.conninfo);
-    }
-    if (!cmd_extra(&a, "no-load")) {
-        json_t *rec = record_begin(&cfg, "load");
-        char ldir[4096];
-        cfg.load.drop = 1;
-        if ((rc = record_make_dir(cfg.results.dir, "sweep-load", ldir, sizeof(ldir), &e)) == 0) {
-            rc = load_with_session(&s, rec, ldir, 0, NULL, &e);
-            if (rc == 0)
-                json_object_set_new(rec, "status", json_string("complete"));
-            record_write_json(ldir, "run.json", rec, &e);
-        }
-        json_decref(rec);
-        if (rc < 0) {
-            session_close(&s);
-            return cmd_fail("sweep", &e);
-        }
-    }
-    for (int i = 0; i < np && !sig_stop_requested(); i++) {
-        struct point *p = &pts[i];
-        struct config pc = cfg;
-        struct proxy *px = NULL;
-        int port = tport;
-
-        if (p->rtt_us > 0) {
-            struct proxy_opts po = { .listen = "127.0.0.1:0", .to = target,
-                                     .delay_us = p->rtt_us / 2 };
-            if ((rc = proxy_start(&po, &px, &e)) < 0)
-                break;
-            port = proxy_port(px);
-        }
-        pc.database.managed = 0;
-        pc.database.managed_set = 1;
-        if (snprintf(pc.database.conninfo, sizeof(pc.database.conninfo),
-                     "%s host=127.0.0.1 port=%d", base, port) >=
-            (int)sizeof(pc.database.conninfo)) {
-            rc = err_set(&e, E_USAGE,
-                         "the connection string of a sweep point is longer than %zu bytes: "
-                         "choose a shorter --datadir or conninfo",
-                         sizeof(pc.database.conninfo) - 1);
-            proxy_stop(px);
-            break;
-        }
-        pc.run.virtual_users = p->vus;
-        snprintf(pc.results.label, sizeof(pc.results.label), "sweep-rtt%.31s-vus%d", p->rtt_text,
-                 p->vus);
-        fprintf(stderr, "\n== sweep point %d of %d: RTT +%s, %d VUs ==\n", i + 1, np, p->rtt_text,
-                p->vus);
-        one_record("run", 0, &pc, &a, 0, 1, p->dir, sizeof(p->dir));
-        proxy_stop(px);
-        read_point(p);
-    }
-    session_close(&s);
-    print_table(pts, np);
-    if (write_summary(&cfg, pts, np, dir, sizeof(dir), &e) < 0)
+    rc = 0;
+    for (int i = 0; i < w->np && !sig_stop_requested() && rc == 0; i++)
+        rc = run_point(w, i, &e);
+    session_close(&w->s);
+    print_table(w->pts, w->np);
+    if (write_summary(&w->cfg, w->pts, w->np, dir, sizeof(dir), &e) < 0)
         return cmd_fail("sweep", &e);
     printf("summary: %s/sweep.json, %s/sweep.csv\n", dir, dir);
     if (rc < 0)
         return cmd_fail("sweep", &e);
     return sig_stop_requested() ? sig_exit_code() : 0;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct sweep *w = calloc(1, sizeof(*w));
+    int rc;
+
+    if (!w) {
+        fprintf(stderr, "tpccbench sweep: out of memory\n");
+        return 1;
+    }
+    rc = sweep_main(w, argc, argv);
+    free(w);
+    return rc;
 }

@@ -10,13 +10,13 @@
  * unclosed bracket or quote was opened and, where libyaml's wording does
  * not, what to do.  Then the tree is walked against key_table[]: each row
  * names a dotted key, its type, where it lives in struct config and its
- * range, so the YAML file, cfg_set() and cfg_validate() share one set of
- * rules and one wording of messages.  A load that fails leaves the config as
- * it was.  Nothing here prints or exits.  Secrets are not kept here: only
- * the name of the environment variable that holds the password; a
- * "password" key, a connection string holding a password (conninfo, dsn)
- * and a password_env that cannot be a variable's name are refused without
- * echoing the value.
+ * range (a few keys also a setter of their own), so the YAML file, cfg_set()
+ * and cfg_validate() share one set of rules and one wording of messages.  A
+ * load that fails leaves the config as it was.  Nothing here prints or
+ * exits.  Secrets are not kept here: only the name of the environment
+ * variable that holds the password; a "password" key, a connection string
+ * holding a password (conninfo, dsn) and a password_env that cannot be a
+ * variable's name are refused without echoing the value.
  */
 #include "core/config.h"
 
@@ -72,6 +72,9 @@ struct choice {
     int alias;         /* 1: accepted but not listed in messages */
 };
 
+struct setting; /* one value being set (below) */
+typedef int (*set_fn)(struct setting *s);
+
 struct key {
     const char *name; /* dotted, as in YAML nesting: "run.duration" */
     enum key_type type;
@@ -80,7 +83,13 @@ struct key {
     const struct choice *choices; /* K_CHOICE_*: terminated by a NULL word */
     int has_flag;                 /* 1: setting the key also sets the int at flag_off */
     size_t flag_off;
+    set_fn set;       /* the key's own setter, NULL: its type's (setters[]) */
+    size_t where_off; /* offsetof(struct config, where.X): where it was set is kept, 0: not */
 };
+
+/* The keys with a setter of their own: connection strings, the password's variable. */
+static int set_connection(struct setting *s);
+static int set_password_env(struct setting *s);
 
 /* clang-format off */
 static const struct choice driver_choices[] = {
@@ -143,9 +152,11 @@ static const struct choice isolation_choices[] = {
 };
 
 #define OFF(f) offsetof(struct config, f)
-#define KEY(name, type, f, lo, hi, ch) { name, type, OFF(f), lo, hi, ch, 0, 0 }
+#define KEY(name, type, f, lo, hi, ch) { name, type, OFF(f), lo, hi, ch, 0, 0, NULL, 0 }
 /* A mix key also records that the mix was given (run.mix_set). */
-#define MIXSET 1, OFF(run.mix_set)
+#define MIXSET 1, OFF(run.mix_set), NULL, 0
+/* No flag and no setter of its own; where the key was set is kept in c->where.f. */
+#define WHERE(f) 0, 0, NULL, OFF(where.f)
 #define S (CFG_STR - 1)
 
 /*
@@ -156,10 +167,14 @@ static const struct choice isolation_choices[] = {
 static const struct key key_table[] = {
     KEY("database.driver",       K_CHOICE_STR, database.driver,       0, 0,     driver_choices),
     /* Setting managed records that it was chosen: unset, it follows from conninfo and dsn. */
-    { "database.managed", K_BOOL, OFF(database.managed), 0, 1, NULL, 1, OFF(database.managed_set) },
-    KEY("database.conninfo",     K_STR,        database.conninfo,     0, S,     NULL),
-    KEY("database.dsn",          K_STR,        database.dsn,          0, S,     NULL),
-    KEY("database.password_env", K_STR,        database.password_env, 0, S,     NULL),
+    { "database.managed", K_BOOL, OFF(database.managed), 0, 1, NULL, 1, OFF(database.managed_set),
+      NULL, OFF(where.managed) },
+    /* Connection strings hold no password: set_connection refuses one, and no message quotes it. */
+    { "database.conninfo", K_STR, OFF(database.conninfo), 0, S, NULL, 0, 0, set_connection,
+      OFF(where.conninfo) },
+    { "database.dsn", K_STR, OFF(database.dsn), 0, S, NULL, 0, 0, set_connection, OFF(where.dsn) },
+    { "database.password_env", K_STR, OFF(database.password_env), 0, S, NULL, 0, 0,
+      set_password_env, 0 },
     KEY("database.datadir",      K_STR,        database.datadir,      0, S,     NULL),
     KEY("database.keep_server",  K_BOOL,       database.keep_server,  0, 1,     NULL),
     KEY("database.port",         K_INT,        database.port,         0, 65535, NULL),
@@ -169,7 +184,8 @@ static const struct key key_table[] = {
     KEY("schema.dialect",        K_STR,        schema.dialect,        0, S,     NULL),
     KEY("load.jobs",             K_INT,        load.jobs,             1, 256,   NULL),
     /* Setting the load seed also records that it was chosen, not defaulted. */
-    { "load.seed", K_I64, OFF(load.seed), 0, INT64_C(1) << 62, NULL, 1, OFF(load.seed_set) },
+    { "load.seed", K_I64, OFF(load.seed), 0, INT64_C(1) << 62, NULL, 1, OFF(load.seed_set),
+      NULL, 0 },
     KEY("load.drop",             K_BOOL,       load.drop,             0, 1,     NULL),
     KEY("run.virtual_users",     K_INT,        run.virtual_users,     1, 10000, NULL),
     KEY("run.terminals",         K_INT,        run.terminals,         0, 1000000, NULL),
@@ -202,9 +218,9 @@ static const struct key key_table[] = {
     KEY("run.metrics",           K_BOOL,       run.metrics,           0, 1,     NULL),
     KEY("run.metrics_listen",    K_STR,        run.metrics_listen,    0, S,     NULL),
     KEY("run.metrics_devices",   K_STR,        run.metrics_devices,   0, S,     NULL),
-    KEY("run.part",              K_PART,       run.part_k,            1, PART_MAX, NULL),
+    { "run.part", K_PART, OFF(run.part_k), 1, PART_MAX, NULL, WHERE(part) },
     /* 1 or more when given; the default 0 says "not given" (cfg_validate allows it). */
-    KEY("run.parts",             K_INT,        run.parts,             1, PART_MAX, NULL),
+    { "run.parts", K_INT, OFF(run.parts), 1, PART_MAX, NULL, WHERE(parts) },
     KEY("run.part_timeout",      K_DUR,        run.part_timeout_us,   US_PER_S, US_PER_DAY, NULL),
     KEY("run.run_id",            K_STR,        run.run_id,            0, S,     NULL),
     KEY("run.meet_conninfo",     K_STR,        run.meet_conninfo,     0, S,     NULL),
@@ -214,6 +230,7 @@ static const struct key key_table[] = {
 };
 
 #undef S
+#undef WHERE
 #undef KEY
 /* clang-format on */
 
@@ -439,6 +456,18 @@ static const char *describe(const struct key *k, const char *section, char *buf,
 
 /* ---- setting one value ---- */
 
+/* One value being set: what the setters share. */
+struct setting {
+    struct config *c;    /* where it goes */
+    const struct key *k; /* its row */
+    const char *text;    /* the scalar, len bytes (NUL-terminated) */
+    size_t len;
+    const char *where;           /* the message prefix: "file:line:col" or an option */
+    char got[QUOTE_MAX * 4 + 8]; /* the text quoted for messages (a password not shown) */
+    int n_passwords;             /* passwords in a connection string's text */
+    struct err *e;
+};
+
 static void *field(struct config *c, const struct key *k)
 {
     return (char *)c + k->off;
@@ -481,7 +510,7 @@ static int parse_mix_list(const char *s, int *mix)
 /* 1 for the keys that hold a connection string (which must hold no password). */
 static int is_connection_key(const struct key *k)
 {
-    return k->off == OFF(database.conninfo) || k->off == OFF(database.dsn);
+    return k->set == set_connection;
 }
 
 /*
@@ -510,6 +539,233 @@ static int is_duration_shape(const char *s)
     return 0;
 }
 
+/* ---- the setters: one per type of key, and the keys with more to them ---- */
+
+/* "'k' must be <what k is> (got ...)": the message most refusals share. */
+static int must_be(const struct setting *s)
+{
+    char what[720];
+
+    return err_set(s->e, E_USAGE, "%s: '%s' must be %s (got %s)", s->where, s->k->name,
+                   describe(s->k, NULL, what, sizeof(what)), s->got);
+}
+
+/* The text quoted for messages; a connection string's password is not shown. */
+static void quote_got(struct setting *s)
+{
+    char tmp[CFG_STR], shown[CFG_STR + 64];
+    size_t n = s->len < sizeof(tmp) - 1 ? s->len : sizeof(tmp) - 1;
+
+    if (!is_connection_key(s->k)) {
+        quote(s->text, s->len, s->got, sizeof(s->got));
+        return;
+    }
+    /* A password in it is refused by set_connection; no message may quote one. */
+    memcpy(tmp, s->text, n);
+    tmp[n] = '\0';
+    s->n_passwords = secret_redact(tmp, shown, sizeof(shown));
+    quote(shown, strlen(shown), s->got, sizeof(s->got));
+    secret_wipe(tmp, sizeof(tmp));
+}
+
+/* K_STR: a string of at most max bytes. */
+static int set_str(struct setting *s)
+{
+    char *f = field(s->c, s->k);
+
+    if (s->len > (size_t)s->k->max)
+        return err_set(s->e, E_USAGE, "%s: '%s' must be at most %lld bytes long (got %zu)",
+                       s->where, s->k->name, (long long)s->k->max, s->len);
+    memcpy(f, s->text, s->len);
+    f[s->len] = '\0';
+    return 0;
+}
+
+/* database.conninfo and dsn: a string that holds no password. */
+static int set_connection(struct setting *s)
+{
+    if (s->len > (size_t)s->k->max)
+        return set_str(s); /* the length's message first */
+    /* Passwords come only from the environment (DESIGN.md): one in a
+     * connection string would be in the file, in `ps` for --conninfo,
+     * and echoed back by drivers. */
+    if (s->n_passwords > 0)
+        return err_set(s->e, E_USAGE,
+                       "%s: '%s' holds a password (not shown): remove it, and put the "
+                       "password in the environment variable named by "
+                       "database.password_env",
+                       s->where, s->k->name);
+    return set_str(s);
+}
+
+/* database.password_env: the name of a variable, never the password itself (wiped if it is). */
+static int set_password_env(struct setting *s)
+{
+    int rc = set_str(s);
+
+    if (rc != 0 || s->len == 0 || secret_env_name_ok(field(s->c, s->k)))
+        return rc;
+    secret_wipe(field(s->c, s->k), CFG_STR);
+    return err_set(s->e, E_USAGE,
+                   "%s: '%s' must be the name of an environment variable (letters, "
+                   "digits and '_'), not the password itself; the value is not shown",
+                   s->where, s->k->name);
+}
+
+/* K_BOOL: true, yes, on or false, no, off. */
+static int set_bool(struct setting *s)
+{
+    const char *t = s->text;
+
+    if (!strcasecmp(t, "true") || !strcasecmp(t, "yes") || !strcasecmp(t, "on"))
+        *(int *)field(s->c, s->k) = 1;
+    else if (!strcasecmp(t, "false") || !strcasecmp(t, "no") || !strcasecmp(t, "off"))
+        *(int *)field(s->c, s->k) = 0;
+    else
+        return err_set(s->e, E_USAGE, "%s: '%s' must be true or false (got %s)", s->where,
+                       s->k->name, s->got);
+    return 0;
+}
+
+/* K_INT and K_I64: an integer in [min, max]. */
+static int set_int(struct setting *s)
+{
+    int64_t v;
+
+    if (parse_int64(s->text, s->k->min, s->k->max, &v) != 0)
+        return must_be(s);
+    if (s->k->type == K_INT)
+        *(int *)field(s->c, s->k) = (int)v;
+    else
+        *(int64_t *)field(s->c, s->k) = v;
+    return 0;
+}
+
+/* The message for a duration outside [min, max], worded by where the range starts. */
+static int duration_range_error(const struct setting *s)
+{
+    const struct key *k = s->k;
+    char a[32], b[32];
+
+    if (k->min <= 0)
+        return err_set(s->e, E_USAGE, "%s: '%s' must be a duration of at most %s (got %s)",
+                       s->where, k->name, fmt_duration(k->max, b, sizeof(b)), s->got);
+    if (k->min == 1)
+        return err_set(s->e, E_USAGE, "%s: '%s' must be a duration above 0 and at most %s (got %s)",
+                       s->where, k->name, fmt_duration(k->max, b, sizeof(b)), s->got);
+    return err_set(s->e, E_USAGE, "%s: '%s' must be a duration from %s to %s (got %s)", s->where,
+                   k->name, fmt_duration(k->min, a, sizeof(a)), fmt_duration(k->max, b, sizeof(b)),
+                   s->got);
+}
+
+/* K_DUR: a duration in [min, max] microseconds. */
+static int set_duration(struct setting *s)
+{
+    const struct key *k = s->k;
+    const char *t = s->text;
+    char b[32];
+    int64_t v;
+
+    if (t[0] == '-' && parse_duration_us(t + 1, &v) == 0 && v > 0)
+        return err_set(s->e, E_USAGE,
+                       "%s: '%s' must not be negative: give a duration %s %s (got %s)", s->where,
+                       k->name, k->min <= 0 ? "from 0 to" : "above 0 and at most",
+                       fmt_duration(k->max, b, sizeof(b)), s->got);
+    if (parse_duration_us(t, &v) != 0) {
+        if (!is_duration_shape(t))
+            return must_be(s);
+        v = INT64_MAX; /* well-formed but past int64_t: out of range like any large value */
+    }
+    if (v < k->min || v > k->max)
+        return duration_range_error(s);
+    *(int64_t *)field(s->c, k) = v;
+    return 0;
+}
+
+/* K_CHOICE_STR and K_CHOICE_INT: one of the key's words (some known but refused). */
+static int set_choice(struct setting *s)
+{
+    const struct key *k = s->k;
+    const struct choice *ch = k->choices;
+
+    while (ch->word && strcasecmp(ch->word, s->text) != 0)
+        ch++;
+    if (!ch->word)
+        return must_be(s);
+    if (k->type == K_CHOICE_INT && ch->value < 0)
+        return err_set(s->e, E_USAGE, "%s: '%s' %s %s", s->where, k->name, ch->word, ch->store);
+    if (k->type == K_CHOICE_STR)
+        snprintf(field(s->c, k), CFG_STR, "%s", ch->store);
+    else
+        *(int *)field(s->c, k) = ch->value;
+    return 0;
+}
+
+/* K_REAL: a number in [min, max] millionths; a rate may end in "/s". */
+static int set_real(struct setting *s)
+{
+    char tmp[64], *end;
+    size_t n = s->len < sizeof(tmp) - 1 ? s->len : sizeof(tmp) - 1;
+    double d;
+
+    memcpy(tmp, s->text, n);
+    tmp[n] = '\0';
+    /* A rate may say its unit. */
+    if (n > 2 && !strcmp(tmp + n - 2, "/s"))
+        tmp[n - 2] = '\0';
+    errno = 0;
+    d = strtod(tmp, &end);
+    if (!tmp[0] || !is_digit(tmp[0]) || *end || errno == ERANGE || d != d)
+        return must_be(s);
+    if (d < (double)s->k->min / 1e6 || d > (double)s->k->max / 1e6)
+        return must_be(s);
+    *(double *)field(s->c, s->k) = d;
+    return 0;
+}
+
+/* K_PART: "K/N" into two ints (core/part.h words its refusals). */
+static int set_part(struct setting *s)
+{
+    char tmp[64], name[CFG_STR + 64];
+    int pk, pn;
+
+    if (s->len >= sizeof(tmp))
+        return must_be(s);
+    memcpy(tmp, s->text, s->len);
+    tmp[s->len] = '\0';
+    snprintf(name, sizeof(name), "%s: '%s'", s->where, s->k->name);
+    if (part_parse(tmp, name, &pk, &pn, s->e) < 0)
+        return E_USAGE;
+    ((int *)field(s->c, s->k))[0] = pk;
+    ((int *)field(s->c, s->k))[1] = pn;
+    return 0;
+}
+
+/* K_MIX: "45,43,4,4,4", only from cfg_set() (a YAML mix is a mapping, handled by the walker). */
+static int set_mix(struct setting *s)
+{
+    int mix[TX_NTYPES];
+
+    if (parse_mix_list(s->text, mix) != 0)
+        return err_set(s->e, E_USAGE,
+                       "%s: '%s' must be five integers from 0 to 100 separated by commas, for "
+                       "new_order, payment, order_status, delivery, stock_level (got %s)",
+                       s->where, s->k->name, s->got);
+    if (mix_sum(mix) != 100)
+        return err_set(s->e, E_USAGE, "%s: '%s' must sum to 100 (got %d)", s->where, s->k->name,
+                       mix_sum(mix));
+    memcpy(field(s->c, s->k), mix, sizeof(mix));
+    return 0;
+}
+
+/* How a key of each type is set, unless its row names a setter of its own. */
+static const set_fn setters[] = {
+    [K_STR] = set_str,           [K_BOOL] = set_bool,    [K_INT] = set_int,
+    [K_I64] = set_int,           [K_DUR] = set_duration, [K_CHOICE_STR] = set_choice,
+    [K_CHOICE_INT] = set_choice, [K_MIX] = set_mix,      [K_REAL] = set_real,
+    [K_PART] = set_part,
+};
+
 /*
  * Check the scalar text (len bytes) against key k and store it into c.
  * where is the message prefix: "file:line:col" or a command-line origin.
@@ -517,181 +773,21 @@ static int is_duration_shape(const char *s)
 static int set_value(struct config *c, const struct key *k, const char *text, size_t len,
                      const char *where, struct err *e)
 {
-    char got[QUOTE_MAX * 4 + 8], what[720], a[32], b[32];
-    int64_t v;
-    int n_passwords = 0;
+    struct setting s = { .c = c, .k = k, .text = text, .len = len, .where = where, .e = e };
+    int rc;
 
-    if (is_connection_key(k)) {
-        /* A password in it is refused below; no message may quote one. */
-        char tmp[CFG_STR], shown[CFG_STR + 64];
-        size_t n = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;
-        memcpy(tmp, text, n);
-        tmp[n] = '\0';
-        n_passwords = secret_redact(tmp, shown, sizeof(shown));
-        quote(shown, strlen(shown), got, sizeof(got));
-        secret_wipe(tmp, sizeof(tmp));
-    } else {
-        quote(text, len, got, sizeof(got));
-    }
+    quote_got(&s);
     if (memchr(text, '\0', len))
         return err_set(e, E_USAGE, "%s: '%s' must not contain a NUL character (got %s)", where,
-                       k->name, got);
-
-    switch (k->type) {
-    case K_STR:
-        if (len > (size_t)k->max)
-            return err_set(e, E_USAGE, "%s: '%s' must be at most %lld bytes long (got %zu)", where,
-                           k->name, (long long)k->max, len);
-        /* Passwords come only from the environment (DESIGN.md): one in a
-         * connection string would be in the file, in `ps` for --conninfo,
-         * and echoed back by drivers. */
-        if (n_passwords > 0)
-            return err_set(e, E_USAGE,
-                           "%s: '%s' holds a password (not shown): remove it, and put the "
-                           "password in the environment variable named by "
-                           "database.password_env",
-                           where, k->name);
-        memcpy(field(c, k), text, len);
-        ((char *)field(c, k))[len] = '\0';
-        if (k->off == OFF(database.password_env) && len > 0 &&
-            !secret_env_name_ok(field(c, k))) {
-            secret_wipe(field(c, k), CFG_STR);
-            return err_set(e, E_USAGE,
-                           "%s: '%s' must be the name of an environment variable (letters, "
-                           "digits and '_'), not the password itself; the value is not shown",
-                           where, k->name);
-        }
-        break;
-
-    case K_BOOL:
-        if (!strcasecmp(text, "true") || !strcasecmp(text, "yes") || !strcasecmp(text, "on"))
-            *(int *)field(c, k) = 1;
-        else if (!strcasecmp(text, "false") || !strcasecmp(text, "no") || !strcasecmp(text, "off"))
-            *(int *)field(c, k) = 0;
-        else
-            return err_set(e, E_USAGE, "%s: '%s' must be true or false (got %s)", where, k->name,
-                           got);
-        break;
-
-    case K_INT:
-    case K_I64:
-        if (parse_int64(text, k->min, k->max, &v) != 0)
-            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
-                           describe(k, NULL, what, sizeof(what)), got);
-        if (k->type == K_INT)
-            *(int *)field(c, k) = (int)v;
-        else
-            *(int64_t *)field(c, k) = v;
-        break;
-
-    case K_DUR:
-        if (text[0] == '-' && parse_duration_us(text + 1, &v) == 0 && v > 0)
-            return err_set(e, E_USAGE,
-                           "%s: '%s' must not be negative: give a duration %s %s (got %s)", where,
-                           k->name, k->min <= 0 ? "from 0 to" : "above 0 and at most",
-                           fmt_duration(k->max, b, sizeof(b)), got);
-        if (parse_duration_us(text, &v) != 0) {
-            if (!is_duration_shape(text))
-                return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
-                               describe(k, NULL, what, sizeof(what)), got);
-            v = INT64_MAX; /* well-formed but past int64_t: out of range like any large value */
-        }
-        if (v < k->min || v > k->max) {
-            if (k->min <= 0)
-                return err_set(e, E_USAGE, "%s: '%s' must be a duration of at most %s (got %s)",
-                               where, k->name, fmt_duration(k->max, b, sizeof(b)), got);
-            if (k->min == 1)
-                return err_set(e, E_USAGE,
-                               "%s: '%s' must be a duration above 0 and at most %s (got %s)", where,
-                               k->name, fmt_duration(k->max, b, sizeof(b)), got);
-            return err_set(e, E_USAGE, "%s: '%s' must be a duration from %s to %s (got %s)", where,
-                           k->name, fmt_duration(k->min, a, sizeof(a)),
-                           fmt_duration(k->max, b, sizeof(b)), got);
-        }
-        *(int64_t *)field(c, k) = v;
-        break;
-
-    case K_CHOICE_STR:
-    case K_CHOICE_INT: {
-        const struct choice *ch = k->choices;
-        while (ch->word && strcasecmp(ch->word, text) != 0)
-            ch++;
-        if (!ch->word)
-            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
-                           describe(k, NULL, what, sizeof(what)), got);
-        if (k->type == K_CHOICE_INT && ch->value < 0)
-            return err_set(e, E_USAGE, "%s: '%s' %s %s", where, k->name, ch->word, ch->store);
-        if (k->type == K_CHOICE_STR)
-            snprintf(field(c, k), CFG_STR, "%s", ch->store);
-        else
-            *(int *)field(c, k) = ch->value;
-        break;
-    }
-
-    case K_REAL: {
-        char tmp[64], *end;
-        size_t n = len < sizeof(tmp) - 1 ? len : sizeof(tmp) - 1;
-        double d;
-        memcpy(tmp, text, n);
-        tmp[n] = '\0';
-        /* A rate may say its unit. */
-        if (n > 2 && !strcmp(tmp + n - 2, "/s"))
-            tmp[n - 2] = '\0';
-        errno = 0;
-        d = strtod(tmp, &end);
-        if (!tmp[0] || !is_digit(tmp[0]) || *end || errno == ERANGE || d != d)
-            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
-                           describe(k, NULL, what, sizeof(what)), got);
-        if (d < (double)k->min / 1e6 || d > (double)k->max / 1e6)
-            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
-                           describe(k, NULL, what, sizeof(what)), got);
-        *(double *)field(c, k) = d;
-        break;
-    }
-
-    case K_PART: {
-        char tmp[64], name[CFG_STR + 64];
-        int pk, pn;
-        if (len >= sizeof(tmp))
-            return err_set(e, E_USAGE, "%s: '%s' must be %s (got %s)", where, k->name,
-                           describe(k, NULL, what, sizeof(what)), got);
-        memcpy(tmp, text, len);
-        tmp[len] = '\0';
-        snprintf(name, sizeof(name), "%s: '%s'", where, k->name);
-        if (part_parse(tmp, name, &pk, &pn, e) < 0)
-            return E_USAGE;
-        ((int *)field(c, k))[0] = pk;
-        ((int *)field(c, k))[1] = pn;
-        break;
-    }
-
-    case K_MIX: {
-        /* Only from cfg_set(): a YAML mix is a mapping, handled by the walker. */
-        int mix[TX_NTYPES];
-        if (parse_mix_list(text, mix) != 0)
-            return err_set(e, E_USAGE,
-                           "%s: '%s' must be five integers from 0 to 100 separated by commas, for "
-                           "new_order, payment, order_status, delivery, stock_level (got %s)",
-                           where, k->name, got);
-        if (mix_sum(mix) != 100)
-            return err_set(e, E_USAGE, "%s: '%s' must sum to 100 (got %d)", where, k->name,
-                           mix_sum(mix));
-        memcpy(field(c, k), mix, sizeof(mix));
-        break;
-    }
-    }
+                       k->name, s.got);
+    if ((rc = (k->set ? k->set : setters[k->type])(&s)) != 0)
+        return rc;
     if (k->has_flag)
         *(int *)((char *)c + k->flag_off) = 1;
     /* Remember where the keys that choose the server came from (an empty string: not given). */
-    if (k->off == OFF(run.part_k))
-        snprintf(c->where.part, CFG_STR, "%s", where);
-    if (k->off == OFF(run.parts))
-        snprintf(c->where.parts, CFG_STR, "%s", where);
-    if (k->off == OFF(database.managed) || is_connection_key(k)) {
-        char *w = k->off == OFF(database.managed)    ? c->where.managed
-                  : k->off == OFF(database.conninfo) ? c->where.conninfo
-                                                     : c->where.dsn;
-        if (k->off != OFF(database.managed) && len == 0)
+    if (k->where_off) {
+        char *w = (char *)c + k->where_off;
+        if (len == 0)
             w[0] = '\0';
         else
             snprintf(w, CFG_STR, "%s", where);

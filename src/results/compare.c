@@ -1519,11 +1519,67 @@ static void print_sig_text(FILE *out, const struct cmp *c)
     }
 }
 
-static void print_text(FILE *out, const struct cmp *c)
+/* Step s's cells as the text table shows them, with o's changes to compare's own. */
+static void text_cells(const struct cmp *c, int s, const struct cmp_table_opts *o,
+                       char cells[C_NCOLS][CELL], char range[C_NCOLS][CELL])
 {
+    const struct cmp_step *st = &c->steps[s];
+    const char *note = c->runs[st->first].change;
+
+    step_cells(c, s, CMP_TEXT, cells, range);
+    if (o->step_no)
+        snprintf(cells[C_STEP], CELL, "%d", o->step_no[s]);
+    if (o->runs_of > 0)
+        snprintf(cells[C_RUNS], CELL, "%d/%d", st->n, o->runs_of);
+    if (o->full_notes)
+        snprintf(cells[C_NOTE], CELL, "%s", note[0] ? note : "-");
+}
+
+/* A line of the table: the cells v of the shown columns in their widths, no blanks at the end. */
+static void print_cells(FILE *out, const char *const *v, const int *width, int reps, int mets)
+{
+    char line[2048];
+    size_t o = 0;
+
+    for (int k = 0; k < C_NCOLS; k++) {
+        int w;
+        if (!shown(k, reps, mets))
+            continue;
+        w = snprintf(line + o, sizeof(line) - o, "%s%*s", k ? "  " : "",
+                     left_aligned(k) ? -width[k] : width[k], v[k]);
+        if (w < 0 || (size_t)w >= sizeof(line) - o)
+            break;
+        o += (size_t)w;
+    }
+    while (o > 0 && line[o - 1] == ' ')
+        line[--o] = '\0';
+    fprintf(out, "%s\n", line);
+}
+
+/* Below the table: what "~" means, and why a step lacks the metrics the others have. */
+static void print_steps_notes(FILE *out, const struct cmp *c, const struct cmp_table_opts *o,
+                              int mets)
+{
+    if (any_noise(c))
+        fprintf(out, "\n~ within noise: the 95 %% confidence interval holds no change (a step of "
+                     "one run: it lies inside the other's min..max)\n");
+    for (int s = 0, first = 1; mets && s < c->n_steps; s++) {
+        const char *why = step_metrics_note(c, &c->steps[s]);
+        if (!why[0])
+            continue;
+        fprintf(out, "%s- metrics of step %d: %s\n", first ? "\n" : "",
+                o->step_no ? o->step_no[s] : s + 1, why);
+        first = 0;
+    }
+}
+
+void cmp_print_steps(FILE *out, const struct cmp *c, const struct cmp_table_opts *opts)
+{
+    static const struct cmp_table_opts plain; /* compare's own table */
+    const struct cmp_table_opts *o = opts ? opts : &plain;
     char(*cells)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*cells));
     char(*range)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*range));
-    int width[C_NCOLS], reps = any_repeats(c), mets = any_metrics(c);
+    int width[C_NCOLS], reps = any_repeats(c) || o->runs_of > 0, mets = any_metrics(c);
 
     if (!cells || !range) {
         free(cells);
@@ -1533,7 +1589,7 @@ static void print_text(FILE *out, const struct cmp *c)
     for (int k = 0; k < C_NCOLS; k++)
         width[k] = (int)strlen(col_head[k]);
     for (int s = 0; s < c->n_steps; s++) {
-        step_cells(c, s, CMP_TEXT, cells[s], range[s]);
+        text_cells(c, s, o, cells[s], range[s]);
         for (int k = 0; k < C_NCOLS; k++) {
             int w = (int)strlen(cells[s][k]), wr = (int)strlen(range[s][k]);
             if (w > width[k])
@@ -1542,48 +1598,28 @@ static void print_text(FILE *out, const struct cmp *c)
                 width[k] = wr;
         }
     }
+    print_cells(out, col_head, width, reps, mets);
+    for (int s = 0; s < c->n_steps; s++)
+        for (int pass = 0; pass < (c->steps[s].n > 1 ? 2 : 1); pass++) {
+            const char *v[C_NCOLS];
+            for (int k = 0; k < C_NCOLS; k++)
+                v[k] = pass ? range[s][k] : cells[s][k];
+            print_cells(out, v, width, reps, mets);
+        }
+    free(cells);
+    free(range);
+    print_steps_notes(out, c, o, mets);
+}
+
+/* The text output: the step table, significance, the last step against the first, the runs and
+ * what changed. */
+static void print_text(FILE *out, const struct cmp *c)
+{
     fprintf(out, "tpccbench compare: %d run%s in %d step%s; NOTPM is TPC-C derived, not audited\n",
             c->n_runs, c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
     fprintf(out, "gains: load time old/new - 1, NOTPM and TPS new/old - 1, against the step "
                  "before (and the first)\n\n");
-    for (int k = 0; k < C_NCOLS; k++) {
-        if (!shown(k, reps, mets))
-            continue;
-        fprintf(out, "%s%*s%s", k ? "  " : "", left_aligned(k) ? -width[k] : width[k], col_head[k],
-                "");
-    }
-    fputc('\n', out);
-    for (int s = 0; s < c->n_steps; s++) {
-        for (int pass = 0; pass < (c->steps[s].n > 1 ? 2 : 1); pass++) {
-            char line[2048];
-            size_t o = 0;
-            for (int k = 0; k < C_NCOLS; k++) {
-                const char *v = pass ? range[s][k] : cells[s][k];
-                int w;
-                if (!shown(k, reps, mets))
-                    continue;
-                w = snprintf(line + o, sizeof(line) - o, "%s%*s", k ? "  " : "",
-                             left_aligned(k) ? -width[k] : width[k], v);
-                if (w < 0 || (size_t)w >= sizeof(line) - o)
-                    break;
-                o += (size_t)w;
-            }
-            while (o > 0 && line[o - 1] == ' ')
-                line[--o] = '\0';
-            fprintf(out, "%s\n", line);
-        }
-    }
-    if (any_noise(c))
-        fprintf(out, "\n~ within noise: the 95 %% confidence interval holds no change (a step of "
-                     "one run: it lies inside the other's min..max)\n");
-    /* A step without the metrics the others have: why. */
-    for (int s = 0, first = 1; mets && s < c->n_steps; s++) {
-        const char *why = step_metrics_note(c, &c->steps[s]);
-        if (!why[0])
-            continue;
-        fprintf(out, "%s- metrics of step %d: %s\n", first ? "\n" : "", s + 1, why);
-        first = 0;
-    }
+    cmp_print_steps(out, c, NULL);
     if (cmp_any_sig(c))
         print_sig_text(out, c);
     if (c->n_steps > 1) {
@@ -1616,8 +1652,6 @@ static void print_text(FILE *out, const struct cmp *c)
                     st->diffs[i].new_,
                     st->diffs[i].derived ? "  (follows from another change)" : "");
     }
-    free(cells);
-    free(range);
 }
 
 /* Markdown cell text: '|' escaped, newlines blanked. */

@@ -226,6 +226,23 @@ void cmp_rule_judge(const struct cmp_rule *r, const double *old_v, int n_old, co
 void cmp_print(FILE *out, const struct cmp *c, int format, const struct cmp_rule *rules,
                const struct cmp_verdict *verdicts, int n_rules);
 
+/*
+ * How cmp_print_steps() lays out the step table; all zero (or NULL for the
+ * whole): as compare prints it.  The study prints its step table with it.
+ */
+struct cmp_table_opts {
+    int runs_of;        /* > 0: the runs column is always shown, as "2/3" (runs of runs_of) */
+    int full_notes;     /* 1: change notes in full (else cut after 33 characters) */
+    const int *step_no; /* the number shown for step s, NULL: s + 1 */
+};
+/*
+ * The text step table: a line per step (the median of each figure, its
+ * gains against the step before and the first, the change note) with the
+ * runs' min..max under a step of repeats, then what "~" (within noise)
+ * means and why a step lacks the metrics the others have.
+ */
+void cmp_print_steps(FILE *out, const struct cmp *c, const struct cmp_table_opts *o);
+
 /* A short text for the step's figure (median) of metric m: "4.50", "21555", "-". */
 void cmp_fmt_value(char *buf, size_t len, int metric, double v);
 /* "+1011.1 %" or "-" */

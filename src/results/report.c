@@ -1141,6 +1141,164 @@ static void cards(struct sbuf *b, const struct cmp *c)
     sb_put(b, "</div>\n");
 }
 
+/* The document's start: its head with the style, the title, the headline cards, the warnings. */
+static void head_section(struct sbuf *b, const struct cmp *c, const struct report_opts *o,
+                         const char *title)
+{
+    sb_put(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+              "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+              "<meta name=\"generator\" content=\"tpccbench\">\n<title>");
+    sb_esc(b, title);
+    sb_put(b, "</title>\n<style>\n");
+    for (int i = 0; css[i]; i++)
+        sb_put(b, css[i]);
+    sb_put(b, "</style>\n</head>\n<body data-ready=\"0\">\n<main>\n");
+    sb_put(b, "<header><h1>");
+    sb_esc(b, title);
+    sb_printf(b, "</h1><p class=\"sub\">%d run%s in %d step%s", c->n_runs,
+              c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
+    if (o && o->generated) {
+        sb_put(b, " &middot; made ");
+        sb_esc(b, o->generated);
+    }
+    sb_put(b, " &middot; NOTPM is TPC-C derived, not audited</p></header>\n");
+    cards(b, c);
+    if (c->n_warnings) {
+        sb_put(b, "<ul class=\"warnings\">");
+        for (int i = 0; i < c->n_warnings; i++) {
+            sb_put(b, "<li>");
+            sb_esc(b, c->warnings[i]);
+            sb_put(b, "</li>");
+        }
+        sb_put(b, "</ul>\n");
+    }
+}
+
+/* "Steps": the step table and how to read its gains. */
+static void steps_section(struct sbuf *b, const struct cmp *c)
+{
+    sb_put(b, "<section id=\"steps\"><h2>Steps</h2>\n");
+    step_table(b, c);
+    sb_put(b, "<p class=\"muted\">Gains against the step before (and the first): load time "
+              "old/new&nbsp;&minus;&nbsp;1, NOTPM and TPS new/old&nbsp;&minus;&nbsp;1; latency "
+              "change new/old&nbsp;&minus;&nbsp;1 (negative is faster). Repeats of a step: the "
+              "median, min..max below it; a gain is within noise when its 95&nbsp;% confidence "
+              "interval holds no change (a step of one run: when it lies inside the other's "
+              "min..max).</p></section>\n");
+}
+
+/* "Significance", when steps have repeats: each gain's interval and verdict. */
+static void significance_section(struct sbuf *b, const struct cmp *c)
+{
+    if (!cmp_any_sig(c))
+        return;
+    sb_put(b, "<section id=\"significance\"><h2>Significance</h2>\n");
+    sig_table(b, c);
+    sb_put(b, "<p class=\"muted\">The gain of the medians and its 95&nbsp;% confidence "
+              "interval from the repeats (Welch's t on the logarithms of the figures, "
+              "unequal variances allowed); New-Order p90 is a change (+ is slower). "
+              "Significant when the whole interval lies on one side of no change.</p>"
+              "</section>\n");
+}
+
+/* Bars of load time and TPS per step, then TPS and NOTPM per second of every run. */
+static void throughput_sections(struct sbuf *b, const struct cmp *c,
+                                const struct report_series *ser)
+{
+    sb_put(b, "<section id=\"bars\"><h2>Load time and throughput per step</h2><div "
+              "class=\"grid2\">\n");
+    chart_bars(b, c, CMP_LOAD, "load", "s", "Load time (s, lower is better)");
+    chart_bars(b, c, CMP_TPS, "tps", "", "TPS (higher is better)");
+    sb_put(b, "</div></section>\n");
+
+    sb_put(b, "<section id=\"time\"><h2>Throughput over time</h2><div class=\"grid2\">\n");
+    chart_time(b, c, ser, 0, "tps-time", "TPS per second, every run", "transactions/s");
+    chart_time(b, c, ser, 1, "notpm-time", "NOTPM per second, every run", "New-Orders/min");
+    sb_put(b, "</div></section>\n");
+}
+
+/* What the machine and the database did, aligned with the charts above (when a run has them). */
+static void metrics_section(struct sbuf *b, const struct cmp *c)
+{
+    struct report_series *ms = calloc((size_t)c->n_runs * MC_N, sizeof(*ms));
+    struct report_series *line = calloc((size_t)c->n_runs, sizeof(*line));
+    static const char *const name[MC_N] = { "cpu-time", "disk-time", "wal-time" };
+    static const char *const cap[MC_N] = { "CPU user + system per second (all CPUs)",
+                                           "Data disk read + write per second",
+                                           "WAL written per second" };
+    static const char *const ylab[MC_N] = { "% of all CPUs", "MB/s", "MB/s" };
+    int any = 0;
+
+    for (int i = 0; ms && i < c->n_runs; i++) {
+        metrics_load(&c->runs[i], &ms[(size_t)i * MC_N]);
+        for (int m = 0; m < MC_N; m++)
+            any |= ms[(size_t)i * MC_N + (size_t)m].n > 0;
+    }
+    if (any && line) {
+        sb_put(b, "<section id=\"metrics\"><h2>What the machine and the database did</h2>"
+                  "<p class=\"muted\">From each run's metrics.csv, the same seconds as "
+                  "above.</p><div class=\"grid2\">\n");
+        for (int m = 0; m < MC_N; m++) {
+            for (int i = 0; i < c->n_runs; i++)
+                line[i] = ms[(size_t)i * MC_N + (size_t)m];
+            chart_time(b, c, line, 0, name[m], cap[m], ylab[m]);
+        }
+        sb_put(b, "</div></section>\n");
+    }
+    for (int i = 0; ms && i < c->n_runs * MC_N; i++)
+        report_series_release(&ms[i]);
+    free(ms);
+    free(line);
+}
+
+/* Latency percentiles: a chart per transaction type, the steps' legend, the table. */
+static void latency_section(struct sbuf *b, const struct cmp *c)
+{
+    sb_put(b, "<section id=\"latency\"><h2>Latency percentiles per transaction type</h2>"
+              "<p class=\"muted\">Milliseconds on a log scale; each line a step (median of its "
+              "repeats).</p><div class=\"grid3\">\n");
+    for (int t = 0; t < TX_NTYPES; t++)
+        chart_latency(b, c, t);
+    sb_put(b, "<figure class=\"chart-box small\"><figcaption>steps</figcaption><ul "
+              "class=\"legend column\">");
+    for (int s = 0; s < c->n_steps; s++) {
+        sb_printf(b, "<li><span class=\"sw\" style=\"background:%s\"></span>%d ", step_colour(s),
+                  s + 1);
+        sb_esc(b, c->runs[c->steps[s].first].label);
+        if (c->steps[s].n > 1)
+            sb_printf(b, " <span class=\"muted\">(median of %d runs)</span>", c->steps[s].n);
+        sb_put(b, "</li>");
+    }
+    sb_put(b, "</ul></figure></div>\n");
+    latency_table(b, c);
+    sb_put(b, "</section>\n");
+}
+
+/* The document's end: the run records in order, the tool, the script. */
+static void footer_section(struct sbuf *b, const struct cmp *c)
+{
+    sb_put(b, "<footer><p>Run records, in order:</p><ol>");
+    for (int i = 0; i < c->n_runs; i++) {
+        const struct cmp_run *r = &c->runs[i];
+        sb_put(b, "<li><code>");
+        sb_esc(b, r->path);
+        sb_put(b, "</code> &middot; ");
+        sb_esc(b, r->label);
+        sb_put(b, " &middot; ");
+        sb_esc(b, r->status);
+        if (r->started[0]) {
+            sb_put(b, " &middot; ");
+            sb_esc(b, r->started);
+        }
+        sb_put(b, "</li>");
+    }
+    sb_printf(b,
+              "</ol><p>Made by tpccbench %s. Figures are TPC-C derived and not comparable "
+              "with audited TPC-C results.</p></footer>\n",
+              TPCC_VERSION);
+    sb_printf(b, "</main>\n<script>\n%s</script>\n</body></html>\n", script);
+}
+
 int report_html(const struct cmp *c, const struct report_opts *o, char **html, size_t *len,
                 struct err *e)
 {
@@ -1156,113 +1314,12 @@ int report_html(const struct cmp *c, const struct report_opts *o, char **html, s
     if (rc < 0)
         goto out;
 
-    sb_put(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-               "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-               "<meta name=\"generator\" content=\"tpccbench\">\n<title>");
-    sb_esc(&b, title);
-    sb_put(&b, "</title>\n<style>\n");
-    for (int i = 0; css[i]; i++)
-        sb_put(&b, css[i]);
-    sb_put(&b, "</style>\n</head>\n<body data-ready=\"0\">\n<main>\n");
-    sb_put(&b, "<header><h1>");
-    sb_esc(&b, title);
-    sb_printf(&b, "</h1><p class=\"sub\">%d run%s in %d step%s", c->n_runs,
-              c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
-    if (o && o->generated) {
-        sb_put(&b, " &middot; made ");
-        sb_esc(&b, o->generated);
-    }
-    sb_put(&b, " &middot; NOTPM is TPC-C derived, not audited</p></header>\n");
-    cards(&b, c);
-    if (c->n_warnings) {
-        sb_put(&b, "<ul class=\"warnings\">");
-        for (int i = 0; i < c->n_warnings; i++) {
-            sb_put(&b, "<li>");
-            sb_esc(&b, c->warnings[i]);
-            sb_put(&b, "</li>");
-        }
-        sb_put(&b, "</ul>\n");
-    }
-
-    sb_put(&b, "<section id=\"steps\"><h2>Steps</h2>\n");
-    step_table(&b, c);
-    sb_put(&b, "<p class=\"muted\">Gains against the step before (and the first): load time "
-               "old/new&nbsp;&minus;&nbsp;1, NOTPM and TPS new/old&nbsp;&minus;&nbsp;1; latency "
-               "change new/old&nbsp;&minus;&nbsp;1 (negative is faster). Repeats of a step: the "
-               "median, min..max below it; a gain is within noise when its 95&nbsp;% confidence "
-               "interval holds no change (a step of one run: when it lies inside the other's "
-               "min..max).</p></section>\n");
-    if (cmp_any_sig(c)) {
-        sb_put(&b, "<section id=\"significance\"><h2>Significance</h2>\n");
-        sig_table(&b, c);
-        sb_put(&b, "<p class=\"muted\">The gain of the medians and its 95&nbsp;% confidence "
-                   "interval from the repeats (Welch's t on the logarithms of the figures, "
-                   "unequal variances allowed); New-Order p90 is a change (+ is slower). "
-                   "Significant when the whole interval lies on one side of no change.</p>"
-                   "</section>\n");
-    }
-
-    sb_put(&b, "<section id=\"bars\"><h2>Load time and throughput per step</h2><div "
-               "class=\"grid2\">\n");
-    chart_bars(&b, c, CMP_LOAD, "load", "s", "Load time (s, lower is better)");
-    chart_bars(&b, c, CMP_TPS, "tps", "", "TPS (higher is better)");
-    sb_put(&b, "</div></section>\n");
-
-    sb_put(&b, "<section id=\"time\"><h2>Throughput over time</h2><div class=\"grid2\">\n");
-    chart_time(&b, c, ser, 0, "tps-time", "TPS per second, every run", "transactions/s");
-    chart_time(&b, c, ser, 1, "notpm-time", "NOTPM per second, every run", "New-Orders/min");
-    sb_put(&b, "</div></section>\n");
-
-    /* What the machine and the database did, aligned with the charts above. */
-    {
-        struct report_series *ms = calloc((size_t)c->n_runs * MC_N, sizeof(*ms));
-        struct report_series *line = calloc((size_t)c->n_runs, sizeof(*line));
-        static const char *const name[MC_N] = { "cpu-time", "disk-time", "wal-time" };
-        static const char *const cap[MC_N] = { "CPU user + system per second (all CPUs)",
-                                               "Data disk read + write per second",
-                                               "WAL written per second" };
-        static const char *const ylab[MC_N] = { "% of all CPUs", "MB/s", "MB/s" };
-        int any = 0;
-        for (int i = 0; ms && i < c->n_runs; i++) {
-            metrics_load(&c->runs[i], &ms[(size_t)i * MC_N]);
-            for (int m = 0; m < MC_N; m++)
-                any |= ms[(size_t)i * MC_N + (size_t)m].n > 0;
-        }
-        if (any && line) {
-            sb_put(&b, "<section id=\"metrics\"><h2>What the machine and the database did</h2>"
-                       "<p class=\"muted\">From each run's metrics.csv, the same seconds as "
-                       "above.</p><div class=\"grid2\">\n");
-            for (int m = 0; m < MC_N; m++) {
-                for (int i = 0; i < c->n_runs; i++)
-                    line[i] = ms[(size_t)i * MC_N + (size_t)m];
-                chart_time(&b, c, line, 0, name[m], cap[m], ylab[m]);
-            }
-            sb_put(&b, "</div></section>\n");
-        }
-        for (int i = 0; ms && i < c->n_runs * MC_N; i++)
-            report_series_release(&ms[i]);
-        free(ms);
-        free(line);
-    }
-
-    sb_put(&b, "<section id=\"latency\"><h2>Latency percentiles per transaction type</h2>"
-               "<p class=\"muted\">Milliseconds on a log scale; each line a step (median of its "
-               "repeats).</p><div class=\"grid3\">\n");
-    for (int t = 0; t < TX_NTYPES; t++)
-        chart_latency(&b, c, t);
-    sb_put(&b, "<figure class=\"chart-box small\"><figcaption>steps</figcaption><ul "
-               "class=\"legend column\">");
-    for (int s = 0; s < c->n_steps; s++) {
-        sb_printf(&b, "<li><span class=\"sw\" style=\"background:%s\"></span>%d ", step_colour(s),
-                  s + 1);
-        sb_esc(&b, c->runs[c->steps[s].first].label);
-        if (c->steps[s].n > 1)
-            sb_printf(&b, " <span class=\"muted\">(median of %d runs)</span>", c->steps[s].n);
-        sb_put(&b, "</li>");
-    }
-    sb_put(&b, "</ul></figure></div>\n");
-    latency_table(&b, c);
-    sb_put(&b, "</section>\n");
+    head_section(&b, c, o, title);
+    steps_section(&b, c);
+    significance_section(&b, c);
+    throughput_sections(&b, c, ser);
+    metrics_section(&b, c);
+    latency_section(&b, c);
 
     sb_put(&b, "<section id=\"changes\"><h2>What changed</h2>\n");
     changes_section(&b, c);
@@ -1272,26 +1329,7 @@ int report_html(const struct cmp *c, const struct report_opts *o, char **html, s
     fingerprint_section(&b, c);
     sb_put(&b, "</section>\n");
 
-    sb_put(&b, "<footer><p>Run records, in order:</p><ol>");
-    for (int i = 0; i < c->n_runs; i++) {
-        const struct cmp_run *r = &c->runs[i];
-        sb_put(&b, "<li><code>");
-        sb_esc(&b, r->path);
-        sb_put(&b, "</code> &middot; ");
-        sb_esc(&b, r->label);
-        sb_put(&b, " &middot; ");
-        sb_esc(&b, r->status);
-        if (r->started[0]) {
-            sb_put(&b, " &middot; ");
-            sb_esc(&b, r->started);
-        }
-        sb_put(&b, "</li>");
-    }
-    sb_printf(&b,
-              "</ol><p>Made by tpccbench %s. Figures are TPC-C derived and not comparable "
-              "with audited TPC-C results.</p></footer>\n",
-              TPCC_VERSION);
-    sb_printf(&b, "</main>\n<script>\n%s</script>\n</body></html>\n", script);
+    footer_section(&b, c);
     if (b.oom)
         rc = err_set(e, E_FAIL, "out of memory building the report");
 out:

@@ -417,41 +417,53 @@ static int io_fail(struct err *e, int rc, const char *what, uint32_t rep, uint32
     return err_prefix(e, "%s", where);
 }
 
-int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
-{
-    struct addrinfo *res = NULL;
-    struct nb_io io = { .fd = -1, .timeout_us = o->timeout_us, .unmask = NULL };
-    sigset_t old, unmask;
-    unsigned char hello[NB_HELLO_BYTES], answer[NB_ANSWER_BYTES];
-    unsigned char *msg = NULL, *rbuf = NULL, head[8];
+/* A client's connection and buffers, shared by its phases. */
+struct nb_client {
+    const struct nb_opts *o;
+    struct nb_result *r;
+    struct nb_io io;     /* the connection, -1 before it */
+    unsigned char *msg;  /* one message of o->size_bytes, patterned */
+    unsigned char *rbuf; /* where replies are read, rcap bytes */
     size_t rcap;
-    uint64_t reply_bytes = o->reply == NB_REPLY_SIZE ? o->size_bytes : NB_ACK_BYTES;
-    uint64_t t0, t_start;
-    char name[300];
-    int rc;
+    uint64_t reply_bytes; /* the size of each reply */
+};
 
-    memset(r, 0, sizeof(*r));
-    hist_init(&r->rtt);
-    block_stop_signals(&old, &unmask);
-    io.unmask = &unmask;
+/* Connect to the first address of the server that answers: r->peer and r->connect_ms. */
+static int client_connect(struct nb_client *cl, struct err *e)
+{
+    const struct nb_opts *o = cl->o;
+    struct addrinfo *res = NULL;
+    char name[300];
+    uint64_t t0;
+    int rc;
 
     snprintf(name, sizeof(name), "%s port %s", o->host, o->port);
     if ((rc = nb_resolve(o->host, o->port, 0, &res, e)) < 0)
-        goto out;
+        return rc;
     /* Each address in turn (IPv6 and IPv4 of a name); the last error counts. */
     t0 = now_ns();
     for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
-        if ((rc = connect_one(ai, &io, name, e)) >= 0) {
-            io.fd = rc;
-            nb_addr_str(ai->ai_addr, ai->ai_addrlen, r->peer, sizeof(r->peer));
+        if ((rc = connect_one(ai, &cl->io, name, e)) >= 0) {
+            cl->io.fd = rc;
+            nb_addr_str(ai->ai_addr, ai->ai_addrlen, cl->r->peer, sizeof(cl->r->peer));
             break;
         }
         if (rc == E_INTR)
-            goto out;
+            break;
     }
-    if (io.fd < 0)
-        goto out;
-    r->connect_ms = (double)(now_ns() - t0) / 1e6;
+    freeaddrinfo(res);
+    if (cl->io.fd < 0)
+        return rc;
+    cl->r->connect_ms = (double)(now_ns() - t0) / 1e6;
+    return 0;
+}
+
+/* Announce the bench (counts, size, reply mode) and read the server's answer. */
+static int client_hello(struct nb_client *cl, struct err *e)
+{
+    const struct nb_opts *o = cl->o;
+    unsigned char hello[NB_HELLO_BYTES], answer[NB_ANSWER_BYTES];
+    int rc;
 
     memset(hello, 0, sizeof(hello));
     memcpy(hello, NB_MAGIC, 4);
@@ -460,81 +472,104 @@ int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
     put_u32(hello + 12, o->size_bytes);
     put_u32(hello + 16, o->n_repeat);
     put_u32(hello + 20, (uint32_t)o->reply);
-    if ((rc = io_write_all(&io, hello, sizeof(hello), e)) < 0 ||
-        (rc = io_read_all(&io, answer, sizeof(answer), sizeof(answer), 1, e)) < 0) {
-        rc = io_fail(e, rc, "handshake with the server", 0, o->n_repeat, o->timeout_us);
-        goto out;
-    }
-    if (memcmp(answer, NB_MAGIC, 4) != 0) {
-        rc = err_set(e, E_FAIL, "%s is not a tpccbench netbench server (bad answer to hello)",
-                     r->peer);
-        goto out;
-    }
+    if ((rc = io_write_all(&cl->io, hello, sizeof(hello), e)) < 0 ||
+        (rc = io_read_all(&cl->io, answer, sizeof(answer), sizeof(answer), 1, e)) < 0)
+        return io_fail(e, rc, "handshake with the server", 0, o->n_repeat, o->timeout_us);
+    if (memcmp(answer, NB_MAGIC, 4) != 0)
+        return err_set(e, E_FAIL, "%s is not a tpccbench netbench server (bad answer to hello)",
+                       cl->r->peer);
     if (get_u32(answer + 4) != 0) {
         answer[sizeof(answer) - 1] = '\0';
-        rc = err_set(e, E_USAGE, "the server refused the bench: %s", (const char *)answer + 8);
-        goto out;
+        return err_set(e, E_USAGE, "the server refused the bench: %s", (const char *)answer + 8);
     }
+    return 0;
+}
 
-    msg = malloc(o->size_bytes);
-    rcap = reply_bytes < NB_IO_CHUNK ? (size_t)reply_bytes : NB_IO_CHUNK;
-    rbuf = malloc(rcap < 8 ? 8 : rcap);
-    if (!msg || !rbuf) {
-        rc = err_set(e, E_FAIL, "out of memory for messages of %u bytes", o->size_bytes);
-        goto out;
-    }
+/* The message to send (a pattern) and the buffer replies are read into. */
+static int client_buffers(struct nb_client *cl, struct err *e)
+{
+    const struct nb_opts *o = cl->o;
+
+    cl->msg = malloc(o->size_bytes);
+    cl->rcap = cl->reply_bytes < NB_IO_CHUNK ? (size_t)cl->reply_bytes : NB_IO_CHUNK;
+    cl->rbuf = malloc(cl->rcap < 8 ? 8 : cl->rcap);
+    if (!cl->msg || !cl->rbuf)
+        return err_set(e, E_FAIL, "out of memory for messages of %u bytes", o->size_bytes);
     for (uint32_t i = 0; i < o->size_bytes; i++)
-        msg[i] = (unsigned char)(i * 131u + 7u);
+        cl->msg[i] = (unsigned char)(i * 131u + 7u);
+    return 0;
+}
 
-    t_start = now_ns();
-    for (uint32_t rep = 1; rep <= o->n_repeat; rep++) {
-        uint64_t t = now_ns(), dt;
+/* Repetition rep: send the messages, read the reply (numbered rep), record its round trip. */
+static int client_repetition(struct nb_client *cl, uint32_t rep, uint64_t t_start, struct err *e)
+{
+    const struct nb_opts *o = cl->o;
+    struct nb_result *r = cl->r;
+    uint64_t t = now_ns(), dt;
+    unsigned char head[8];
+    int rc;
 
-        if (sig_stop_requested()) {
-            rc = err_set(e, E_INTR, "interrupted after %u of %u repetitions", rep - 1, o->n_repeat);
-            goto out;
-        }
-        for (uint32_t m = 0; m < o->n_send; m++) {
-            if ((rc = io_write_all(&io, msg, o->size_bytes, e)) < 0) {
-                rc = io_fail(e, rc, "sending", rep, o->n_repeat, o->timeout_us);
-                goto out;
-            }
-            r->bytes_sent += o->size_bytes;
-        }
-        /* The reply: its first 8 bytes (when it has 8) are the repetition number. */
-        if (reply_bytes >= 8) {
-            if ((rc = io_read_all(&io, head, 8, 8, 1, e)) < 0 ||
-                (rc = io_read_all(&io, rbuf, rcap, reply_bytes - 8, 0, e)) < 0) {
-                rc = io_fail(e, rc, "waiting for the reply", rep, o->n_repeat, o->timeout_us);
-                goto out;
-            }
-        } else if ((rc = io_read_all(&io, rbuf, rcap, reply_bytes, 1, e)) < 0) {
-            rc = io_fail(e, rc, "waiting for the reply", rep, o->n_repeat, o->timeout_us);
-            goto out;
-        }
-        dt = now_ns() - t;
-        r->bytes_received += reply_bytes;
-        if (reply_bytes >= 8 && get_u64(head) != rep) {
-            rc = err_set(e, E_FAIL,
-                         "the reply to repetition %u is numbered %llu: the server is out of step",
-                         rep, (unsigned long long)get_u64(head));
-            goto out;
-        }
-        hist_record(&r->rtt, (dt + 500) / 1000);
-        r->n_done = rep;
-        r->elapsed_s = (double)(now_ns() - t_start) / 1e9;
+    if (sig_stop_requested())
+        return err_set(e, E_INTR, "interrupted after %u of %u repetitions", rep - 1, o->n_repeat);
+    for (uint32_t m = 0; m < o->n_send; m++) {
+        if ((rc = io_write_all(&cl->io, cl->msg, o->size_bytes, e)) < 0)
+            return io_fail(e, rc, "sending", rep, o->n_repeat, o->timeout_us);
+        r->bytes_sent += o->size_bytes;
     }
+    /* The reply: its first 8 bytes (when it has 8) are the repetition number. */
+    if (cl->reply_bytes >= 8) {
+        if ((rc = io_read_all(&cl->io, head, 8, 8, 1, e)) < 0 ||
+            (rc = io_read_all(&cl->io, cl->rbuf, cl->rcap, cl->reply_bytes - 8, 0, e)) < 0)
+            return io_fail(e, rc, "waiting for the reply", rep, o->n_repeat, o->timeout_us);
+    } else if ((rc = io_read_all(&cl->io, cl->rbuf, cl->rcap, cl->reply_bytes, 1, e)) < 0) {
+        return io_fail(e, rc, "waiting for the reply", rep, o->n_repeat, o->timeout_us);
+    }
+    dt = now_ns() - t;
+    r->bytes_received += cl->reply_bytes;
+    if (cl->reply_bytes >= 8 && get_u64(head) != rep)
+        return err_set(e, E_FAIL,
+                       "the reply to repetition %u is numbered %llu: the server is out of step",
+                       rep, (unsigned long long)get_u64(head));
+    hist_record(&r->rtt, (dt + 500) / 1000);
+    r->n_done = rep;
+    r->elapsed_s = (double)(now_ns() - t_start) / 1e9;
+    return 0;
+}
+
+int nb_client_run(const struct nb_opts *o, struct nb_result *r, struct err *e)
+{
+    struct nb_client cl = {
+        .o = o,
+        .r = r,
+        .io = { .fd = -1, .timeout_us = o->timeout_us, .unmask = NULL },
+        .reply_bytes = o->reply == NB_REPLY_SIZE ? o->size_bytes : NB_ACK_BYTES,
+    };
+    sigset_t old, unmask;
+    uint64_t t_start;
+    int rc;
+
+    memset(r, 0, sizeof(*r));
+    hist_init(&r->rtt);
+    block_stop_signals(&old, &unmask);
+    cl.io.unmask = &unmask;
+
+    if ((rc = client_connect(&cl, e)) < 0 || cl.io.fd < 0)
+        goto out;
+    if ((rc = client_hello(&cl, e)) < 0 || (rc = client_buffers(&cl, e)) < 0)
+        goto out;
+    t_start = now_ns();
+    for (uint32_t rep = 1; rep <= o->n_repeat; rep++)
+        if ((rc = client_repetition(&cl, rep, t_start, e)) < 0)
+            goto out;
     rc = 0;
 out:
     if (rc == E_INTR)
         err_set(e, E_INTR, "interrupted after %u of %u repetitions", r->n_done, o->n_repeat);
     r->elapsed_s = r->n_done ? r->elapsed_s : 0;
-    if (io.fd >= 0)
-        close(io.fd);
-    if (res)
-        freeaddrinfo(res);
-    free(msg);
-    free(rbuf);
+    if (cl.io.fd >= 0)
+        close(cl.io.fd);
+    free(cl.msg);
+    free(cl.rbuf);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
@@ -723,34 +758,18 @@ static void reap(struct nb_server *s, int all, int *n_served, int *n_failed)
     }
 }
 
-int nb_server_run(const struct nb_opts *o, nb_listen_fn on_listen, nb_report_fn on_report,
-                  void *arg, int *n_served, int *n_failed, struct err *e)
+/*
+ * Listen on each address of res (at most NB_MAX_LISTEN), into pfd[0 ..
+ * *nl), and tell on_listen each address.  Returns the last failure: a
+ * server that listens on some address runs without the others.
+ */
+static int listen_all(const struct addrinfo *res, struct pollfd *pfd, int *nl,
+                      nb_listen_fn on_listen, void *arg, struct err *e)
 {
-    struct nb_server s;
-    struct addrinfo *res = NULL;
-    struct pollfd pfd[NB_MAX_LISTEN + 1];
-    sigset_t old, unmask;
-    int nl = 0, rc = 0, n_conns = 0;
     char eb[128], name[300];
+    int rc = 0;
 
-    *n_served = *n_failed = 0;
-    memset(&s, 0, sizeof(s));
-    s.o = o;
-    s.on_report = on_report;
-    s.arg = arg;
-    pthread_mutex_init(&s.lock, NULL);
-    s.done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (s.done_fd < 0) {
-        pthread_mutex_destroy(&s.lock);
-        return err_set(e, E_FAIL, "eventfd: %s", err_errno(errno, eb, sizeof(eb)));
-    }
-    /* Client threads inherit the blocked stop signals; only ppoll here
-     * unblocks them. */
-    block_stop_signals(&old, &unmask);
-
-    if ((rc = nb_resolve(o->host, o->port, 1, &res, e)) < 0)
-        goto out;
-    for (struct addrinfo *ai = res; ai && nl < NB_MAX_LISTEN; ai = ai->ai_next) {
+    for (const struct addrinfo *ai = res; ai && *nl < NB_MAX_LISTEN; ai = ai->ai_next) {
         int fd, one = 1;
         struct sockaddr_storage ss;
         socklen_t sl = sizeof(ss);
@@ -773,14 +792,97 @@ int nb_server_run(const struct nb_opts *o, nb_listen_fn on_listen, nb_report_fn 
             close(fd);
             continue;
         }
-        pfd[nl].fd = fd;
-        pfd[nl].events = POLLIN;
-        nl++;
+        pfd[*nl].fd = fd;
+        pfd[*nl].events = POLLIN;
+        (*nl)++;
         if (on_listen) {
             nb_addr_str((struct sockaddr *)&ss, sl, name, sizeof(name));
             on_listen(arg, name, nb_addr_port((struct sockaddr *)&ss));
         }
     }
+    return rc;
+}
+
+/*
+ * Take every connection waiting on listening socket lfd, each served by a
+ * thread of its own; *n_conns counts those being served.  Past the limits
+ * (NB_MAX_CONCURRENT, o->max_clients with n_served done) a connection is
+ * closed at once.
+ */
+static void accept_all(struct nb_server *s, int lfd, int *n_conns, int n_served)
+{
+    const struct nb_opts *o = s->o;
+
+    for (;;) {
+        struct nb_conn *c;
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            break; /* EAGAIN, or an aborted connection, or out of fds */
+        /* With a client limit, take no more than the limit. */
+        if (*n_conns >= NB_MAX_CONCURRENT ||
+            (o->max_clients && n_served + *n_conns >= o->max_clients) ||
+            !(c = calloc(1, sizeof(*c)))) {
+            close(fd);
+            continue;
+        }
+        set_nodelay(fd);
+        c->srv = s;
+        c->fd = fd;
+        nb_addr_str((struct sockaddr *)&ss, sl, c->rep.peer, sizeof(c->rep.peer));
+        pthread_mutex_lock(&s->lock);
+        if (pthread_create(&c->thread, NULL, conn_main, c) != 0) {
+            pthread_mutex_unlock(&s->lock);
+            close(fd);
+            free(c);
+            continue;
+        }
+        c->next = s->conns;
+        s->conns = c;
+        (*n_conns)++;
+        pthread_mutex_unlock(&s->lock);
+    }
+}
+
+/* Stop: wake every client thread (its next wait sees the shutdown). */
+static void stop_clients(struct nb_server *s)
+{
+    pthread_mutex_lock(&s->lock);
+    s->stopping = 1;
+    for (struct nb_conn *c = s->conns; c; c = c->next)
+        shutdown(c->fd, SHUT_RDWR);
+    pthread_mutex_unlock(&s->lock);
+}
+
+int nb_server_run(const struct nb_opts *o, nb_listen_fn on_listen, nb_report_fn on_report,
+                  void *arg, int *n_served, int *n_failed, struct err *e)
+{
+    struct nb_server s;
+    struct addrinfo *res = NULL;
+    struct pollfd pfd[NB_MAX_LISTEN + 1];
+    sigset_t old, unmask;
+    int nl = 0, rc = 0, n_conns = 0;
+    char eb[128];
+
+    *n_served = *n_failed = 0;
+    memset(&s, 0, sizeof(s));
+    s.o = o;
+    s.on_report = on_report;
+    s.arg = arg;
+    pthread_mutex_init(&s.lock, NULL);
+    s.done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (s.done_fd < 0) {
+        pthread_mutex_destroy(&s.lock);
+        return err_set(e, E_FAIL, "eventfd: %s", err_errno(errno, eb, sizeof(eb)));
+    }
+    /* Client threads inherit the blocked stop signals; only ppoll here
+     * unblocks them. */
+    block_stop_signals(&old, &unmask);
+
+    if ((rc = nb_resolve(o->host, o->port, 1, &res, e)) < 0)
+        goto out;
+    rc = listen_all(res, pfd, &nl, on_listen, arg, e);
     if (nl == 0)
         goto out;
     rc = 0;
@@ -803,48 +905,11 @@ int nb_server_run(const struct nb_opts *o, nb_listen_fn on_listen, nb_report_fn 
             reap(&s, 0, n_served, n_failed);
             n_conns -= *n_served - before;
         }
-        for (int i = 0; i < nl; i++) {
-            if (!pfd[i].revents)
-                continue;
-            for (;;) {
-                struct nb_conn *c;
-                struct sockaddr_storage ss;
-                socklen_t sl = sizeof(ss);
-                int fd =
-                    accept4(pfd[i].fd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-                if (fd < 0)
-                    break; /* EAGAIN, or an aborted connection, or out of fds */
-                /* With a client limit, take no more than the limit. */
-                if (n_conns >= NB_MAX_CONCURRENT ||
-                    (o->max_clients && *n_served + n_conns >= o->max_clients) ||
-                    !(c = calloc(1, sizeof(*c)))) {
-                    close(fd);
-                    continue;
-                }
-                set_nodelay(fd);
-                c->srv = &s;
-                c->fd = fd;
-                nb_addr_str((struct sockaddr *)&ss, sl, c->rep.peer, sizeof(c->rep.peer));
-                pthread_mutex_lock(&s.lock);
-                if (pthread_create(&c->thread, NULL, conn_main, c) != 0) {
-                    pthread_mutex_unlock(&s.lock);
-                    close(fd);
-                    free(c);
-                    continue;
-                }
-                c->next = s.conns;
-                s.conns = c;
-                n_conns++;
-                pthread_mutex_unlock(&s.lock);
-            }
-        }
+        for (int i = 0; i < nl; i++)
+            if (pfd[i].revents)
+                accept_all(&s, pfd[i].fd, &n_conns, *n_served);
     }
-    /* Stop: wake every client thread (its next wait sees the shutdown), join. */
-    pthread_mutex_lock(&s.lock);
-    s.stopping = 1;
-    for (struct nb_conn *c = s.conns; c; c = c->next)
-        shutdown(c->fd, SHUT_RDWR);
-    pthread_mutex_unlock(&s.lock);
+    stop_clients(&s);
     reap(&s, 1, n_served, n_failed);
 out:
     for (int i = 0; i < nl; i++)
