@@ -100,7 +100,13 @@ for cmd in demo test; do
         bash -c "cd /root/project && make $cmd" >"$logs/$cmd.log" 2>&1
     r=$?
     echo "=== fresh Debian 12: make $cmd: exit $r after $((SECONDS - t0)) s (log: $logs/$cmd.log)"
-    tail -n 12 "$logs/$cmd.log"
+    if [ "$cmd" = test ] && grep -q '^=== time per test file' "$logs/$cmd.log"; then
+        # The slowest files, then prove's summary (make test prints both last).
+        awk '/^=== time per test file/ { p = 1; n = 0 } p && n++ < 16' "$logs/$cmd.log"
+        tail -n 4 "$logs/$cmd.log"
+    else
+        tail -n 12 "$logs/$cmd.log"
+    fi
     [ $r = 0 ] || rc=1
 done
 echo "fresh-check: $((SECONDS - t_all)) s in all, exit $rc"
