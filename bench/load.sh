@@ -5,18 +5,12 @@
 # build and ANALYZE.  Prints, for each W (default 1 and 4) with 2 jobs: total
 # and per-phase seconds, MB/s, and the ratio tpccbench / floor.
 # Not part of `make test`.  Usage: bench/load.sh [W...]
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 PG_TEST_CONF="shared_buffers = 256MB
 max_wal_size = 4GB
 checkpoint_timeout = 15min
 maintenance_work_mem = 512MB"
-work=$(mktemp -d /tmp/tpcc-benchload.XXXXXX)
-chmod 755 "$work"
-trap 'pg_stop; rm -rf "$work"' EXIT
+bench_begin benchload
 pg_start
 cat >"$work/bench.yaml" <<EOY
 database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}

@@ -6,25 +6,13 @@
 # the scrapes answered, and tpccbench's CPU seconds (user + system, from
 # /proc: the loader's row generation dominates).  Not part of `make test`.
 # Environment: W (2), JOBS (2), REPEAT (1), PORT (19188).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 W=${W:-2}
 JOBS=${JOBS:-2}
 REPEAT=${REPEAT:-1}
 PORT=${PORT:-19188}
-work=$(mktemp -d /tmp/tpcc-benchmload.XXXXXX)
-chmod 755 "$work"
-common=(--results-dir "$work/results" --datadir "$work/pgdata" --keep-server)
-scraper=
-cleanup() {
-    [ -z "$scraper" ] || kill "$scraper" 2>/dev/null || true
-    pg_stop_datadir "$work/pgdata"
-    rm -rf "$work"
-}
-trap cleanup EXIT
+bench_begin benchmload
+common+=(--keep-server)
 # A first load starts the private server and warms the page cache.
 ./tpccbench load "${common[@]}" --warehouses "$W" --jobs "$JOBS" --label warm >"$work/warm.out" 2>&1
 printf '%-10s %9s %9s %12s %8s %14s\n' variant "load s" "copy s" "rows/s" scrapes "CPU s (u+s)"
@@ -35,12 +23,7 @@ for i in $(seq "$REPEAT"); do
         : >"$work/scrapes"
         if [ "$variant" = endpoint ]; then
             args=(--metrics-listen "127.0.0.1:$PORT")
-            (while true; do
-                python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2).read()' \
-                    "http://127.0.0.1:$PORT/metrics" 2>/dev/null && echo x >>"$work/scrapes"
-                sleep 1
-            done) &
-            scraper=$!
+            bench_scrape_start "$PORT"
         fi
         # CPU of the tpccbench process itself, from its own /proc/PID/stat at exit.
         ./tpccbench load "${common[@]}" --warehouses "$W" --jobs "$JOBS" --drop --label "$variant" \
@@ -53,11 +36,7 @@ for i in $(seq "$REPEAT"); do
             sleep 0.2
         done
         wait "$pid"
-        if [ -n "$scraper" ]; then
-            kill "$scraper" 2>/dev/null || true
-            wait "$scraper" 2>/dev/null || true
-            scraper=
-        fi
+        bench_scrape_stop
         rec=$(ls -t "$work"/results/*/run.json | head -1)
         python3 - "$rec" "$variant" "$(wc -l <"$work/scrapes")" "$cpu" "$(getconf CLK_TCK)" <<'EOP'
 import json, sys

@@ -9,27 +9,14 @@
 # Issue 18 asks for NOTPM within noise and the monitor's cost under 1 % of a
 # core.  Not part of `make test`.  Environment: W (2), VUS (4), DURATION
 # (60s), REPEAT (1), PORT (19187).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 W=${W:-2}
 VUS=${VUS:-4}
 DURATION=${DURATION:-60s}
 REPEAT=${REPEAT:-1}
 PORT=${PORT:-19187}
-work=$(mktemp -d /tmp/tpcc-benchmetrics.XXXXXX)
-chmod 755 "$work"
-common=(--results-dir "$work/results" --datadir "$work/pgdata")
-scraper=
-cleanup() {
-    [ -z "$scraper" ] || kill "$scraper" 2>/dev/null || true
-    pg_stop_datadir "$work/pgdata"
-    rm -rf "$work"
-}
-trap cleanup EXIT
-./tpccbench load "${common[@]}" --warehouses "$W" --jobs 2 --keep-server >"$work/load.out" 2>&1
+bench_begin benchmetrics
+bench_load "$W"
 printf '%-10s %10s %9s %18s %20s %8s\n' variant NOTPM TPS "driver CPU % core" "sampling % of core" scrapes
 # The order rotates with each repeat, so that a drift over the runs (the
 # database grows, a neighbour's load comes and goes) is not put down to one
@@ -44,21 +31,11 @@ for i in $(seq "$REPEAT"); do
         esac
         : >"$work/scrapes"
         if [ "$variant" = endpoint ]; then
-            # A Prometheus at scrape_interval 1s.
-            (while true; do
-                python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2).read()' \
-                    "http://127.0.0.1:$PORT/metrics" 2>/dev/null && echo x >>"$work/scrapes"
-                sleep 1
-            done) &
-            scraper=$!
+            bench_scrape_start "$PORT"
         fi
         ./tpccbench run "${common[@]}" --keep-server --vus "$VUS" --warmup 10s --duration "$DURATION" \
             --label "$variant" "${args[@]}" >"$work/run.out" 2>&1
-        if [ -n "$scraper" ]; then
-            kill "$scraper" 2>/dev/null || true
-            wait "$scraper" 2>/dev/null || true
-            scraper=
-        fi
+        bench_scrape_stop
         rec=$(ls -t "$work"/results/*/run.json | head -1)
         python3 - "$rec" "$variant" "$(wc -l <"$work/scrapes")" <<'EOP'
 import json, sys

@@ -6,26 +6,19 @@
 # driver's CPU per 1000 transactions; at 6.5 ms also TPS against the
 # one-round-trip bound (VUs / RTT).  Not part of `make test`.
 # Environment: W (4), VUS ("4 8"), DURATION (60s), RTT_VUS (8).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 W=${W:-4}
 VUS=${VUS:-4 8}
 DURATION=${DURATION:-60s}
 RTT_VUS=${RTT_VUS:-8}
-work=$(mktemp -d /tmp/tpcc-benchmodes.XXXXXX)
-chmod 755 "$work"
 port=$((20000 + RANDOM % 20000))
 pport=$((port + 1))
 proxy_pid=
-cleanup() {
+stop_proxy() {
     [ -n "$proxy_pid" ] && kill "$proxy_pid" 2>/dev/null || true
-    pg_stop_datadir "$work/pgdata"
-    rm -rf "$work"
 }
-trap cleanup EXIT
+bench_begin benchmodes
+bench_extra_cleanup=stop_proxy
 # The private server on a TCP port too, so the proxy can stand in front of it.
 cat >"$work/managed.yaml" <<EOY
 database: {driver: postgres, managed: true, datadir: $work/pgdata, port: $port, keep_server: true}

@@ -4,19 +4,14 @@
 # through libpq and through psqlODBC, then the same through MariaDB with
 # Connector/ODBC; in client mode (the portable path) and in procedure mode.
 # Not part of `make test`.  Environment: W (2), VUS (4), DURATION (60s).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
+. "$(dirname "$0")/lib.sh"
 W=${W:-2}
 VUS=${VUS:-4}
 DURATION=${DURATION:-60s}
-. tests/lib/pg.sh
 . tests/lib/mariadb.sh
 . tests/lib/odbc.sh
-work=$(mktemp -d /tmp/tpcc-benchodbc.XXXXXX)
-chmod 755 "$work"
-trap 'pg_stop; maria_stop; rm -rf "$work"' EXIT
+bench_begin benchodbc
+bench_extra_cleanup=maria_stop
 pg_start
 maria_start
 odbc_setup "$work/odbc"

@@ -11,24 +11,13 @@
 #     CONNS/N each: merged NOTPM (against the database's count) and New-Order
 #     p90.
 # Not part of `make test`.  Environment: DURATION (30s), NULL_W, TIME_SCALE, CONNS.
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 DURATION=${DURATION:-30s}
 NULL_W=${NULL_W:-400}
 TIME_SCALE=${TIME_SCALE:-0.1}
 CONNS=${CONNS:-8}
-work=$(mktemp -d /tmp/tpcc-benchparts.XXXXXX)
-chmod 755 "$work"
-common=(--results-dir "$work/results" --datadir "$work/pgdata")
-cleanup() {
-    pg_stop_datadir "$work/pgdata"
-    rm -rf "$work"
-}
-trap cleanup EXIT
-./tpccbench load "${common[@]}" --warehouses 4 --jobs 2 --keep-server >"$work/load.out" 2>&1
+bench_begin benchparts
+bench_load 4
 meet="host=$work/pgdata port=5432 dbname=tpcc user=tpcc"
 printf 'database: {driver: null, null_service_time: 1ms}\nschema: {warehouses: %s}\n' "$NULL_W" \
     >"$work/null.yaml"

@@ -10,29 +10,21 @@
 # LIMIT_KIB (1024); the script exits 1 when it does not.
 # Not part of `make test`.  Environment: W (4), VUS (32), DURATION (10m),
 # INTERVAL (5), WARMUP_S (60), LIMIT_KIB (1024).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 W=${W:-4}
 VUS=${VUS:-32}
 DURATION=${DURATION:-10m}
 INTERVAL=${INTERVAL:-5}
 WARMUP_S=${WARMUP_S:-60}
 LIMIT_KIB=${LIMIT_KIB:-1024}
-work=$(mktemp -d /tmp/tpcc-benchrss.XXXXXX)
-chmod 755 "$work"
-common=(--results-dir "$work/results" --datadir "$work/pgdata")
 run_pid=
-cleanup() {
+stop_run() {
     [ -n "$run_pid" ] && kill "$run_pid" 2>/dev/null && wait "$run_pid" 2>/dev/null || true
-    # The server was kept running between load and run (--keep-server): stop it.
-    pg_stop_datadir "$work/pgdata"
-    rm -rf "$work"
 }
-trap cleanup EXIT
-./tpccbench load "${common[@]}" --warehouses "$W" --jobs 2 --keep-server >"$work/load.out" 2>&1
+# The server is kept running between load and run (--keep-server); bench_cleanup stops it.
+bench_begin benchrss
+bench_extra_cleanup=stop_run
+bench_load "$W"
 
 # The run in the background: $! is tpccbench itself, whose RSS is sampled.
 ./tpccbench run "${common[@]}" --keep-server --vus "$VUS" --warmup 10s --duration "$DURATION" \

@@ -4,14 +4,9 @@
 # `tpccbench sweep` on a private PostgreSQL.  Prints the sweep's table
 # (compare with the study: ~100 %, 98-99 %, 85-95 % of co-located).
 # Not part of `make test`.  Environment: W (2), VUS (8), DURATION (60s), MODE.
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-work=$(mktemp -d /tmp/tpcc-benchrtt.XXXXXX)
-chmod 755 "$work"
-trap 'rm -rf "$work"' EXIT
-./tpccbench sweep --results-dir "$work/results" --datadir "$work/pgdata" \
+. "$(dirname "$0")/lib.sh"
+bench_begin benchrtt
+./tpccbench sweep "${common[@]}" \
     --warehouses "${W:-2}" --rtt 0,0.3ms,0.6ms,6.5ms --vus "${VUS:-8}" \
     --warmup 10s --duration "${DURATION:-60s}" ${MODE:+--mode "$MODE"} 2>"$work/err" |
     sed -n '/^sweep/,$p'

@@ -15,24 +15,13 @@
 # procedure mode on the same data; every row then also prints its CPU per
 # transaction and its NOTPM as a ratio of the base's, measured in the same
 # sitting (this machine is shared: compare ratios, not absolute figures).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 W=${W:-4}
 ROWS=${ROWS:-1:1:1 4:4:1 8:8:1 16:16:1 32:8:1 32:8:4 64:8:8 8:8:1:8 8:8:1:1}
 DURATION=${DURATION:-60s}
-work=$(mktemp -d /tmp/tpcc-benchrun.XXXXXX)
-chmod 755 "$work"
-common=(--results-dir "$work/results" --datadir "$work/pgdata")
-cleanup() {
-    # The server was kept running between runs (--keep-server): stop it.
-    pg_stop_datadir "$work/pgdata"
-    rm -rf "$work"
-}
-trap cleanup EXIT
-./tpccbench load "${common[@]}" --warehouses "$W" --jobs 2 --keep-server >"$work/load.out" 2>&1
+# The server is kept running between runs (--keep-server); bench_cleanup stops it.
+bench_begin benchrun
+bench_load "$W"
 printf '%5s %5s %5s %7s %9s %8s %10s %8s %15s %20s %9s %11s\n' terms conns batch workers NOTPM TPS "NO p90 ms" \
     "tx/RT" "CPU ms/1000 tx" "% core per 1000 TPS" "CPU/base" "NOTPM/base"
 # row_figures REC T C B: one line of the table from a run's record (the

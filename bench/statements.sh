@@ -11,11 +11,7 @@
 # the statements'.  Prints NOTPM, TPS, New-Order p90 and the driver's CPU
 # (getrusage of tpccbench) per committed transaction.  Not part of `make test`.
 # Environment: W (4), VUS (8), DURATION (60s), MODES ("client procedure"), POOL (4).
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 . tests/lib/pgbouncer.sh
 W=${W:-4}
 VUS=${VUS:-8}
@@ -23,13 +19,8 @@ DURATION=${DURATION:-60s}
 MODES=${MODES:-client procedure}
 POOL=${POOL:-4}
 command -v pgbouncer >/dev/null || { echo "bench/statements.sh: apt-get install pgbouncer" >&2; exit 2; }
-work=$(mktemp -d /tmp/tpcc-benchstmts.XXXXXX)
-cleanup() {
-    pgb_stop
-    pg_stop
-    rm -rf "$work"
-}
-trap cleanup EXIT
+bench_begin benchstmts
+bench_extra_cleanup=pgb_stop
 pg_start
 config() { # file, conninfo
     cat >"$1" <<EOY

@@ -13,24 +13,14 @@
 #  The runs use the default run.workers (two threads per core, each owning
 #  several connections); WORKERS sets it.
 # Environment: SERVICE, TERMINALS, WARMUP, DURATION, PG_W, PG_DURATION, SKIP_PG=1, WORKERS.
-set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
-make -s tpccbench
-. tests/lib/pg.sh
+. "$(dirname "$0")/lib.sh"
 SERVICE=${SERVICE:-1ms}
 TERMINALS=${TERMINALS:-100000}
 WARMUP=${WARMUP:-60s}
 DURATION=${DURATION:-10m}
 PG_W=${PG_W:-20}
 PG_DURATION=${PG_DURATION:-60s}
-work=$(mktemp -d /tmp/tpcc-benchterm.XXXXXX)
-chmod 755 "$work"
-cleanup() {
-    pg_stop_datadir "$work/pgdata"
-    rm -rf "$work"
-}
-trap cleanup EXIT
+bench_begin benchterm
 
 summary() { # RECORD: one line of the figures
     python3 - "$1" <<'EOF'

@@ -18,6 +18,9 @@
 # and ODBCINI=DIR/odbc.ini, so unixODBC reads only these files (not
 # /etc/odbc.ini or ~/.odbc.ini), and ODBC_TEST_PG_DRIVER / ODBC_TEST_MARIA_DRIVER,
 # the paths of the driver libraries ("" when not installed).
+#
+# odbc_cfg FILE DSN [PASSWORD_ENV [SCHEMA]] writes a tpccbench config for a
+# test (see below).
 
 # Print the path of an ODBC driver library: from the package's file list,
 # else from the usual places.
@@ -75,4 +78,18 @@ odbc_setup() {
     ODBCSYSINI=$_dir
     ODBCINI=$_dir/odbc.ini
     export ODBCSYSINI ODBCINI ODBC_TEST_PG_DRIVER ODBC_TEST_MARIA_DRIVER
+}
+
+# odbc_cfg FILE DSN [PASSWORD_ENV [SCHEMA]]: write FILE, a test's config of
+# the odbc driver on the connection string DSN ("DSN=tpcc-pg"), the password
+# from the variable PASSWORD_ENV (default TPCC_TEST_PASSWORD), the schema
+# section SCHEMA (default "warehouses: 1"), 2 load jobs and results under
+# $tmp/results.  Exports nothing.
+odbc_cfg() {
+    cat >"$1" <<EOF
+database: {driver: odbc, managed: false, dsn: "$2", password_env: ${3:-TPCC_TEST_PASSWORD}}
+schema: {${4:-warehouses: 1}}
+load: {jobs: 2}
+results: {dir: "$tmp/results"}
+EOF
 }

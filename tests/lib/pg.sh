@@ -4,6 +4,7 @@
 #     trap pg_stop EXIT
 #     pg_start || exit 1
 #     pg_psql 'select 1'
+#     pg_session <fifo &     (a session kept open, SQL from stdin)
 #
 # pg_start creates a cluster in a mktemp -d directory, starts it on a free TCP
 # port on 127.0.0.1 and on a Unix socket in that directory, and makes role
@@ -160,6 +161,20 @@ pg_psql() {
         -d "$PG_TEST_CONNINFO" -c "$1"
 }
 
+# pg_session: psql as tpcc over TCP, SQL from stdin (a session a test keeps
+# open by feeding it from a FIFO); output as pg_psql's, but a failing
+# statement does not end it.  Exports nothing.
+pg_session() {
+    PGPASSWORD=$TPCC_TEST_PASSWORD "$PG_TEST_BINDIR/psql" -X -q -tA -d "$PG_TEST_CONNINFO"
+}
+
+# pg_terminate_clients: ends every client backend of database tpcc but this
+# query's own (pg_terminate_backend); prints how many.  Exports nothing.
+pg_terminate_clients() {
+    pg_psql "select count(pg_terminate_backend(pid)) from pg_stat_activity
+             where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'"
+}
+
 # pg_stop_datadir DIR: stop a server still running on cluster DIR (a private
 # server tpccbench left up, e.g. after a failure or --keep-server), as its
 # owner.  Safe to call when nothing runs there.
@@ -210,4 +225,13 @@ pg_checksums() {
     # UNION ALL keeps no order (parallel append): sort the lines.
     _sums=$(pg_psql "$_sql") || return 1
     printf '%s\n' "$_sums" | sort
+}
+
+# pg_load_dates: prints how many distinct load dates the rows carry (the
+# clock columns pg_checksums leaves out: o_entry_d, h_date, c_since and the
+# ol_delivery_d of delivered lines).  Exports nothing.
+pg_load_dates() {
+    pg_psql "select count(distinct d) from (select o_entry_d d from orders union select h_date from history
+             union select c_since from customer
+             union select ol_delivery_d from order_line where ol_delivery_d is not null) s"
 }

@@ -1,31 +1,63 @@
-# util.sh - helpers the integration scripts share.  POSIX sh; source it after
-# tests/lib/tap.sh, with $tmp set to the script's temporary directory:
+# util.sh - helpers the integration scripts share.  POSIX sh; a script sets
+# root (the top of the tree) and sources it, which sources tests/lib/tap.sh
+# too; then t_begin (below) loads the server libraries, makes $tmp and the
+# cleanup:
+#
+#     root=$(cd "$(dirname "$0")/../.." && pwd)
+#     . "$root/tests/lib/util.sh"
+#     t_begin t0030 pg
 #
 #     run NAME CMD...     run CMD (at most $RUN_TIMEOUT s, default 120) with
-#                         stdout in $tmp/NAME.out, stderr in $tmp/NAME.err;
-#                         sets rc, out and err
+#                         stdout in $RUN_DIR/NAME.out, stderr in
+#                         $RUN_DIR/NAME.err ($RUN_DIR: default $tmp); sets rc,
+#                         out, err and both (stdout, a newline, stderr)
 #     explain             diag the last run's exit status, stdout and stderr
 #     alive PID           the process runs (a zombie does not count)
-#     wait_gone PID SECS  wait up to SECS for PID to end; 0 when it did
+#     wait_gone PID SECS  wait up to SECS for PID to end; 0 when it did (the
+#                         seconds waited in waited_s)
+#     json FILE EXPR      print the python expression EXPR over r, FILE
+#                         parsed as JSON (its errors printed too)
 #     jcheck FILE PYTHON  run the checks in PYTHON against FILE parsed as JSON
 #                         (body uses check(cond, desc, detail...) and rec)
 #     rec LABEL           the results folder of the record labelled LABEL
 #                         under $tmp/results
+#     rec_json LABEL [DIR] the run.json of the newest record labelled LABEL
+#     n_ok TEXT           how many "ok N" lines a check report TEXT has
+#     db_sql KIND SQL     SQL through the native client of KIND (pg, maria)
+#     db_wait SECS KIND SQL  until the query SQL returns true (t or 1)
 #     series_outage LABEL the series.csv of the run LABEL shows an outage (a
 #                         measured second with errors, connections down or
 #                         lost) and throughput again 2 s after it
+#
+#     bg_listen NAME CMD...  CMD in the background until it says its port
+#     bg_run LABEL ARGS...   `run -c $cfg ARGS` in the background ($bgpid)
+#     bg_signal SIG PASS FAIL FILE  signal $bgpid, a test that it still ran
+#     bg_wait SECS [WHAT] wait for $bgpid (a failure after SECS s); sets rc
+#     bg_complete LABEL [NAME]  bg_wait 60, and the run exits 0 (a test)
+#     bg_reap LABEL       wait for $bgpid; rc, out and err as run sets them
+#     bad_args CMD PREFIX [ALL]  a table of bad arguments on stdin: exit 2 + message
+#     free_port           a free TCP port of 127.0.0.1
+#     busy_port / busy_port_free  a port of 127.0.0.1 held open, then let go
+#
+# and the opening of a script: t_begin, t_helper, t_copy_bin, t_private,
+# t_pg_up, t_pg, t_pg_cfg, t_pg_load, t_maria_up, t_odbc_up, t_odbc_built,
+# t_load (each described below).
+
+# tap.sh once: a second copy would count the tests from 1 again.
+[ -n "${tap__n+set}" ] || . "$root/tests/lib/tap.sh"
 
 run() {
-    _name=$1
+    _name=${RUN_DIR:-$tmp}/$1
     shift
     if command -v timeout >/dev/null 2>&1; then
-        timeout -k 5 "${RUN_TIMEOUT:-120}" "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
+        timeout -k 5 "${RUN_TIMEOUT:-120}" "$@" >"$_name.out" 2>"$_name.err" </dev/null
     else
-        "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
+        "$@" >"$_name.out" 2>"$_name.err" </dev/null
     fi
     rc=$?
-    out=$(cat "$tmp/$_name.out")
-    err=$(cat "$tmp/$_name.err")
+    out=$(cat "$_name.out")
+    err=$(cat "$_name.err")
+    both=$(printf '%s\n%s' "$out" "$err")
 }
 
 explain() {
@@ -44,11 +76,62 @@ wait_gone() {
         sleep 0.1
         _i=$((_i + 1))
     done
+    waited_s=$((_i / 10))
     ! alive "$1"
 }
 
 rec() {
     ls -d "$tmp/results/"*-"$1" 2>/dev/null
+}
+
+# rec_json LABEL [DIR]: prints the run.json path of the newest record
+# labelled LABEL under DIR (default $tmp/results); a path that does not
+# exist when there is none, so a check on it fails rather than reads another
+# file.  Exports nothing.
+rec_json() {
+    _rdir=${2:-$tmp/results}
+    _d=$(ls -d "$_rdir/"*-"$1" 2>/dev/null | tail -n 1)
+    echo "${_d:-$_rdir/none-$1}/run.json"
+}
+
+# n_ok TEXT: prints how many lines of TEXT, the report of `tpccbench check`,
+# say "ok N" (conditions that hold).  Exports nothing.
+n_ok() {
+    printf '%s\n' "$1" | grep -cE '^ +ok +[0-9]+ '
+}
+
+# db_sql KIND SQL: runs SQL on the test server of KIND through its own
+# client, pg (pg.sh's pg_psql, fields split by |) or maria (mariadb.sh's
+# maria_sql, by tabs), and prints the rows.  Exports nothing.
+db_sql() {
+    case $1 in
+    pg) pg_psql "$2" ;;
+    maria) maria_sql "$2" ;;
+    *)
+        echo "db_sql: unknown kind '$1' (pg or maria)" >&2
+        return 2
+        ;;
+    esac
+}
+
+# db_wait SECS KIND SQL: runs the query SQL through db_sql KIND every 0.05 s
+# until it returns true (t from PostgreSQL, 1 from MariaDB), at most SECS
+# s; 0 when it did.  Exports nothing.
+db_wait() {
+    _i=0
+    while [ $_i -lt $(($1 * 20)) ]; do
+        case $(db_sql "$2" "$3" 2>/dev/null) in t | 1) return 0 ;; esac
+        sleep 0.05
+        _i=$((_i + 1))
+    done
+    return 1
+}
+
+# json FILE EXPR: prints the python expression EXPR evaluated over r, the
+# JSON of FILE ("a, b" prints "a b"); python's errors go to stdout too, so a
+# missing key never compares equal to an empty value.  Exports nothing.
+json() {
+    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1
 }
 
 # tap_from FILE: "PASS<TAB>desc" / "FAIL<TAB>desc<TAB>detail..." lines to TAP.
@@ -91,20 +174,37 @@ PYEOF
     tap_from "$tmp/checks"
 }
 
-# t_begin NAME: the common start of a test script (after sourcing tap.sh,
-# pg.sh and this file, with TPCC_BIN set): checks the binary and python3,
-# sets bin, makes $tmp and an EXIT trap (t_cleanup) that kills the
-# processes in $bgpid, $pxpid and $lockpid, runs $t_extra_cleanup, stops the
-# test PostgreSQL and removes $tmp.  Signals end the script with 129/130/143.
+# t_begin NAME [LIB...]: the common start of a test script: sources
+# tests/lib/LIB.sh for each LIB (pg, mariadb, odbc, pgbouncer, ostatus),
+# takes the binary under test from TPCC_BIN (a sanitizer build sets it, see
+# the Makefile; default $root/tpccbench), checks it and python3, makes $tmp
+# (tpcc-NAME.XXXXXX), sets LC_ALL=C and an EXIT trap (t_cleanup).  Signals
+# end the script with 129/130/143, so the trap runs.  Exports LC_ALL and
+# what the libraries export; sets TPCC_BIN, bin=$TPCC_BIN, tmp, to (the
+# prefix that bounds a command as run does, "timeout -k 5 $RUN_TIMEOUT" or
+# empty without timeout(1), for the commands a script starts itself),
+# t_start (the start, in seconds since the epoch, for a note of the time
+# taken) and empties bgpid, bgpids, pxpid, lockpid, t_extra_cleanup and
+# t_datadir for the script to fill.
 t_begin() {
+    _name=$1
+    shift
+    for _lib in "$@"; do
+        . "$root/tests/lib/$_lib.sh"
+    done
+    t_start=$(date +%s)
+    TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
     bin=$TPCC_BIN
+    if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 ${RUN_TIMEOUT:-120}"; else to=; fi
     [ -x "$bin" ] || bail_out "$bin is missing: run make first"
     command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json"
-    tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-$1.XXXXXX") || bail_out "mktemp failed"
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-$_name.XXXXXX") || bail_out "mktemp failed"
     bgpid=
+    bgpids=
     pxpid=
     lockpid=
     t_extra_cleanup=
+    t_datadir=
     trap t_cleanup EXIT
     trap 'exit 129' HUP
     trap 'exit 130' INT
@@ -113,30 +213,278 @@ t_begin() {
     export LC_ALL
 }
 
+# t_cleanup: the EXIT trap of t_begin.  Kills (SIGCONT, then SIGKILL: a
+# stopped one too) and reaps the processes in $bgpid, $bgpids, $pxpid and
+# $lockpid, runs $t_extra_cleanup (a command, split on blanks), stops a
+# private server left on $t_datadir, then whichever of the test PgBouncer,
+# MariaDB and PostgreSQL the script sourced the library of, and removes
+# $tmp (kept when KEEP_TMP is set).  Takes nothing; exports nothing.
 t_cleanup() {
-    for _p in $bgpid $pxpid $lockpid; do
+    for _p in $bgpid $bgpids $pxpid $lockpid; do
+        kill -CONT "$_p" 2>/dev/null
         kill -KILL "$_p" 2>/dev/null
         wait "$_p" 2>/dev/null
     done
     [ -z "$t_extra_cleanup" ] || $t_extra_cleanup
-    pg_stop
-    rm -rf "$tmp"
+    [ -z "$t_datadir" ] || pg_stop_datadir "$t_datadir" 2>/dev/null
+    for _stop in pgb_stop maria_stop pg_stop; do
+        if command -v "$_stop" >/dev/null 2>&1; then
+            "$_stop"
+        fi
+    done
+    [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
 }
 
-# t_pg W: start the test PostgreSQL (bail out when it cannot) and write
-# $cfg: that server, W warehouses, results under $tmp/results.
-t_pg() {
+# t_helper VAR NAME: sets VAR to the path of the test helper NAME
+# (tests/helper/NAME.c, built in $TPCC_HELPERS, default
+# $root/build/tests/helper); bails out when it is not there.
+t_helper() {
+    _h=${TPCC_HELPERS:-$root/build/tests/helper}/$2
+    [ -x "$_h" ] || bail_out "$_h is missing: run make build/tests/helper/$2"
+    eval "$1=\$_h"
+}
+
+# t_copy_bin: test a copy of the binary in $tmp, so that a `make` during the
+# test cannot swap the program between two calls.  Call after t_begin; sets
+# bin=$tmp/tpccbench (bails out when the copy fails).
+t_copy_bin() {
+    cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying $TPCC_BIN failed"
+    bin=$tmp/tpccbench
+}
+
+# t_private NAME DIR [LIB...]: t_begin NAME pg LIB... and t_copy_bin for a
+# script whose commands start tpccbench's private (managed) PostgreSQL in
+# $tmp/DIR: $tmp is made 0755, so the server's user reaches it, and
+# t_cleanup stops a server left running there.  Sets what t_begin sets,
+# bin, and t_datadir=$tmp/DIR.
+t_private() {
+    _pname=$1
+    _pdir=$2
+    shift 2
+    t_begin "$_pname" pg "$@"
+    chmod 755 "$tmp"
+    t_copy_bin
+    t_datadir=$tmp/$_pdir
+}
+
+# t_pg_up: start the test PostgreSQL of pg.sh, bailing out with its reason
+# when it cannot.  Call after t_begin (t_cleanup stops it).  Exports what
+# pg_start exports (PG_TEST_PORT, PG_TEST_CONNINFO, ...).
+t_pg_up() {
     if ! pg_start 2>"$tmp/pg_start.err"; then
         cat "$tmp/pg_start.err" >&2
         bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
     fi
+}
+
+# t_pg W: t_pg_up, a passing test that says so, and t_pg_cfg W.  Sets
+# what those set.
+t_pg() {
+    t_pg_up
     pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
+    t_pg_cfg "$1"
+}
+
+# t_pg_cfg W: writes $cfg ($tmp/tpcc.yaml): the test PostgreSQL (password
+# from TPCC_TEST_PASSWORD), W warehouses, results under $tmp/results.
+# Sets cfg.
+t_pg_cfg() {
     cfg=$tmp/tpcc.yaml
     cat >"$cfg" <<CFGEOF
 database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
 schema: {warehouses: $1}
 results: {dir: "$tmp/results"}
 CFGEOF
+}
+
+# t_maria_up: start the test MariaDB of mariadb.sh, bailing out with its
+# reason when it cannot.  Call after t_begin (t_cleanup stops it).  Exports
+# what maria_start exports (MARIA_TEST_PORT, ...).
+t_maria_up() {
+    if ! maria_start 2>"$tmp/maria_start.err"; then
+        cat "$tmp/maria_start.err" >&2
+        bail_out "maria_start failed: $(tail -n 1 "$tmp/maria_start.err")"
+    fi
+}
+
+# t_odbc_up: odbc.sh's odbc_setup in $tmp/odbc for the servers started so
+# far, bailing out with its message when it fails.  Exports what odbc_setup
+# exports (ODBCSYSINI, ODBCINI, ODBC_TEST_*_DRIVER).
+t_odbc_up() {
+    odbc_setup "$tmp/odbc" 2>"$tmp/odbc_setup.err" || bail_out "odbc_setup: $(cat "$tmp/odbc_setup.err")"
+}
+
+# t_odbc_built CFG: a short run on CFG (an odbc config naming a DSN that
+# exists nowhere, so it fails in the driver manager); when tpccbench says it
+# has no odbc driver, the whole script is skipped ("1..0 # SKIP", exit 0).
+# Sets what run sets (its output in $RUN_DIR/probe.*).
+t_odbc_built() {
+    run probe "$bin" run -c "$1" --duration 2s --label probe
+    case $err in
+    *"unknown driver"* | *"not built"* | *"not yet"*)
+        echo "1..0 # SKIP this tpccbench has no odbc driver"
+        exit 0
+        ;;
+    esac
+}
+
+# t_pg_load W DESC [ARGS...]: t_pg W, then t_load DESC ARGS: the test
+# PostgreSQL with W warehouses loaded (or the script bails out).  Sets what
+# those set.
+t_pg_load() {
+    t_pg "$1"
+    shift
+    t_load "$@"
+}
+
+# t_load DESC ARGS...: `load -c $cfg ARGS... --label load`, which must exit
+# 0 (the test DESC); else its output is shown and the script bails out, as
+# there is nothing to run on.  Sets what run sets.
+t_load() {
+    _desc=$1
+    shift
+    run load "$bin" load -c "$cfg" "$@" --label load
+    is "$rc" 0 "$_desc" || {
+        explain
+        bail_out "no data to run on"
+    }
+}
+
+# bg_listen NAME CMD...: CMD in the background (stdout in $tmp/NAME.out,
+# stderr in $tmp/NAME.err) until its output says the port it listens on
+# ("listening on ADDR port N", as netbench server and proxy print it, or a
+# JSON "port":N), at most 5 s; 0 when it did, 1 when it ended or did not
+# say.  Sets bg_pid and bg_port (empty when it did not say); adds the pid
+# to $bgpids (t_cleanup kills it).
+bg_listen() {
+    _name=$1
+    shift
+    # Empty it first: the child truncates it only after the fork, and the
+    # loop below must not read an earlier process's port.
+    : >"$tmp/$_name.out"
+    "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null &
+    bg_pid=$!
+    bgpids="$bgpids $bg_pid"
+    bg_port=
+    _i=0
+    while [ $_i -lt 100 ]; do
+        bg_port=$(sed -n 's/.*listening on [^,]* port \([0-9][0-9]*\).*/\1/p; s/.*"port":\([0-9][0-9]*\).*/\1/p' \
+            "$tmp/$_name.out" | head -n 1)
+        [ -n "$bg_port" ] && return 0
+        kill -0 "$bg_pid" 2>/dev/null || return 1
+        sleep 0.05
+        _i=$((_i + 1))
+    done
+    return 1
+}
+
+# bg_run LABEL ARGS...: `$bin run -c $cfg ARGS... --label LABEL` in the
+# background, stdout in $tmp/LABEL.out, stderr in $tmp/LABEL.err.  Sets
+# bgpid (t_cleanup kills it).
+bg_run() {
+    _l=$1
+    shift
+    "$bin" run -c "$cfg" "$@" --label "$_l" >"$tmp/$_l.out" 2>"$tmp/$_l.err" </dev/null &
+    bgpid=$!
+}
+
+# bg_signal SIG PASS FAIL FILE: when the process $bgpid still runs, sends
+# it SIG and passes the test PASS; else fails the test FAIL, showing FILE
+# (its stderr, say).  Sets nothing.
+bg_signal() {
+    if alive "$bgpid"; then
+        kill "-$1" "$bgpid"
+        pass "$2"
+    else
+        fail "$3" "$(cat "$4")"
+    fi
+}
+
+# bg_wait SECS [WHAT]: waits up to SECS for the process $bgpid to end; when
+# it did not, that is a failure ("WHAT ended within SECS s", WHAT default
+# "the run") and it is killed.  Then reaps it.  Sets rc to its exit status,
+# waited_s to the seconds waited (wait_gone), and empties bgpid.
+bg_wait() {
+    if ! wait_gone "$bgpid" "$1"; then
+        fail "${2:-the run} ended within $1 s"
+        kill -KILL "$bgpid" 2>/dev/null
+    fi
+    wait "$bgpid"
+    rc=$?
+    bgpid=
+}
+
+# bad_args CMD PREFIX [ALL]: for each line "ARGS|MESSAGE" of stdin (empty
+# lines and lines starting with # are passed over), `$bin CMD ARGS` (ARGS
+# split on blanks, not globbed) must exit 2 (a test) and print PREFIX
+# MESSAGE on stderr (a test), and with ALL also nothing on stdout (a test).
+# Sets what run sets.
+bad_args() {
+    _cmd=$1
+    _prefix=$2
+    _all=${3:-}
+    while IFS='|' read -r _args _want; do
+        case $_args in '#'*) continue ;; esac
+        [ -n "$_args$_want" ] || continue
+        set -f
+        # shellcheck disable=SC2086
+        run bad "$bin" "$_cmd" $_args
+        set +f
+        is "$rc" 2 "$_cmd $_args: exit 2" || explain
+        is "$err" "$_prefix$_want" "$_cmd $_args: the message"
+        [ -z "$_all" ] || is "$out" "" "$_cmd $_args: nothing on stdout"
+    done
+}
+
+# bg_reap LABEL: waits for the process $bgpid, whose stdout and stderr are
+# $tmp/LABEL.out and .err.  Sets rc (its exit status), out and err (as run
+# does) and empties bgpid.
+bg_reap() {
+    wait "$bgpid"
+    rc=$?
+    bgpid=
+    out=$(cat "$tmp/$1.out")
+    err=$(cat "$tmp/$1.err")
+}
+
+# bg_complete LABEL [NAME]: bg_wait 60 for the run LABEL of bg_run, then
+# the test "NAME: the run completes, exit 0" (NAME default LABEL; its
+# stderr shown when it fails).  Sets what bg_wait sets.
+bg_complete() {
+    bg_wait 60
+    is "$rc" 0 "${2:-$1}: the run completes, exit 0" || diag "$(cat "$tmp/$1.err")"
+}
+
+# free_port: prints a TCP port of 127.0.0.1 that is free (the kernel's
+# choice for port 0; closed again, so a race is possible but unlikely).
+# Exports nothing.
+free_port() {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# busy_port: a process that listens on a port of 127.0.0.1 (for at most
+# 60 s), so that a test can ask for that port in use.  Sets busy (the port,
+# empty when the holder did not say it within 5 s) and lockpid (t_cleanup
+# kills it; busy_port_free ends it earlier).
+busy_port() {
+    python3 -c '
+import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
+print(s.getsockname()[1], flush=True); time.sleep(60)' >"$tmp/holder" &
+    lockpid=$!
+    _i=0
+    while [ ! -s "$tmp/holder" ] && [ $_i -lt 50 ]; do
+        sleep 0.1
+        _i=$((_i + 1))
+    done
+    busy=$(cat "$tmp/holder")
+}
+
+# busy_port_free: ends the holder of busy_port and reaps it.  Empties lockpid.
+busy_port_free() {
+    kill "$lockpid" 2>/dev/null
+    wait "$lockpid" 2>/dev/null
+    lockpid=
 }
 
 series_outage() {

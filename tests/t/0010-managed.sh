@@ -7,43 +7,8 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tests/lib/tap.sh"
 . "$root/tests/lib/pg.sh"
-
-n=0
-ok() {
-    n=$((n + 1))
-    echo "ok $n - $1"
-}
-nfail=0
-not_ok() {
-    n=$((n + 1))
-    nfail=$((nfail + 1))
-    echo "not ok $n - $1"
-    shift
-    for _l in "$@"; do
-        echo "#   $_l"
-    done
-}
-# is GOT EXPECTED DESCRIPTION
-is() {
-    if [ "$1" = "$2" ]; then
-        ok "$3"
-    else
-        not_ok "$3" "got:      '$1'" "expected: '$2'"
-    fi
-}
-# like GOT PATTERN DESCRIPTION (a case pattern)
-like() {
-    # shellcheck disable=SC2254 # $2 is a pattern on purpose
-    case $1 in
-    $2) ok "$3" ;;
-    *) not_ok "$3" "got:      '$1'" "expected: '$2'" ;;
-    esac
-}
-skip() {
-    n=$((n + 1))
-    echo "ok $n # skip $1"
-}
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0010.XXXXXX") || exit 1
 chmod 755 "$tmp"
@@ -127,20 +92,18 @@ if $CC -std=c11 -D_GNU_SOURCE -I"$root/src" -Wall -Wextra -Wpedantic -Wshadow \
     -fsanitize=address,undefined -o "$smoke" "$root/tests/helpers/managed_smoke.c" \
     "$root/src/db/managed.c" "$root/src/core/err.c" "$root/src/core/signals.c" \
     "$root/src/core/secret.c" 2>"$tmp/cc.log"; then
-    ok "managed_smoke compiles"
+    pass "managed_smoke compiles"
 else
-    not_ok "managed_smoke compiles" "$(tail -n 5 "$tmp/cc.log")"
-    echo "1..$n"
-    exit 1
+    fail "managed_smoke compiles" "$(tail -n 5 "$tmp/cc.log")"
+    done_testing
 fi
 
 bindir=$("$smoke" bindir 2>&1)
 if [ -x "$bindir/initdb" ] && [ -x "$bindir/pg_ctl" ] && [ -x "$bindir/psql" ]; then
-    ok "managed_find_bindir finds initdb, pg_ctl and psql ($bindir)"
+    pass "managed_find_bindir finds initdb, pg_ctl and psql ($bindir)"
 else
-    not_ok "managed_find_bindir finds initdb, pg_ctl and psql" "got: '$bindir'"
-    echo "1..$n"
-    exit 1
+    fail "managed_find_bindir finds initdb, pg_ctl and psql" "got: '$bindir'"
+    done_testing
 fi
 
 # --- a new cluster on the Unix socket only ---------------------------------
@@ -160,9 +123,9 @@ like "$(cat "$tmp/err")" "*started=1*" "start: reports that it started the serve
 pid=$(pmpid "$d1")
 sleep 0.3
 if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-    ok "the server survives SIGINT to the starter's process group"
+    pass "the server survives SIGINT to the starter's process group"
 else
-    not_ok "the server survives SIGINT to the starter's process group" "postmaster pid '$pid'"
+    fail "the server survives SIGINT to the starter's process group" "postmaster pid '$pid'"
 fi
 is "$(q "$ci" 'select 1')" 1 "psql over the Unix socket: select 1"
 is "$(q "$ci" "select current_user || ',' || current_database()")" "tpcc,tpcc" \
@@ -187,9 +150,9 @@ is "$(pmpid "$d1")" "$pid" "start again: same postmaster"
 "$smoke" "$d1" stop >"$tmp/out" 2>"$tmp/err"
 is "$?" 0 "stop: exit 0"
 if gone "$pid" && [ ! -e "$d1/postmaster.pid" ] && [ ! -e "$d1/.s.PGSQL.5432" ]; then
-    ok "stop: the postmaster, its pid file and its socket are gone"
+    pass "stop: the postmaster, its pid file and its socket are gone"
 else
-    not_ok "stop: the postmaster, its pid file and its socket are gone" "$(ls -a "$d1" | tr '\n' ' ')"
+    fail "stop: the postmaster, its pid file and its socket are gone" "$(ls -a "$d1" | tr '\n' ' ')"
 fi
 
 # An existing cluster that is not running is started.
@@ -225,9 +188,9 @@ like "$(tcp_listeners "$pid2")" "[1-9]*" "the postmaster holds a listening TCP s
 "$smoke" "$d2" stop >/dev/null 2>&1
 rc=$?
 if [ $rc = 0 ] && gone "$pid2"; then
-    ok "TCP server stopped"
+    pass "TCP server stopped"
 else
-    not_ok "TCP server stopped" "rc $rc, postmaster '$pid2'"
+    fail "TCP server stopped" "rc $rc, postmaster '$pid2'"
 fi
 
 # --- a datadir too long for a socket path -------------------------------------
@@ -245,9 +208,9 @@ is "$(q "$ci3" 'select 1')" 1 "long datadir: select 1"
 "$smoke" "$d3" stop >/dev/null 2>&1
 rc=$?
 if [ $rc = 0 ] && [ -n "$sock3" ] && [ ! -e "$sock3" ]; then
-    ok "long datadir: stop removes the socket directory"
+    pass "long datadir: stop removes the socket directory"
 else
-    not_ok "long datadir: stop removes the socket directory" "rc $rc, '$sock3' $(ls -ld "$sock3" 2>&1)"
+    fail "long datadir: stop removes the socket directory" "rc $rc, '$sock3' $(ls -ld "$sock3" 2>&1)"
 fi
 
 # --- Ctrl-C while starting -----------------------------------------------------
@@ -266,9 +229,9 @@ rc=$?
 spid=
 is "$rc" 130 "SIGINT during start: the caller exits 130 after managed_start returns"
 if [ -f "$d4/PG_VERSION" ] && [ ! -e "$d4/postmaster.pid" ]; then
-    ok "SIGINT during start: initdb completed and the server was stopped again"
+    pass "SIGINT during start: initdb completed and the server was stopped again"
 else
-    not_ok "SIGINT during start: initdb completed and the server was stopped again" \
+    fail "SIGINT during start: initdb completed and the server was stopped again" \
         "$(cat "$tmp/err")" "$(ls "$d4" 2>&1 | tr '\n' ' ')"
 fi
 
@@ -298,9 +261,9 @@ is "$?" 2 "a datadir with a double quote: exit 2"
 
 PG_TEST_CONF="work_mem = 7MB"
 if pg_start 2>"$tmp/pgstart.err"; then
-    ok "pg_start"
+    pass "pg_start"
 else
-    not_ok "pg_start" "$(cat "$tmp/pgstart.err")"
+    fail "pg_start" "$(cat "$tmp/pgstart.err")"
 fi
 is "$PG_TEST_CONNINFO" "host=127.0.0.1 port=$PG_TEST_PORT dbname=tpcc user=tpcc" "pg_start: PG_TEST_CONNINFO"
 is "$(pg_psql 'select 1' 2>&1)" 1 "pg_psql: select 1 over TCP with the password"
@@ -315,10 +278,9 @@ pgdir=$PG_TEST_DIR
 pgpid=$(pmpid "$pgdir/data")
 pg_stop
 if [ -n "$pgpid" ] && gone "$pgpid" && [ ! -e "$pgdir" ]; then
-    ok "pg_stop: the server is gone and its directory removed"
+    pass "pg_stop: the server is gone and its directory removed"
 else
-    not_ok "pg_stop: the server is gone and its directory removed" "pid '$pgpid', dir $(ls -ld "$pgdir" 2>&1)"
+    fail "pg_stop: the server is gone and its directory removed" "pid '$pgpid', dir $(ls -ld "$pgdir" 2>&1)"
 fi
 
-echo "1..$n"
-[ "$nfail" = 0 ]
+done_testing

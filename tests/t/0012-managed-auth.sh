@@ -13,27 +13,11 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
 command -v psql >/dev/null 2>&1 || bail_out "psql is missing: apt-get install postgresql-client"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0012.XXXXXX") || bail_out "mktemp failed"
-chmod 755 "$tmp"
-cp "$TPCC_BIN" "$tmp/tpccbench"
-bin=$tmp/tpccbench
-cleanup() {
-    pg_stop_datadir "$tmp/pg"
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-pg=$tmp/pg
+t_private t0012 pg
+pg=$t_datadir
 pass=$pg/tpccbench.pgpass
 # A free port: try a few, a port taken between the probe and the start is retried.
 for i in 1 2 3 4 5; do

@@ -12,19 +12,9 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-
-[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0015.XXXXXX") || bail_out "mktemp failed"
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 . "$root/tests/lib/util.sh"
-LC_ALL=C
-export LC_ALL
+
+t_begin t0015
 
 dest=$tmp/dest
 bin=$dest/usr/bin/tpccbench

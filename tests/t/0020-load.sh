@@ -8,61 +8,13 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
 
-bin=$TPCC_BIN
-[ -x "$bin" ] || bail_out "$bin is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0020.XXXXXX") || bail_out "mktemp failed"
-# Test a copy: a `make` during the test must not swap the program between two calls.
-cp "$TPCC_BIN" "$tmp/tpccbench" || { rm -rf "$tmp"; bail_out "copying $TPCC_BIN failed"; }
-bin=$tmp/tpccbench
-bgpid=
-cleanup() {
-    # Only the load this script started in the background, by its pid.
-    if [ -n "$bgpid" ]; then
-        kill -KILL "$bgpid" 2>/dev/null
-        wait "$bgpid" 2>/dev/null
-    fi
-    pg_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-LC_ALL=C
-export LC_ALL
-t_start=$(date +%s)
-
-# run NAME CMD...: run CMD (at most 180 s) with stdout in $tmp/NAME.out and
-# stderr in $tmp/NAME.err; sets rc, out and err.
-if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 180"; else to=; fi
-run() {
-    _name=$1
-    shift
-    # shellcheck disable=SC2086
-    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
-    rc=$?
-    out=$(cat "$tmp/$_name.out")
-    err=$(cat "$tmp/$_name.err")
-}
-
-# Show what a failed command said, so a red test explains itself.
-explain() {
-    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
-}
-
-# rec LABEL: the one run folder results/<stamp>-LABEL (every call has its own label).
-rec() {
-    _r=$(ls -d "$tmp/results/"*-"$1" 2>/dev/null)
-    echo "$_r"
-}
+# run: at most 180 s.  rec LABEL: the one run folder (every call has its own
+# label).  t_cleanup kills the load started in the background ($bgpid).
+RUN_TIMEOUT=180
+t_begin t0020 pg
+t_copy_bin
 
 # jflat FILE: the JSON file's leaves, one "a.b.c=value" a line, sorted; exit 2 if it does not parse.
 jflat() {
@@ -124,18 +76,7 @@ port_listening() {
         /proc/net/tcp /proc/net/tcp6 2>/dev/null
 }
 
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
-pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
-
-cfg=$tmp/tpcc.yaml
-cat >"$cfg" <<EOF
-database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
-schema: {warehouses: 2}
-results: {dir: "$tmp/results"}
-EOF
+t_pg 2
 
 tables="warehouse district customer history new_order orders order_line item stock"
 
@@ -289,22 +230,11 @@ while ! grep -q '^schema ' "$tmp/intr.err" && alive "$bgpid" && [ $i -lt 600 ]; 
     i=$((i + 1))
 done
 sleep 0.5
-if alive "$bgpid"; then
-    kill -INT "$bgpid"
-    pass "SIGINT sent while the load runs, 0.5 s after its schema phase"
-else
-    fail "the load was still running to get SIGINT" "$(cat "$tmp/intr.err")"
-fi
+bg_signal INT "SIGINT sent while the load runs, 0.5 s after its schema phase" \
+    "the load was still running to get SIGINT" "$tmp/intr.err"
 # Wait at most 60 s for it to stop.
-i=0
-while alive "$bgpid" && [ $i -lt 600 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-wait "$bgpid"
-rc=$?
-bgpid=
-is "$rc" 130 "Ctrl-C during load: exit 130 (within $((i / 10)) s)"
+bg_wait 60 "after SIGINT, the load"
+is "$rc" 130 "Ctrl-C during load: exit 130 (within $waited_s s)"
 like "$(cat "$tmp/intr.err")" "*interrupted during the copy phase*'tpccbench load --drop'*" \
     "Ctrl-C: the message says it was copying and to load --drop"
 ji=$(jflat "$(rec intr)/run.json")

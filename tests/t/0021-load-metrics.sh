@@ -15,19 +15,11 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0021
+t_begin t0021 pg
 command -v promtool >/dev/null 2>&1 || bail_out "promtool is needed (apt-get install prometheus)"
 t_pg 3
-
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # scrape_load URL DIR WANT1 WANT2: in one process, wait until the text holds
 # WANT1 (a line prefix), save DIR/scrape1 and DIR/om1 (OpenMetrics, its
@@ -95,14 +87,7 @@ ntables() {
 
 # ---------------------------------------------------------------------------
 # 1. A port in use, from the config file: exit 2 before the load starts.
-python3 -c '
-import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
-print(s.getsockname()[1], flush=True); time.sleep(60)' >"$tmp/holder" &
-lockpid=$!
-i=0
-while [ ! -s "$tmp/holder" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-busy=$(cat "$tmp/holder")
+busy_port
 busycfg=$tmp/busy.yaml
 cp "$cfg" "$busycfg"
 printf 'run: {metrics_listen: "127.0.0.1:%s"}\n' "$busy" >>"$busycfg"
@@ -112,9 +97,7 @@ like "$err" "*cannot listen on 127.0.0.1:$busy (run.metrics_listen)*in use*choos
     "... naming the address, the key and what to do"
 is "$(rec busy)" "" "... before the load starts (no record)"
 is "$(ntables)" 0 "... and before any table is created"
-kill "$lockpid" 2>/dev/null
-wait "$lockpid" 2>/dev/null
-lockpid=
+busy_port_free
 
 # ---------------------------------------------------------------------------
 # 2. load --metrics-listen, scraped twice while it copies (W=3, one job: long enough).
@@ -128,11 +111,7 @@ if scrape_load "http://127.0.0.1:$port/metrics" "$tmp" 'tpccbench_load_phase{pha
 else
     fail "the endpoint answered three scrapes during the copy" "$(tail -3 "$tmp/scrape.err")"
 fi
-wait "$bgpid"
-rc=$?
-bgpid=
-out=$(cat "$tmp/live.out")
-err=$(cat "$tmp/live.err")
+bg_reap live
 is "$rc" 0 "load --jobs 1 --metrics-listen 127.0.0.1:$port: exit 0" || explain
 like "$err" "*metrics: http://127.0.0.1:$port/metrics*" "... saying where the endpoint is"
 s1=$(sum_of "$tmp/scrape1" 'tpccbench_load_rows_sent_total{')

@@ -22,13 +22,9 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0024
+t_begin t0024 pg
 # Test a copy: a `make` during the test must not swap the program between two parts.
 cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying $TPCC_BIN failed"
 bin=$tmp/tpccbench
@@ -43,7 +39,6 @@ kill_parts() {
 t_extra_cleanup=kill_parts
 t_pg 4
 printf 'load: {jobs: 2}\n' >>"$cfg"
-t_start=$(date +%s)
 
 # start LABEL "VAR=value ..." ARGS...: a load in the background with those
 # variables set (a launcher's; "" for none); its pid in $pid_LABEL.
@@ -66,12 +61,6 @@ finish() {
     rc=$?
     out=$(cat "$tmp/$1.out")
     err=$(cat "$tmp/$1.err")
-}
-# dates: how many distinct load dates the rows carry.
-dates() {
-    pg_psql "select count(distinct d) from (select o_entry_d d from orders union select h_date from history
-             union select c_since from customer
-             union select ol_delivery_d from order_line where ol_delivery_d is not null) s"
 }
 # indexer_steps: the parts that committed index steps, "1", "2" ("": none).
 indexer_steps() {
@@ -135,7 +124,7 @@ is "$rc" 0 "part 2/2: exit 0" || explain
 like "$err" "*part 2/2 of run 'two': joined after*" "part 2/2: says it joined the plan" || explain
 is "$(pg_checksums)" "$sum_single" \
     "two parts: every table holds the rows of the single-process load (all columns but the dates)"
-is "$(dates)" 1 "two parts: one date for every row"
+is "$(pg_load_dates)" 1 "two parts: one date for every row"
 idx=$(indexer_steps)
 ok "$(case $idx in 1 | 2) echo 0 ;; *) echo 1 ;; esac)" "two parts: the index steps are one part's ($idx)"
 is "$(indexer_mark)" "$idx" "two parts: tpcc_load_part marks the same part as building the indexes"
@@ -251,7 +240,7 @@ check(p.get('indexes') == 'built' and p.get('indexes_by') == 2, 'r2resume: the l
 "
 is "$(indexer_steps)" 2 "resume: the index steps are part 2's"
 is "$(pg_checksums)" "$sum_w2" "resume: the rows of the 4-part load of 2 warehouses, seed 5"
-is "$(dates)" 1 "resume: one date for every row"
+is "$(pg_load_dates)" 1 "resume: one date for every row"
 
 # ---------------------------------------------------------------------------
 note "$(($(date +%s) - t_start)) s"

@@ -18,51 +18,10 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-bin=$TPCC_BIN
-[ -x "$bin" ] || bail_out "$bin is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0030.XXXXXX") || bail_out "mktemp failed"
-cleanup() {
-    pg_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-LC_ALL=C
-export LC_ALL
-t_start=$(date +%s)
-
-# run NAME CMD...: run CMD (at most 120 s) with stdout in $tmp/NAME.out and
-# stderr in $tmp/NAME.err; sets rc, out and err.
-
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
-pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
-
-cfg=$tmp/tpcc.yaml
-cat >"$cfg" <<EOF
-database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
-schema: {warehouses: 2}
-results: {dir: "$tmp/results"}
-EOF
-
-run load "$bin" load -c "$cfg" --warehouses 2 --jobs 2 --label load
-is "$rc" 0 "load --warehouses 2 --jobs 2: exit 0" || {
-    explain
-    bail_out "no data to run on"
-}
+t_begin t0030 pg
+t_pg_load 2 "load --warehouses 2 --jobs 2: exit 0" --warehouses 2 --jobs 2
 
 # ---------------------------------------------------------------------------
 # 1. A 10 s run at read committed.

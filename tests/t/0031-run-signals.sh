@@ -11,85 +11,21 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-bin=$TPCC_BIN
-[ -x "$bin" ] || bail_out "$bin is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0031.XXXXXX") || bail_out "mktemp failed"
-bgpid=
-cleanup() {
-    # Only the run this script started in the background, by its pid.
-    if [ -n "$bgpid" ]; then
-        kill -KILL "$bgpid" 2>/dev/null
-        wait "$bgpid" 2>/dev/null
-    fi
-    pg_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-LC_ALL=C
-export LC_ALL
-t_start=$(date +%s)
-
-# run NAME CMD...: run CMD (at most 120 s) with stdout in $tmp/NAME.out and
-# stderr in $tmp/NAME.err; sets rc, out and err.
-
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
-pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
-
-cfg=$tmp/tpcc.yaml
-cat >"$cfg" <<EOF
-database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
-schema: {warehouses: 2}
-results: {dir: "$tmp/results"}
-EOF
-
-run load "$bin" load -c "$cfg" --warehouses 2 --jobs 2 --label load
-is "$rc" 0 "load --warehouses 2 --jobs 2: exit 0" || {
-    explain
-    bail_out "no data to run on"
-}
+# t_cleanup kills the run started in the background ($bgpid), by its pid.
+t_begin t0031 pg
+t_pg_load 2 "load --warehouses 2 --jobs 2: exit 0" --warehouses 2 --jobs 2
 
 # ---------------------------------------------------------------------------
 # 1. Ctrl-C 3 s into a 30 s run.
 
-"$bin" run -c "$cfg" --duration 30s --warmup 1s --vus 4 --label intr \
-    >"$tmp/intr.out" 2>"$tmp/intr.err" </dev/null &
-bgpid=$!
+bg_run intr --duration 30s --warmup 1s --vus 4
 sleep 3
-if alive "$bgpid"; then
-    kill -INT "$bgpid"
-    pass "SIGINT sent 3 s into the run"
-else
-    fail "the run was still running after 3 s" "$(cat "$tmp/intr.err")"
-fi
+bg_signal INT "SIGINT sent 3 s into the run" "the run was still running after 3 s" "$tmp/intr.err"
 # It must stop promptly: wait at most 30 s.
-i=0
-while alive "$bgpid" && [ $i -lt 300 ]; do
-    sleep 0.1
-    i=$((i + 1))
-done
-if alive "$bgpid"; then
-    fail "the run stops within 30 s of SIGINT"
-    kill -KILL "$bgpid"
-fi
-wait "$bgpid"
-rc=$?
-bgpid=
-is "$rc" 130 "Ctrl-C: exit 130 (stopped $((i / 10)) s after the signal)" ||
+bg_wait 30 "after SIGINT, the run"
+is "$rc" 130 "Ctrl-C: exit 130 (stopped $waited_s s after the signal)" ||
     diag "stderr:" "$(cat "$tmp/intr.err")"
 d=$(rec intr)
 if [ -n "$d" ] && [ -f "$d/run.json" ]; then pass "Ctrl-C: results/*-intr/run.json exists"; else

@@ -13,20 +13,10 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0032
-t_pg 1
-
-run load "$bin" load -c "$cfg" --label load
-is "$rc" 0 "load: exit 0" || {
-    explain
-    bail_out "no data to run on"
-}
+t_begin t0032 pg
+t_pg_load 1 "load: exit 0"
 
 # check_after NAME: conditions 1-4 hold.
 check_after() {
@@ -65,51 +55,33 @@ check(run.get('notpm', 0) > 0, name + ': NOTPM > 0 (the run went on)')
 
 # ---------------------------------------------------------------------------
 # 1. Restart -m immediate 3 s into the measured window.
-"$bin" run -c "$cfg" --duration 10s --warmup 1s --vus 4 --label restart \
-    >"$tmp/restart.out" 2>"$tmp/restart.err" </dev/null &
-bgpid=$!
+bg_run restart --duration 10s --warmup 1s --vus 4
 sleep 4
 pg_restart_immediate
 ok $? "pg_ctl restart -m immediate during the run"
-wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
-wait "$bgpid"
-rc=$?
-bgpid=
-is "$rc" 0 "restart: the run completes, exit 0" || diag "$(cat "$tmp/restart.err")"
+bg_complete restart
 outage_checks restart
 like "$(cat "$tmp/restart.out")" "*outage: * connections lost*" "restart: the summary names the outage"
 check_after restart
 
 # ---------------------------------------------------------------------------
 # 2. pg_terminate_backend of every client backend, client mode.
-"$bin" run -c "$cfg" --duration 8s --warmup 1s --vus 4 --mode client --label term \
-    >"$tmp/term.out" 2>"$tmp/term.err" </dev/null &
-bgpid=$!
+bg_run term --duration 8s --warmup 1s --vus 4 --mode client
 sleep 4
-n=$(pg_psql "select count(pg_terminate_backend(pid)) from pg_stat_activity
-             where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'")
+n=$(pg_terminate_clients)
 ok "$([ "${n:-0}" -ge 5 ] && echo 0 || echo 1)" "pg_terminate_backend ended $n backends (4 VUs, a worker, the monitor)"
-wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
-wait "$bgpid"
-rc=$?
-bgpid=
-is "$rc" 0 "terminate: the run completes, exit 0" || diag "$(cat "$tmp/term.err")"
+bg_complete term terminate
 outage_checks term
 check_after term
 
 # ---------------------------------------------------------------------------
 # 3. Gone for longer than --max-outage.
-"$bin" run -c "$cfg" --duration 60s --warmup 1s --vus 4 --max-outage 3s --label gone \
-    >"$tmp/gone.out" 2>"$tmp/gone.err" </dev/null &
-bgpid=$!
+bg_run gone --duration 60s --warmup 1s --vus 4 --max-outage 3s
 sleep 3
 pg_halt
 ok $? "server stopped during the run"
 t0=$(date +%s)
-wait_gone "$bgpid" 30 || fail "the run ended within 30 s of the stop"
-wait "$bgpid"
-rc=$?
-bgpid=
+bg_wait 30
 t1=$(date +%s)
 is "$rc" 1 "max-outage: exit 1" || diag "$(cat "$tmp/gone.err")"
 ok "$([ $((t1 - t0)) -le 10 ] && echo 0 || echo 1)" "max-outage: ended $((t1 - t0)) s after the stop (limit 3 s)"

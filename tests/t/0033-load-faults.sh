@@ -12,13 +12,9 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0033
+t_begin t0033 pg
 t_pg 2
 printf 'load: {jobs: 2}\n' >>"$cfg"
 
@@ -55,19 +51,7 @@ start_load() {
 # finish_load LABEL: wait for the background load; sets rc.
 finish_load() {
     wait_gone "$bgpid" 60 || fail "$1: the load ended within 60 s of the fault"
-    wait "$bgpid"
-    rc=$?
-    bgpid=
-    out=$(cat "$tmp/$1.out")
-    err=$(cat "$tmp/$1.err")
-}
-
-# dates: how many distinct load dates (the checksums, tests/lib/pg.sh's pg_checksums,
-# leave them out).
-dates() {
-    pg_psql "SELECT count(DISTINCT d) FROM (SELECT o_entry_d d FROM orders UNION SELECT h_date FROM history
-             UNION SELECT c_since FROM customer
-             UNION SELECT ol_delivery_d FROM order_line WHERE ol_delivery_d IS NOT NULL) s"
+    bg_reap "$1"
 }
 
 full_check() {
@@ -113,7 +97,7 @@ check(l.get('rows', {}).get('item', -1) in (0, 100000), 'resume: item loaded at 
 full_check resume
 is "$(pg_psql "select count(*) from tpcc_load_step where step like 'copy:%'")" 17 \
     "resume: every copy step recorded once"
-is "$(dates)" 1 "resume: every row carries the one date of the load it continued"
+is "$(pg_load_dates)" 1 "resume: every row carries the one date of the load it continued"
 sum_resumed=$(pg_checksums)
 
 # ---------------------------------------------------------------------------
@@ -130,7 +114,7 @@ is "$rc" 0 "load --drop after the failed load: exit 0" || explain
 full_check drop
 is "$(pg_checksums)" "$sum_resumed" \
     "an uninterrupted load with the same seed equals the interrupted and resumed one (all columns but dates)"
-is "$(dates)" 1 "drop: one date for the whole load"
+is "$(pg_load_dates)" 1 "drop: one date for the whole load"
 
 # ---------------------------------------------------------------------------
 # 3. Errors.

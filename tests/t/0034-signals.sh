@@ -9,13 +9,9 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0034
+t_begin t0034 pg
 # The managed server's user must reach its data directory under $tmp.
 chmod 755 "$tmp"
 stop_managed() { pg_stop_datadir "$tmp/pgdata"; }

@@ -14,36 +14,15 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0035.XXXXXX") || bail_out "mktemp failed"
-# A private copy: a rebuild of ./tpccbench during the test must not matter.
-cp "$TPCC_BIN" "$tmp/tpccbench"
-bin=$tmp/tpccbench
-cleanup() {
-    pg_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
-
-pg_start || bail_out "cannot start PostgreSQL"
+t_begin t0035 pg
+t_copy_bin
+t_pg_up
 cat >"$tmp/t.yaml" <<EOY
 database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
 results: {dir: $tmp/results}
 EOY
-
-# json FILE EXPR: evaluate a python expression over the record r.
-json() {
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"
-}
 
 n_tx=400
 for mode in client pipeline procedure; do

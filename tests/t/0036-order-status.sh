@@ -31,51 +31,18 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-probe=${TPCC_HELPERS:-$root/build/tests/helper}/txn_probe
-[ -x "$probe" ] || bail_out "$probe is missing: run make build/tests/helper/txn_probe"
+t_helper probe txn_probe
 
-t_begin t0036
-t_pg 1
-
-run load "$bin" load -c "$cfg" --label load
-is "$rc" 0 "load: exit 0" || {
-    explain
-    bail_out "no data to run on"
-}
+t_begin t0036 pg ostatus
+t_pg_load 1 "load: exit 0"
 
 # p LABEL ARGS...: the probe on the test server, output in $tmp/LABEL.out.
 p() {
     _l=$1
     shift
     run "$_l" "$probe" --conninfo "$PG_TEST_CONNINFO" "$@"
-}
-
-# wait_until SECS SQL: until the query returns t; 0 when it did.
-wait_until() {
-    _i=0
-    while [ $_i -lt $(($1 * 20)) ]; do
-        [ "$(pg_psql "$2" 2>/dev/null)" = t ] && return 0
-        sleep 0.05
-        _i=$((_i + 1))
-    done
-    return 1
-}
-
-# wait_paused FILE SECS: until the probe printed "paused" into FILE.
-wait_paused() {
-    _i=0
-    while [ $_i -lt $(($2 * 20)) ]; do
-        grep -q '^paused before' "$1" 2>/dev/null && return 0
-        sleep 0.05
-        _i=$((_i + 1))
-    done
-    return 1
 }
 
 # ---------------------------------------------------------------------------
@@ -117,78 +84,35 @@ n=$(grep -c '^line ' "$tmp/id-procedure.out")
 ok "$([ "$n" -ge 5 ] && [ "$n" -le 15 ] && echo 0 || echo 1)" "procedure: 5..15 lines returned ($n)"
 
 # ---------------------------------------------------------------------------
-# 2 and 3.  A Delivery committed between the order and its lines.
+# 2 and 3.  A Delivery committed between the order and its lines
+# (tests/lib/ostatus.sh: the target order os_o of customer os_c, the
+# Delivery, the judgement).
 
-# target: the oldest undelivered order of district 1 and its customer (after
-# a load, that customer's only order): "o_id c_id".
-target() {
-    pg_psql "select o_id || ' ' || o_c_id from orders where o_w_id = 1 and o_d_id = 1
-        and o_id = (select min(no_o_id) from new_order where no_w_id = 1 and no_d_id = 1)"
-}
-
-# judge LABEL O_ID WANT: the probe's output LABEL shows order O_ID, and WANT
-# is "undelivered" (carrier NULL, no line delivered) or "mixed" (carrier
-# NULL, every line delivered: two snapshots).
-judge() {
-    _out=$tmp/$1.out
-    _order=$(sed -n 's/^order \([0-9]*\) .* \([0-9A-Z]*\)$/\1 \2/p' "$_out")
-    _n=$(grep -c '^line ' "$_out")
-    _d=$(grep -c '^line .* delivered$' "$_out")
-    case $3 in
-    undelivered) [ "$_order" = "$2 NULL" ] && [ "$_n" -ge 5 ] && [ "$_d" = 0 ] ;;
-    mixed) [ "$_order" = "$2 NULL" ] && [ "$_n" -ge 5 ] && [ "$_d" = "$_n" ] ;;
-    esac
-}
-
-# The Delivery the second session commits, and that it delivered o_id.
-deliver() {
-    pg_psql "select tpcc_delivery(1, 7)" >/dev/null
-    [ "$(pg_psql "select o_carrier_id from orders where o_w_id = 1 and o_d_id = 1 and o_id = $1")" = 7 ]
-}
-
-# paused_client LABEL [--read-committed]: client mode, paused before the lines.
+# paused_client LABEL [--read-committed]: client mode, paused before the
+# lines while a second session delivers the order; then the probe goes on.
 paused_client() {
     _l=$1
     shift
-    set -- $(target) "$@"
-    _o=$1
-    _c=$2
-    shift 2
+    os_target pg
     rm -f "$tmp/go-$_l"
-    "$probe" --conninfo "$PG_TEST_CONNINFO" --mode client --w 1 --d 1 --c "$_c" \
-        --pause-before os_order_lines --go-file "$tmp/go-$_l" "$@" \
-        >"$tmp/$_l.out" 2>"$tmp/$_l.err" </dev/null &
-    bgpid=$!
-    if wait_paused "$tmp/$_l.out" 10; then
-        pass "$_l: the probe stopped before the lines of order $_o (customer $_c)"
+    os_probe_bg "$_l" --conninfo "$PG_TEST_CONNINFO" --mode client --w 1 --d 1 --c "$os_c" \
+        --pause-before os_order_lines --go-file "$tmp/go-$_l" "$@"
+    if os_wait_paused "$tmp/$_l.out" 10; then
+        pass "$_l: the probe stopped before the lines of order $os_o (customer $os_c)"
     else
         fail "$_l: the probe stopped before the lines" "$(cat "$tmp/$_l.err")"
     fi
-    if deliver "$_o"; then
-        pass "$_l: a second session delivered order $_o meanwhile (carrier 7)"
-    else
-        fail "$_l: a second session delivered order $_o meanwhile"
-    fi
+    os_deliver "$_l" pg
     touch "$tmp/go-$_l"
-    wait "$bgpid"
-    is "$?" 0 "$_l: the probe finished: exit 0" || diag "$(cat "$tmp/$_l.err")"
-    bgpid=
-    order=$_o
 }
 
 paused_client client-control --read-committed
-if judge client-control "$order" mixed; then
-    pass "control (read committed, as before): order $order shows no carrier but every line delivered"
-else
-    fail "control (read committed): order $order undelivered with its lines delivered" "$(cat "$tmp/client-control.out")"
-fi
+os_finish client-control mixed \
+    "control (read committed, as before): order $os_o shows no carrier but every line delivered"
 
 paused_client client-snapshot
-if judge client-snapshot "$order" undelivered; then
-    pass "client mode: order $order wholly undelivered, as when Order-Status began (one snapshot)"
-else
-    fail "client mode: order $order wholly undelivered" "$(cat "$tmp/client-snapshot.out")"
-fi
+os_finish client-snapshot undelivered \
+    "client mode: order $os_o wholly undelivered, as when Order-Status began (one snapshot)"
 
 # Procedure mode: the function waits for a shared advisory lock between the
 # order and its lines.  The marked comment must be there to be replaced.
@@ -204,70 +128,29 @@ pg_psql "$(cat "$tmp/os-paused.sql")" >/dev/null
 is "$?" 0 "installed tpcc_order_status with a wait for advisory lock $key at that place"
 
 # The lock holder: psql reading from a FIFO, so it keeps its session.
-mkfifo "$tmp/lock.fifo"
-PGPASSWORD=$TPCC_TEST_PASSWORD "$PG_TEST_BINDIR/psql" -X -q -tA -d "$PG_TEST_CONNINFO" \
-    <"$tmp/lock.fifo" >"$tmp/lock.out" 2>&1 &
-lockpid=$!
-exec 3>"$tmp/lock.fifo"
-held="select exists (select 1 from pg_locks where locktype = 'advisory' and objid = $key
-    and mode = 'ExclusiveLock' and granted)"
-waiting="select exists (select 1 from pg_locks where locktype = 'advisory' and objid = $key
-    and mode = 'ShareLock' and not granted)"
+os_lock_open pg
+os_lock_set "advisory lock $key" "select pg_advisory_lock($key);" "select pg_advisory_unlock($key);" \
+    "select exists (select 1 from pg_locks where locktype = 'advisory' and objid = $key
+        and mode = 'ExclusiveLock' and granted)" \
+    "select exists (select 1 from pg_locks where locktype = 'advisory' and objid = $key
+        and mode = 'ShareLock' and not granted)"
 
-# paused_proc LABEL [--read-committed]
-paused_proc() {
-    _l=$1
-    shift
-    set -- $(target) "$@"
-    _o=$1
-    _c=$2
-    shift 2
-    echo "select pg_advisory_lock($key);" >&3
-    wait_until 10 "$held" || fail "$_l: the third session holds advisory lock $key"
-    "$probe" --conninfo "$PG_TEST_CONNINFO" --mode procedure --w 1 --d 1 --c "$_c" "$@" \
-        >"$tmp/$_l.out" 2>"$tmp/$_l.err" </dev/null &
-    bgpid=$!
-    if wait_until 10 "$waiting"; then
-        pass "$_l: tpcc_order_status waits for the lock, after reading order $_o (customer $_c)"
-    else
-        fail "$_l: tpcc_order_status waits for the lock" "$(cat "$tmp/$_l.err")"
-    fi
-    if deliver "$_o"; then
-        pass "$_l: a second session delivered order $_o meanwhile (carrier 7)"
-    else
-        fail "$_l: a second session delivered order $_o meanwhile"
-    fi
-    echo "select pg_advisory_unlock($key);" >&3
-    wait "$bgpid"
-    is "$?" 0 "$_l: the probe finished: exit 0" || diag "$(cat "$tmp/$_l.err")"
-    bgpid=
-    order=$_o
-}
+os_paused_proc proc-control pg 10 --conninfo "$PG_TEST_CONNINFO" --mode procedure --w 1 --d 1 \
+    --read-committed
+os_finish proc-control mixed \
+    "control (the call at read committed): order $os_o shows no carrier but every line delivered"
 
-paused_proc proc-control --read-committed
-if judge proc-control "$order" mixed; then
-    pass "control (the call at read committed): order $order shows no carrier but every line delivered"
-else
-    fail "control (the call at read committed): order $order undelivered with its lines delivered" "$(cat "$tmp/proc-control.out")"
-fi
-
-paused_proc proc-snapshot
-if judge proc-snapshot "$order" undelivered; then
-    pass "procedure mode: order $order wholly undelivered, as when the call began (one snapshot)"
-else
-    fail "procedure mode: order $order wholly undelivered" "$(cat "$tmp/proc-snapshot.out")"
-fi
+os_paused_proc proc-snapshot pg 10 --conninfo "$PG_TEST_CONNINFO" --mode procedure --w 1 --d 1
+os_finish proc-snapshot undelivered \
+    "procedure mode: order $os_o wholly undelivered, as when the call began (one snapshot)"
 
 # Afterwards the same Order-Status sees the delivery whole.
-p after --mode procedure --w 1 --d 1 --c "$(pg_psql "select o_c_id from orders where o_w_id = 1
-    and o_d_id = 1 and o_id = $order")"
+p after --mode procedure --w 1 --d 1 --c "$os_c"
 n=$(grep -c '^line ' "$tmp/after.out")
 is "$(sed -n 's/^order \([0-9]*\) .* \([0-9A-Z]*\)$/\1 \2/p' "$tmp/after.out") $(grep -c '^line .* delivered$' "$tmp/after.out")" \
-    "$order 7 $n" "afterwards: order $order with carrier 7 and all $n lines delivered"
+    "$os_o 7 $n" "afterwards: order $os_o with carrier 7 and all $n lines delivered"
 
-exec 3>&-
-wait "$lockpid" 2>/dev/null
-lockpid=
+os_lock_close
 
 # ---------------------------------------------------------------------------
 # 4. Functions of another version return other columns: procedure mode

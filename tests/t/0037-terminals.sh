@@ -25,16 +25,10 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0037
-t_pg 2
-run load "$bin" load -c "$cfg" --label load
-is "$rc" 0 "load W=2" || explain
+t_begin t0037 pg
+t_pg_load 2 "load W=2"
 
 # 1. Fixed (w, d) per terminal.
 run fixed "$bin" run -c "$cfg" --terminals 20 --connections 4 --duration 8s --warmup 1s --label fixed

@@ -33,22 +33,13 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0038
+t_begin t0038 pg
 command -v promtool >/dev/null 2>&1 || bail_out "promtool is needed (apt-get install prometheus)"
 t_pg 1
 run load "$bin" load -c "$cfg" --label load
 is "$rc" 0 "load W=1" || explain
-
-# A free loopback port: bind port 0 and read what the kernel chose.
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 
 # scrape_twice URL DIR: in one process (python starts slowly on a loaded
 # machine), wait for the endpoint to show a committed transaction, then save
@@ -279,21 +270,12 @@ fi
 
 # ---------------------------------------------------------------------------
 # 3. A port in use: exit 2 before anything runs.
-python3 -c '
-import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(1)
-print(s.getsockname()[1], flush=True); time.sleep(60)' >"$tmp/holder" &
-lockpid=$!
-i=0
-while [ ! -s "$tmp/holder" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-busy=$(cat "$tmp/holder")
+busy_port
 run busy "$bin" run -c "$cfg" --duration 2s --label busy --metrics-listen "127.0.0.1:$busy"
 is "$rc" 2 "a port in use ($busy): exit 2" || explain
 like "$err" "*cannot listen on 127.0.0.1:$busy*in use*" "... saying the port is in use"
 is "$(rec busy)" "" "... before anything runs (no record)"
-kill "$lockpid" 2>/dev/null
-wait "$lockpid" 2>/dev/null
-lockpid=
+busy_port_free
 
 # ---------------------------------------------------------------------------
 # 4. A user without pg_monitor, pg_current_wal_lsn() revoked from PUBLIC, and

@@ -9,22 +9,12 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
-. "$root/tests/lib/mariadb.sh"
-. "$root/tests/lib/odbc.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0039
-t_extra_cleanup=maria_stop
-if ! maria_start 2>"$tmp/maria_start.err"; then
-    cat "$tmp/maria_start.err" >&2
-    bail_out "maria_start failed: $(tail -n 1 "$tmp/maria_start.err")"
-fi
+t_begin t0039 pg mariadb odbc
+t_maria_up
 pass "maria_start: MariaDB on 127.0.0.1:$MARIA_TEST_PORT"
-odbc_setup "$tmp/odbc" 2>"$tmp/odbc_setup.err" || bail_out "odbc_setup: $(cat "$tmp/odbc_setup.err")"
+t_odbc_up
 [ -n "$ODBC_TEST_MARIA_DRIVER" ] || bail_out "MariaDB Connector/ODBC is missing (apt-get install odbc-mariadb)"
 cfg=$tmp/maria.yaml
 cat >"$cfg" <<CFGEOF

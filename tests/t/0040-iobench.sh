@@ -13,38 +13,26 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0040.XXXXXX") || bail_out "mktemp failed"
-bgpid=
+t_begin t0040
+t_copy_bin
 busypid=
 loop=
 mnt=
 ddir=
-cleanup() {
-    # Only what this script started or made, by its pid or name.
-    for p in $bgpid $busypid; do
-        kill -KILL "$p" 2>/dev/null
-        wait "$p" 2>/dev/null
-    done
+# After t_cleanup killed $bgpid: only what this script started or made, by
+# its pid or name.
+io_cleanup() {
+    if [ -n "$busypid" ]; then
+        kill -KILL "$busypid" 2>/dev/null
+        wait "$busypid" 2>/dev/null
+    fi
     [ -n "$mnt" ] && umount "$mnt" 2>/dev/null
     [ -n "$loop" ] && losetup -d "$loop" 2>/dev/null
     [ -n "$ddir" ] && rm -rf "$ddir"
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-# Test a copy: a `make` during the test must not swap the program under it.
-cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
-bin=$tmp/tpccbench
-LC_ALL=C
-export LC_ALL
+t_extra_cleanup=io_cleanup
 if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 60"; else to=; fi
 
 # run ARGS...: tpccbench iobench ARGS in $tmp/cwd; sets rc, out, err.
@@ -256,11 +244,7 @@ while [ "$(files_in "$tmp/intr")" = 0 ] && [ $n -lt 100 ]; do
 done
 sleep 0.2
 kill -INT "$bgpid"
-wait "$bgpid"
-rc=$?
-bgpid=
-err=$(cat "$tmp/intr.err")
-out=$(cat "$tmp/intr.out")
+bg_reap intr
 is "$rc" 130 "SIGINT: exit 130" || explain
 like "$err" "*tpccbench iobench: interrupted: the file it created was removed*" "SIGINT: says so"
 is "$(files_in "$tmp/intr")" 0 "SIGINT: the file it created is removed"

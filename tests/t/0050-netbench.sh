@@ -11,71 +11,24 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read the JSON (apt-get install python3)"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0050.XXXXXX") || bail_out "mktemp failed"
-# Servers started here, killed on exit whatever happens.
-bgpids=
-cleanup() {
-    for _p in $bgpids; do
-        kill -CONT "$_p" 2>/dev/null
-        kill -KILL "$_p" 2>/dev/null
-        wait "$_p" 2>/dev/null
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-# Test a copy: a `make` during the test must not swap the program.
-cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
-bin=$tmp/tpccbench
-
-LC_ALL=C
-export LC_ALL
-t_start=$(date +%s)
-
-if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 60"; else to=; fi
-# run NAME CMD...: stdout in $tmp/NAME.out, stderr in $tmp/NAME.err; sets rc, out, err.
-run() {
-    _name=$1
-    shift
-    # shellcheck disable=SC2086
-    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
-    rc=$?
-    out=$(cat "$tmp/$_name.out")
-    err=$(cat "$tmp/$_name.err")
-}
-explain() {
-    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
-}
+# Servers started here (bg_listen) go into $bgpids: t_cleanup kills them,
+# stopped ones too.
+RUN_TIMEOUT=60
+t_begin t0050
+t_copy_bin
 
 # start_server NAME ARGS...: a netbench server in the background, its output
 # in $tmp/NAME.out; sets srv_pid and srv_port (empty when it did not listen).
 start_server() {
-    _name=$1
+    _sname=$1
     shift
-    : >"$tmp/$_name.out"
-    "$bin" netbench server "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null &
-    srv_pid=$!
-    bgpids="$bgpids $srv_pid"
-    srv_port=
-    _i=0
-    while [ $_i -lt 100 ]; do
-        srv_port=$(sed -n 's/.*listening on .* port \([0-9][0-9]*\).*/\1/p; s/.*"port":\([0-9][0-9]*\).*/\1/p' \
-            "$tmp/$_name.out" | head -n 1)
-        [ -n "$srv_port" ] && return 0
-        kill -0 "$srv_pid" 2>/dev/null || return 1
-        sleep 0.05
-        _i=$((_i + 1))
-    done
-    return 1
+    bg_listen "$_sname" "$bin" netbench server "$@"
+    _src=$?
+    srv_pid=$bg_pid
+    srv_port=$bg_port
+    return $_src
 }
 
 # stop_server: SIGINT, then wait (at most 10 s); sets srv_rc.
@@ -92,9 +45,9 @@ stop_server() {
     srv_rc=$?
 }
 
-# jcheck FILE PYTHON-EXPR DESC: pass when the expression over j (the JSON in
+# jtrue FILE PYTHON-EXPR DESC: pass when the expression over j (the JSON in
 # FILE) is true; prints the JSON on failure.
-jcheck() {
+jtrue() {
     if python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" 2>/dev/null; then
         pass "$3"
     else
@@ -110,20 +63,20 @@ pass "server listens on 127.0.0.1 port $srv_port (port 0: the system chose)"
 
 run c1 "$bin" netbench client 127.0.0.1 "$srv_port" 5 8192 100 --json
 is "$rc" 0 "client 5 8192 100 --json: exit 0" || explain
-jcheck "$tmp/c1.out" "j['bytes_sent'] == 5 * 8192 * 100 and j['bytes_received'] == 100 * 8" \
+jtrue "$tmp/c1.out" "j['bytes_sent'] == 5 * 8192 * 100 and j['bytes_received'] == 100 * 8" \
     "ack: bytes sent 4096000 (100 x 5 x 8192), received 800 (100 acks of 8 bytes)"
-jcheck "$tmp/c1.out" "j['repetitions_done'] == 100 and j['send'] == 5 and j['size'] == 8192 and j['repeat'] == 100 and j['reply'] == 'ack'" \
+jtrue "$tmp/c1.out" "j['repetitions_done'] == 100 and j['send'] == 5 and j['size'] == 8192 and j['repeat'] == 100 and j['reply'] == 'ack'" \
     "the record names the arguments and 100 repetitions done"
-jcheck "$tmp/c1.out" "0 < j['rtt_ms']['min'] <= j['rtt_ms']['p50'] <= j['rtt_ms']['p99'] <= j['rtt_ms']['max'] and j['rtt_ms']['min'] <= j['rtt_ms']['avg'] <= j['rtt_ms']['max']" \
+jtrue "$tmp/c1.out" "0 < j['rtt_ms']['min'] <= j['rtt_ms']['p50'] <= j['rtt_ms']['p99'] <= j['rtt_ms']['max'] and j['rtt_ms']['min'] <= j['rtt_ms']['avg'] <= j['rtt_ms']['max']" \
     "round trip: 0 < min <= p50 <= p99 <= max, min <= avg <= max"
-jcheck "$tmp/c1.out" "j['elapsed_s'] > 0 and abs(j['sent_mb_s'] - j['bytes_sent'] / 1e6 / j['elapsed_s']) < 1e-3 * j['sent_mb_s'] and abs(j['messages_per_s'] - 500 / j['elapsed_s']) < 1e-3 * j['messages_per_s']" \
+jtrue "$tmp/c1.out" "j['elapsed_s'] > 0 and abs(j['sent_mb_s'] - j['bytes_sent'] / 1e6 / j['elapsed_s']) < 1e-3 * j['sent_mb_s'] and abs(j['messages_per_s'] - 500 / j['elapsed_s']) < 1e-3 * j['messages_per_s']" \
     "MB/s = bytes sent / 10^6 / elapsed; messages/s = 500 / elapsed"
-jcheck "$tmp/c1.out" "j['rtt_ms']['avg'] * 100 / 1000 <= j['elapsed_s'] * 1.01" \
+jtrue "$tmp/c1.out" "j['rtt_ms']['avg'] * 100 / 1000 <= j['elapsed_s'] * 1.01" \
     "the 100 round trips fit in the elapsed time"
 
 run c2 "$bin" netbench client 127.0.0.1 "$srv_port" 3 1000 20 --reply size --json
 is "$rc" 0 "client 3 1000 20 --reply size: exit 0" || explain
-jcheck "$tmp/c2.out" "j['bytes_sent'] == 60000 and j['bytes_received'] == 20000 and j['reply'] == 'size'" \
+jtrue "$tmp/c2.out" "j['bytes_sent'] == 60000 and j['bytes_received'] == 20000 and j['reply'] == 'size'" \
     "size reply: bytes sent 60000 (20 x 3 x 1000), received 20000 (20 x 1000)"
 
 run c3 "$bin" netbench client 127.0.0.1 "$srv_port" 2 4K 10
@@ -193,7 +146,7 @@ like "$srv_out" "*tpccbench netbench server: stopped: 2 clients served, 1 failed
 if start_server v6 ::1 0 0 0 0 --clients 1 2>/dev/null; then
     run v6c "$bin" netbench client ::1 "$srv_port" 2 1000 10 --json
     is "$rc" 0 "IPv6: client ::1: exit 0" || explain
-    jcheck "$tmp/v6c.out" "j['bytes_sent'] == 20000 and j['peer'].startswith('::1 port ')" "IPv6: 20000 bytes to ::1"
+    jtrue "$tmp/v6c.out" "j['bytes_sent'] == 20000 and j['peer'].startswith('::1 port ')" "IPv6: 20000 bytes to ::1"
     wait "$srv_pid"
     is "$?" 0 "IPv6: server --clients 1 exits 0"
 else
@@ -236,17 +189,9 @@ like "$err" "tpccbench netbench: cannot connect to 192.0.2.1 port 9: *" "unreach
 # ---------------------------------------------------------------------------
 # 4. Bad arguments: exit 2 and the message, nothing on stdout.
 
-while IFS='|' read -r args want; do
-    [ -n "$args" ] || continue
-    set -f
-    # shellcheck disable=SC2086
-    run bad "$bin" netbench $args
-    set +f
-    is "$rc" 2 "netbench $args: exit 2" || explain
-    is "$err" "tpccbench netbench: $want" "netbench $args: the message"
-    is "$out" "" "netbench $args: nothing on stdout"
-done <<'EOF'
-|expected 'server' or 'client' IP PORT SEND# SIZE REPEAT# (see 'tpccbench netbench --help')
+bad_args netbench "tpccbench netbench: " all <<'EOF'
+# Never run (the loop this table had passed over empty arguments); a case, it adds 3 tests:
+#|expected 'server' or 'client' IP PORT SEND# SIZE REPEAT# (see 'tpccbench netbench --help')
 talk 127.0.0.1 5000 5 8192 100|the first argument must be 'server' or 'client' (got "talk")
 client 127.0.0.1 5000 5 8192|expected 5 arguments after 'client': IP PORT SEND# SIZE REPEAT# (got 4)
 client 127.0.0.1 0 5 8192 100|PORT must be an integer from 1 to 65535 (got "0")

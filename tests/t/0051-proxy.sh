@@ -17,71 +17,11 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read the JSON (apt-get install python3)"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0051.XXXXXX") || bail_out "mktemp failed"
-bgpids=
-cleanup() {
-    for _p in $bgpids; do
-        kill -KILL "$_p" 2>/dev/null
-        wait "$_p" 2>/dev/null
-    done
-    pg_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
-bin=$tmp/tpccbench
-
-LC_ALL=C
-export LC_ALL
-t_start=$(date +%s)
-
-if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
-run() {
-    _name=$1
-    shift
-    # shellcheck disable=SC2086
-    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
-    rc=$?
-    out=$(cat "$tmp/$_name.out")
-    err=$(cat "$tmp/$_name.err")
-}
-explain() {
-    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
-}
-
-# bg NAME CMD...: start CMD in the background (output in $tmp/NAME.out/.err)
-# and wait until it prints "listening on ... port N"; sets bg_pid, bg_port.
-bg() {
-    _name=$1
-    shift
-    # Empty it first: the child truncates it only after the fork, and the
-    # loop below must not read an earlier process's port.
-    : >"$tmp/$_name.out"
-    "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null &
-    bg_pid=$!
-    bgpids="$bgpids $bg_pid"
-    _i=0
-    while [ $_i -lt 100 ]; do
-        bg_port=$(sed -n 's/.*listening on [^,]* port \([0-9][0-9]*\).*/\1/p; s/.*"port":\([0-9][0-9]*\).*/\1/p' \
-            "$tmp/$_name.out" | head -n 1)
-        [ -n "$bg_port" ] && return 0
-        kill -0 "$bg_pid" 2>/dev/null || return 1
-        sleep 0.05
-        _i=$((_i + 1))
-    done
-    return 1
-}
+# What bg_listen starts goes into $bgpids: t_cleanup kills them.
+t_begin t0051 pg
+t_copy_bin
 
 # stop PID: SIGINT, wait; sets stop_rc.
 stop() {
@@ -98,7 +38,7 @@ p50() {
 # ---------------------------------------------------------------------------
 # 1. Added round trip at 1 ms and 3.25 ms (and, printed only, 0.15 and 0.3 ms).
 
-bg srv "$bin" netbench server 127.0.0.1 0 0 0 0 || bail_out "netbench server did not listen: $(cat "$tmp/srv.err")"
+bg_listen srv "$bin" netbench server 127.0.0.1 0 0 0 0 || bail_out "netbench server did not listen: $(cat "$tmp/srv.err")"
 srv_pid=$bg_pid
 srv_port=$bg_port
 
@@ -113,7 +53,7 @@ accuracy() {
     _tries=
     while [ $_try -lt 3 ] && [ "$_res" != ok ]; do
         _try=$((_try + 1))
-        bg px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$srv_port" --delay "${_d}ms" ||
+        bg_listen px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$srv_port" --delay "${_d}ms" ||
             { fail "proxy --delay ${_d}ms starts" "$(cat "$tmp/px.err")"; return; }
         _px=$bg_pid
         run direct "$bin" netbench client 127.0.0.1 "$srv_port" 1 64 50 --json
@@ -162,7 +102,7 @@ accuracy 0.3
 # ---------------------------------------------------------------------------
 # 2. Jitter, 20 connections at once, both directions loaded.
 
-bg px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$srv_port" --delay 1ms --jitter 0.5ms --json ||
+bg_listen px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$srv_port" --delay 1ms --jitter 0.5ms --json ||
     bail_out "proxy did not listen: $(cat "$tmp/px.err")"
 px_pid=$bg_pid
 px_port=$(python3 -c "import json,sys; print(json.loads(open(sys.argv[1]).readline())['port'])" "$tmp/px.out")
@@ -196,7 +136,7 @@ is "$jline" '{"event":"stopped","connections":20,"closed":20,"reset":0,"connect_
 
 stop "$srv_pid"
 free_port=$srv_port
-bg px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$free_port" --delay 1ms || bail_out "proxy did not listen"
+bg_listen px "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$free_port" --delay 1ms || bail_out "proxy did not listen"
 px_pid=$bg_pid
 run refc "$bin" netbench client 127.0.0.1 "$bg_port" 1 64 5 --timeout 5s
 is "$rc" 1 "client through a proxy whose server refuses: exit 1" || explain
@@ -210,15 +150,7 @@ like "$(tail -n 1 "$tmp/px.out")" "*1 connections (0 closed, 0 reset, 1 could no
 # ---------------------------------------------------------------------------
 # 4. Bad arguments.
 
-while IFS='|' read -r args want; do
-    [ -n "$want" ] || continue
-    set -f
-    # shellcheck disable=SC2086
-    run bad "$bin" proxy $args
-    set +f
-    is "$rc" 2 "proxy $args: exit 2" || explain
-    is "$err" "tpccbench proxy: $want" "proxy $args: the message"
-done <<'EOF'
+bad_args proxy "tpccbench proxy: " <<'EOF'
 |'--listen HOST:PORT' is required (see 'tpccbench proxy --help')
 --listen 127.0.0.1:0|'--to HOST:PORT' is required (see 'tpccbench proxy --help')
 --listen 127.0.0.1:0 --to 127.0.0.1:5432 --delay fast|'--delay' must be a duration from 0 to 60s with a unit, like 0.15ms, 250us or 3.25ms (got "fast")
@@ -238,20 +170,9 @@ EOF
 # ---------------------------------------------------------------------------
 # 5. tpccbench run through the proxy: 1 ms each way.
 
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
-pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
-cat >"$tmp/direct.yaml" <<EOF
-database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
-schema: {warehouses: 1}
-results: {dir: "$tmp/results"}
-EOF
-run load "$bin" load -c "$tmp/direct.yaml" --warehouses 1 --jobs 2 --label load
-is "$rc" 0 "load 1 warehouse (directly): exit 0" || { explain; bail_out "nothing to run on"; }
+t_pg_load 1 "load 1 warehouse (directly): exit 0" --warehouses 1 --jobs 2
 
-bg pgpx "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$PG_TEST_PORT" --delay 1ms ||
+bg_listen pgpx "$bin" proxy --listen 127.0.0.1:0 --to "127.0.0.1:$PG_TEST_PORT" --delay 1ms ||
     bail_out "proxy to PostgreSQL did not listen: $(cat "$tmp/pgpx.err")"
 pgpx_pid=$bg_pid
 cat >"$tmp/proxied.yaml" <<EOF
@@ -285,13 +206,7 @@ check(2.0 <= rtt < 10.0, "proxied run: run.rtt_median_ms %.3f >= 2 (the probe se
       "got %r" % rtt)
 check(run.get("new_orders_client", 0) > 0, "proxied run: New-Orders were made (%r)" % run.get("new_orders_client"))
 EOF
-while IFS= read -r l; do
-    case $l in
-    PASS"	"*) pass "${l#PASS	}" ;;
-    FAIL"	"*) r=${l#FAIL	}; fail "${r%%	*}" "$(printf '%s' "${r#*	}" | tr '\t' '\n')" ;;
-    *) diag "$l" ;;
-    esac
-done <"$tmp/checks"
+tap_from "$tmp/checks"
 
 note "elapsed: $(($(date +%s) - t_start)) s"
 done_testing

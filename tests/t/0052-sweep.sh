@@ -6,27 +6,9 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0052.XXXXXX") || bail_out "mktemp failed"
-chmod 755 "$tmp"
-cp "$TPCC_BIN" "$tmp/tpccbench"
-bin=$tmp/tpccbench
-cleanup() {
-    pg_stop_datadir "$tmp/pg"
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-json() {
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"
-}
+t_private t0052 pg
 
 timeout -k 5 180 "$bin" sweep --results-dir "$tmp/results" --datadir "$tmp/pg" --warehouses 1 \
     --rtt 0,2ms --vus 2 --duration 3s --warmup 1s >"$tmp/out" 2>"$tmp/err"

@@ -15,44 +15,13 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0060.XXXXXX") || bail_out "mktemp failed"
-# A private copy: a rebuild of ./tpccbench during the test must not matter.
-cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
-bin=$tmp/tpccbench
-cleanup() {
-    pg_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
+t_begin t0060 pg
+t_copy_bin
 
-if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
-# run NAME CMD...: stdout in $tmp/NAME.out, stderr in $tmp/NAME.err; sets rc, out, err.
-run() {
-    _name=$1
-    shift
-    # shellcheck disable=SC2086
-    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
-    rc=$?
-    out=$(cat "$tmp/$_name.out")
-    err=$(cat "$tmp/$_name.err")
-}
-explain() {
-    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
-}
-# rec LABEL: the run folders results/<stamp>-LABEL[-N], oldest first.
-rec() {
+# recs LABEL: the run folders results/<stamp>-LABEL[-N], oldest first.
+recs() {
     ls -d "$tmp/results/"*-"$1" "$tmp/results/"*-"$1"-[0-9] 2>/dev/null
 }
 # py EXPR FILE...: print a python expression over the parsed JSON files r[0], r[1], ...
@@ -106,29 +75,17 @@ is "$err" "tpccbench compare: unknown format 'yaml' (text, markdown, csv or json
 # ---------------------------------------------------------------------------
 # 2. Two real runs, work_mem changed between them.
 
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
-cfg=$tmp/tpcc.yaml
-cat >"$cfg" <<EOF
-database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
-schema: {warehouses: 1}
-results: {dir: "$tmp/results"}
-EOF
-run load "$bin" load -c "$cfg" --label load
-is "$rc" 0 "load 1 warehouse: exit 0" || {
-    explain
-    bail_out "no data to run on"
-}
+t_pg_up
+t_pg_cfg 1
+t_load "load 1 warehouse: exit 0"
 run base "$bin" run -c "$cfg" --vus 2 --duration 3s --warmup 1s --label baseline --change defaults
 is "$rc" 0 "run baseline: exit 0" || explain
 pg_psql "ALTER SYSTEM SET work_mem = '8MB'" >/dev/null && pg_psql "SELECT pg_reload_conf()" >/dev/null
 ok $? "ALTER SYSTEM SET work_mem = '8MB' and reload"
 run wm "$bin" run -c "$cfg" --vus 2 --duration 3s --warmup 1s --label work-mem --change "work_mem = 8MB"
 is "$rc" 0 "run work-mem: exit 0" || explain
-a=$(rec baseline)
-b=$(rec work-mem)
+a=$(recs baseline)
+b=$(recs work-mem)
 [ -f "$a/run.json" ] && [ -f "$b/run.json" ] || bail_out "no run records"
 
 # The fingerprint in run.json.
@@ -212,7 +169,7 @@ like "$err" "*warning: virtual users differs (2 in *, 3 in 'vus3'): compared any
 
 run rep "$bin" run -c "$cfg" --vus 2 --duration 1s --warmup 0s --label rep --repeat 2
 is "$rc" 0 "run --repeat 2: exit 0" || explain
-set -- $(rec rep)
+set -- $(recs rep)
 is "$#" 2 "two run folders labelled rep"
 if [ "$#" = 2 ]; then
     is "$(py '[x.get("repeat") for x in r]' "$1/run.json" "$2/run.json")" \
@@ -231,7 +188,7 @@ fi
 
 run rep2 "$bin" run -c "$cfg" --vus 2 --duration 1s --warmup 0s --label rep2 --repeat 2
 is "$rc" 0 "run --repeat 2 --label rep2: exit 0" || explain
-set -- $(rec rep) $(rec rep2)
+set -- $(recs rep) $(recs rep2)
 is "$#" 4 "four run folders: rep twice, rep2 twice"
 run sigj "$bin" compare --format json "$@" --fail-if 'notpm < -99%' --fail-if 'notpm > +1000%'
 is "$rc" 0 "compare of two steps with repeats: exit 0" || explain

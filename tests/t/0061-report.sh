@@ -16,21 +16,10 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed (apt-get install python3)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0061.XXXXXX") || bail_out "mktemp failed"
-cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying tpccbench failed"
-bin=$tmp/tpccbench
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
+t_begin t0061
+t_copy_bin
 
 chrome=
 for c in chromium chromium-browser google-chrome; do

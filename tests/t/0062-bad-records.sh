@@ -10,20 +10,10 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0062.XXXXXX") || bail_out "mktemp failed"
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying $TPCC_BIN failed"
-bin=$tmp/tpccbench
-LC_ALL=C
-export LC_ALL
+t_begin t0062
+t_copy_bin
 if command -v timeout >/dev/null 2>&1; then to="timeout -k 2 20"; else to=; fi
 cd "$tmp" || bail_out "cd $tmp failed"
 

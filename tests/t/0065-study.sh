@@ -17,12 +17,9 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0065
+t_begin t0065 pg
 chmod 755 "$tmp"
 res=$tmp/results
 t_extra_cleanup=stop_private

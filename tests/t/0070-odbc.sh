@@ -19,115 +19,29 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
-. "$root/tests/lib/mariadb.sh"
-. "$root/tests/lib/odbc.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0070.XXXXXX") || bail_out "mktemp failed"
-# A private copy: a rebuild of ./tpccbench during the test must not matter.
-cp "$TPCC_BIN" "$tmp/tpccbench"
-bin=$tmp/tpccbench
-cleanup() {
-    pg_stop
-    maria_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
-
-# run NAME CMD...: run CMD (at most 120 s) with stdout in $tmp/NAME.out and
-# stderr in $tmp/NAME.err; sets rc, out, err and both (stdout then stderr).
-if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 120"; else to=; fi
-run() {
-    _name=$1
-    shift
-    # shellcheck disable=SC2086
-    $to "$@" >"$tmp/$_name.out" 2>"$tmp/$_name.err" </dev/null
-    rc=$?
-    out=$(cat "$tmp/$_name.out")
-    err=$(cat "$tmp/$_name.err")
-    both=$(printf '%s\n%s' "$out" "$err")
-}
-
-explain() {
-    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
-}
-
-# json FILE EXPR: a python expression over the record r (EXPR "a, b" prints "a b").
-json() {
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1
-}
-
-# rec LABEL: the record results/<stamp>-LABEL/run.json.
-rec() {
-    _d=$(ls -d "$tmp/results/"*-"$1" 2>/dev/null | tail -n 1)
-    echo "${_d:-$tmp/results/none-$1}/run.json"
-}
-
-# The "ok" lines of a check report.
-n_ok() {
-    printf '%s\n' "$1" | grep -cE '^ +ok +[0-9]+ '
-}
-
-# write_cfg FILE DSN PASSWORD_ENV
-write_cfg() {
-    cat >"$1" <<EOF
-database: {driver: odbc, managed: false, dsn: "$2", password_env: $3}
-schema: {warehouses: 1}
-load: {jobs: 2}
-results: {dir: "$tmp/results"}
-EOF
-}
+t_begin t0070 pg mariadb odbc
+t_copy_bin
 
 TPCC_WRONG_PW="wrong-$$-Zq8v"
 export TPCC_WRONG_PW
 
 # The driver must be built in, else skip everything: a DSN in no odbc.ini
 # must fail in the driver manager, not for want of a driver.
-write_cfg "$tmp/nodsn.yaml" "DSN=tpcc-no-such-dsn" TPCC_TEST_PASSWORD
-run probe "$bin" run -c "$tmp/nodsn.yaml" --duration 2s --label probe
-case $err in
-*"unknown driver"* | *"not built"* | *"not yet"*)
-    echo "1..0 # SKIP this tpccbench has no odbc driver"
-    exit 0
-    ;;
-esac
+odbc_cfg "$tmp/nodsn.yaml" "DSN=tpcc-no-such-dsn"
+t_odbc_built "$tmp/nodsn.yaml"
 
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
-if ! maria_start 2>"$tmp/maria_start.err"; then
-    cat "$tmp/maria_start.err" >&2
-    bail_out "maria_start failed: $(tail -n 1 "$tmp/maria_start.err")"
-fi
-odbc_setup "$tmp/odbc" 2>"$tmp/odbc_setup.err" || bail_out "odbc_setup: $(cat "$tmp/odbc_setup.err")"
+t_pg_up
+t_maria_up
+t_odbc_up
 pass "servers up: PostgreSQL on 127.0.0.1:$PG_TEST_PORT, MariaDB on 127.0.0.1:$MARIA_TEST_PORT"
 unlike "$(cat "$tmp/odbc/odbc.ini" "$tmp/odbc/odbcinst.ini")" "*$TPCC_TEST_PASSWORD*" \
     "odbc.ini and odbcinst.ini hold no password"
 
 # What the server says through its own client.
 db_sum() {
-    case $1 in
-    pg) pg_psql 'select sum(d_next_o_id) from district' ;;
-    maria) maria_sql 'select sum(d_next_o_id) from district' ;;
-    esac
-}
-
-meta_rows() {
-    case $1 in
-    pg) pg_psql 'select count(*) from tpcc_meta' ;;
-    maria) maria_sql 'select count(*) from tpcc_meta' ;;
-    esac
+    db_sql "$1" 'select sum(d_next_o_id) from district'
 }
 
 server_version() {
@@ -149,7 +63,7 @@ check_run() {
         --duration 10s --warmup 0s --label "$_label"
     is "$rc" 0 "$_k $_mode: 10 s run with 4 VUs: exit 0" || explain
     _after=$(db_sum "$_k")
-    _r=$(rec "$_label")
+    _r=$(rec_json "$_label")
     is "$(json "$_r" "r['status'], r['run']['mode'], r['run']['statements']")" "complete $_mode $_st" \
         "$_k $_mode: the record is complete and states the mode and the statements ($_st)"
     is "$(json "$_r" "r['run']['notpm_counts_agree'], r['run']['new_orders_client'] == r['run']['new_orders_db']")" \
@@ -189,7 +103,7 @@ suite() {
     name=$3
     dialect=$4
     version=$(server_version "$k")
-    write_cfg "$tmp/$k.yaml" "DSN=$dsn" TPCC_TEST_PASSWORD
+    odbc_cfg "$tmp/$k.yaml" "DSN=$dsn"
 
     run "load-$k" "$bin" load -c "$tmp/$k.yaml" --warehouses 1 --label "load-$k"
     is "$rc" 0 "$k: load W=1 through ODBC ($dsn): exit 0" || {
@@ -197,7 +111,7 @@ suite() {
         return 1
     }
     like "$err" "*ODBC: $name *SQL dialect $dialect*" "$k: the dialect $dialect is chosen from the DBMS name $name"
-    is "$(db_sum "$k"):$(meta_rows "$k")" "30010:1" \
+    is "$(db_sum "$k"):$(db_sql "$k" 'select count(*) from tpcc_meta')" "30010:1" \
         "$k: the load is committed: sum(d_next_o_id) = 30010, one tpcc_meta row"
     run "check-$k" "$bin" check -c "$tmp/$k.yaml" --conditions all
     is "$rc:$(n_ok "$both")" "0:12" "$k: all 12 consistency conditions hold after the load" || explain
@@ -217,7 +131,7 @@ suite() {
 wrong_password() {
     k=$1
     dsn=$2
-    write_cfg "$tmp/$k-wrongpw.yaml" "DSN=$dsn" TPCC_WRONG_PW
+    odbc_cfg "$tmp/$k-wrongpw.yaml" "DSN=$dsn" TPCC_WRONG_PW
     run "wrongpw-$k" "$bin" run -c "$tmp/$k-wrongpw.yaml" --duration 2s --label "wrongpw-$k"
     is "$rc" 2 "$k: a wrong password: exit 2" || explain
     case $k in

@@ -10,32 +10,13 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/mariadb.sh"
-. "$root/tests/lib/odbc.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "tpccbench is missing: run make first"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0071.XXXXXX") || bail_out "mktemp failed"
-cp "$TPCC_BIN" "$tmp/tpccbench"
-bin=$tmp/tpccbench
-cleanup() {
-    maria_stop
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
-
-maria_start || bail_out "cannot start MariaDB"
-odbc_setup "$tmp/odbc" || bail_out "cannot write odbc.ini"
-cat >"$tmp/m.yaml" <<EOY
-database: {driver: odbc, managed: false, dsn: "DSN=tpcc-maria", password_env: TPCC_TEST_PASSWORD}
-results: {dir: $tmp/results}
-EOY
+t_begin t0071 mariadb odbc
+t_copy_bin
+t_maria_up
+t_odbc_up
+odbc_cfg "$tmp/m.yaml" "DSN=tpcc-maria"
 
 checksums() {
     maria_sql "
@@ -48,10 +29,6 @@ checksums() {
     UNION ALL SELECT 'order_line', md5(group_concat(md5(concat_ws('|', ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d IS NULL, ol_quantity, ol_amount, ol_dist_info)) ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number SEPARATOR '')) FROM order_line
     UNION ALL SELECT 'stock', md5(group_concat(md5(concat_ws('|', s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt)) ORDER BY s_w_id, s_i_id SEPARATOR '')) FROM stock
     ORDER BY 1"
-}
-
-json() {
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
 # group_concat must hold a whole table's hashes.

@@ -18,25 +18,14 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
-. "$root/tests/lib/mariadb.sh"
 . "$root/tests/lib/util.sh"
 
-probe=${TPCC_HELPERS:-$root/build/tests/helper}/txn_probe
-[ -x "$probe" ] || bail_out "$probe is missing: run make build/tests/helper/txn_probe"
+t_helper probe txn_probe
 
-t_begin t0073
-t_extra_cleanup=maria_stop
+t_begin t0073 pg mariadb odbc ostatus
 t_pg 1
-if ! maria_start 2>"$tmp/maria_start.err"; then
-    cat "$tmp/maria_start.err" >&2
-    bail_out "maria_start failed: $(tail -n 1 "$tmp/maria_start.err")"
-fi
-. "$root/tests/lib/odbc.sh"
-odbc_setup "$tmp/odbc" 2>"$tmp/odbc_setup.err" || bail_out "odbc_setup: $(cat "$tmp/odbc_setup.err")"
+t_maria_up
+t_odbc_up
 cat >"$tmp/m.yaml" <<EOY
 database: {driver: odbc, managed: false, dsn: "DSN=tpcc-maria", password_env: TPCC_TEST_PASSWORD}
 results: {dir: "$tmp/results"}
@@ -46,87 +35,15 @@ is "$rc" 0 "PostgreSQL: load W=1" || bail_out "no data to run on"
 run load-maria "$bin" load -c "$tmp/m.yaml" --label load-maria
 is "$rc" 0 "MariaDB: load W=1 through Connector/ODBC" || bail_out "no data to run on"
 
-# sql KIND SQL: through the DBMS's own client.
-sql() {
+# The gap (tests/lib/ostatus.sh): the target order os_o of customer os_c,
+# the Delivery, the judgement.
+
+# probe_via KIND: the probe's arguments for KIND's DSN, district 1 of warehouse 1.
+probe_via() {
     case $1 in
-    pg) pg_psql "$2" ;;
-    maria) maria_sql "$2" ;;
+    pg) echo "--driver odbc --dsn DSN=tpcc-pg --dialect postgresql --w 1 --d 1" ;;
+    maria) echo "--driver odbc --dsn DSN=tpcc-maria --dialect mysql --w 1 --d 1" ;;
     esac
-}
-
-# wait_true SECS KIND SQL: until the query returns 1 (or t); 0 when it did.
-wait_true() {
-    _i=0
-    while [ $_i -lt $(($1 * 20)) ]; do
-        case $(sql "$2" "$3" 2>/dev/null) in 1 | t) return 0 ;; esac
-        sleep 0.05
-        _i=$((_i + 1))
-    done
-    return 1
-}
-
-wait_paused() {
-    _i=0
-    while [ $_i -lt $(($2 * 20)) ]; do
-        grep -q '^paused before' "$1" 2>/dev/null && return 0
-        sleep 0.05
-        _i=$((_i + 1))
-    done
-    return 1
-}
-
-# target KIND: "o_id c_id" of the oldest undelivered order of district 1.
-target() {
-    sql "$1" "select o_id, o_c_id from orders where o_w_id = 1 and o_d_id = 1
-        and o_id = (select min(no_o_id) from new_order where no_w_id = 1 and no_d_id = 1)" |
-        tr '|\t' '  '
-}
-
-# deliver KIND O_ID: the second session's Delivery, and that it delivered O_ID.
-deliver() {
-    case $1 in
-    pg) pg_psql "select tpcc_delivery(1, 7)" >/dev/null ;;
-    maria) maria_sql "call tpcc_delivery(1, 7)" >/dev/null ;;
-    esac
-    [ "$(sql "$1" "select o_carrier_id from orders where o_w_id = 1 and o_d_id = 1 and o_id = $2")" = 7 ]
-}
-
-# judge LABEL O_ID undelivered|mixed (as in 0036).
-judge() {
-    _out=$tmp/$1.out
-    _order=$(sed -n 's/^order \([0-9]*\) .* \([0-9A-Z]*\)$/\1 \2/p' "$_out")
-    _n=$(grep -c '^line ' "$_out")
-    _d=$(grep -c '^line .* delivered$' "$_out")
-    case $3 in
-    undelivered) [ "$_order" = "$2 NULL" ] && [ "$_n" -ge 5 ] && [ "$_d" = 0 ] ;;
-    mixed) [ "$_order" = "$2 NULL" ] && [ "$_n" -ge 5 ] && [ "$_d" = "$_n" ] ;;
-    esac
-}
-
-# probe_bg KIND LABEL ARGS...: the probe through ODBC in the background.
-probe_bg() {
-    _k=$1
-    _l=$2
-    shift 2
-    case $_k in
-    pg) _dsn=DSN=tpcc-pg _dialect=postgresql ;;
-    maria) _dsn=DSN=tpcc-maria _dialect=mysql ;;
-    esac
-    "$probe" --driver odbc --dsn "$_dsn" --dialect "$_dialect" --w 1 --d 1 "$@" \
-        >"$tmp/$_l.out" 2>"$tmp/$_l.err" </dev/null &
-    bgpid=$!
-}
-
-# finish LABEL O_ID WANT WHAT: wait for the probe, then judge its output.
-finish() {
-    wait "$bgpid"
-    is "$?" 0 "$1: the probe finished: exit 0" || diag "$(cat "$tmp/$1.err")"
-    bgpid=
-    if judge "$1" "$2" "$3"; then
-        pass "$4"
-    else
-        fail "$4" "$(cat "$tmp/$1.out")"
-    fi
 }
 
 # paused_client KIND LABEL WANT WHAT [--read-committed]
@@ -136,21 +53,15 @@ paused_client() {
     _want=$3
     _what=$4
     shift 4
-    set -- $(target "$_k") "$@"
-    _o=$1
-    _c=$2
-    shift 2
+    os_target "$_k"
     rm -f "$tmp/go-$_l"
-    probe_bg "$_k" "$_l" --mode client --c "$_c" --pause-before os_order_lines \
+    # shellcheck disable=SC2046
+    os_probe_bg "$_l" $(probe_via "$_k") --mode client --c "$os_c" --pause-before os_order_lines \
         --go-file "$tmp/go-$_l" "$@"
-    wait_paused "$tmp/$_l.out" 20 || fail "$_l: the probe stopped before the lines" "$(cat "$tmp/$_l.err")"
-    if deliver "$_k" "$_o"; then
-        pass "$_l: order $_o (customer $_c) delivered by a second session during the pause"
-    else
-        fail "$_l: order $_o delivered by a second session during the pause"
-    fi
+    os_wait_paused "$tmp/$_l.out" 20 || fail "$_l: the probe stopped before the lines" "$(cat "$tmp/$_l.err")"
+    os_deliver "$_l" "$_k"
     touch "$tmp/go-$_l"
-    finish "$_l" "$_o" "$_want" "$_what: order $_o"
+    os_finish "$_l" "$_want" "$_what: order $os_o"
 }
 
 for k in pg maria; do
@@ -174,12 +85,10 @@ printf 'DROP PROCEDURE IF EXISTS tpcc_order_status;\nDELIMITER //\n%s\nDELIMITER
 is "$?" 0 "installed tpcc_order_status with a wait for user lock tpcc_t0073 there" ||
     diag "$(cat "$tmp/install.out")"
 
-mkfifo "$tmp/lock.fifo"
-maria_session <"$tmp/lock.fifo" >"$tmp/lock.out" 2>&1 &
-lockpid=$!
-exec 3>"$tmp/lock.fifo"
-held="select is_used_lock('tpcc_t0073') is not null"
-waiting="select count(*) > 0 from information_schema.processlist where state = 'User lock'"
+os_lock_open maria
+os_lock_set "user lock tpcc_t0073" "select get_lock('tpcc_t0073', 60);" \
+    "select release_lock('tpcc_t0073');" "select is_used_lock('tpcc_t0073') is not null" \
+    "select count(*) > 0 from information_schema.processlist where state = 'User lock'"
 
 # paused_proc LABEL WANT WHAT [--read-committed]
 paused_proc() {
@@ -187,25 +96,9 @@ paused_proc() {
     _want=$2
     _what=$3
     shift 3
-    set -- $(target maria) "$@"
-    _o=$1
-    _c=$2
-    shift 2
-    echo "select get_lock('tpcc_t0073', 60);" >&3
-    wait_true 10 maria "$held" || fail "$_l: a third session holds user lock tpcc_t0073"
-    probe_bg maria "$_l" --mode procedure --c "$_c" "$@"
-    if wait_true 20 maria "$waiting"; then
-        pass "$_l: tpcc_order_status waits for the lock, after reading order $_o (customer $_c)"
-    else
-        fail "$_l: tpcc_order_status waits for the lock" "$(cat "$tmp/$_l.err")"
-    fi
-    if deliver maria "$_o"; then
-        pass "$_l: order $_o delivered by a second session meanwhile"
-    else
-        fail "$_l: order $_o delivered by a second session meanwhile"
-    fi
-    echo "select release_lock('tpcc_t0073');" >&3
-    finish "$_l" "$_o" "$_want" "$_what: order $_o"
+    # shellcheck disable=SC2046
+    os_paused_proc "$_l" maria 20 $(probe_via maria) --mode procedure "$@"
+    os_finish "$_l" "$_want" "$_what: order $os_o"
 }
 
 paused_proc maria-proc-control mixed \
@@ -214,7 +107,5 @@ paused_proc maria-proc-control mixed \
 paused_proc maria-proc-snapshot undelivered \
     "Connector/ODBC procedure mode: wholly undelivered, as when the CALL began (one snapshot)"
 
-exec 3>&-
-wait "$lockpid" 2>/dev/null
-lockpid=
+os_lock_close
 done_testing

@@ -13,25 +13,17 @@
 # repeatable read, with the warning that a transaction pooler would not keep
 # that session setting).  prepared and unnamed are the same benchmark: one
 # VU, a fixed seed and a fixed number of transactions leave identical table
-# checksums (date columns left out), the unnamed one run through the
-# transaction pooler.  ("simple" is refused by the config; 0005-cli-errors.sh
-# has that.)  Prints TAP; PgBouncer, the server and the temp files go on
-# exit, pass or fail.  About 90 s.
+# checksums (every column but the load's clock), the unnamed one run
+# through the transaction pooler.  ("simple" is refused by the config;
+# 0005-cli-errors.sh has that.)  Prints TAP; PgBouncer, the server and the
+# temp files go on exit, pass or fail.  About 90 s.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
-. "$root/tests/lib/pgbouncer.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0075
-# A private copy: a rebuild of ./tpccbench during the test must not matter.
-cp "$TPCC_BIN" "$tmp/tpccbench"
-bin=$tmp/tpccbench
-t_extra_cleanup=pgb_stop
+t_begin t0075 pg pgbouncer
+t_copy_bin
 command -v pgbouncer >/dev/null 2>&1 || bail_out "pgbouncer is missing: apt-get install pgbouncer"
 t_pg 2
 
@@ -44,20 +36,6 @@ pooled() {
 database: {driver: postgres, managed: false, conninfo: "$PGB_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD$_p}
 results: {dir: "$tmp/results"}
 EOY
-}
-
-# Checksum of every table without its date/time columns, as in 0035-modes.sh.
-checksums() {
-    pg_psql "
-    SELECT 'warehouse ' || md5(string_agg(md5(row(w_id, w_name, w_ytd)::text), '' ORDER BY w_id)) FROM warehouse
-    UNION ALL SELECT 'district ' || md5(string_agg(md5(row(d_w_id, d_id, d_ytd, d_next_o_id)::text), '' ORDER BY d_w_id, d_id)) FROM district
-    UNION ALL SELECT 'customer ' || md5(string_agg(md5(row(c_w_id, c_d_id, c_id, c_balance, c_ytd_payment, c_payment_cnt, c_delivery_cnt, c_data)::text), '' ORDER BY c_w_id, c_d_id, c_id)) FROM customer
-    UNION ALL SELECT 'history ' || md5(string_agg(x, '' ORDER BY x)) FROM (SELECT md5(row(h_c_id, h_c_d_id, h_c_w_id, h_d_id, h_w_id, h_amount, h_data)::text) x FROM history) h
-    UNION ALL SELECT 'new_order ' || md5(string_agg(md5(row(no_w_id, no_d_id, no_o_id)::text), '' ORDER BY no_w_id, no_d_id, no_o_id)) FROM new_order
-    UNION ALL SELECT 'orders ' || md5(string_agg(md5(row(o_w_id, o_d_id, o_id, o_c_id, o_carrier_id, o_ol_cnt, o_all_local)::text), '' ORDER BY o_w_id, o_d_id, o_id)) FROM orders
-    UNION ALL SELECT 'order_line ' || md5(string_agg(md5(row(ol_w_id, ol_d_id, ol_o_id, ol_number, ol_i_id, ol_supply_w_id, ol_delivery_d IS NULL, ol_quantity, ol_amount, ol_dist_info)::text), '' ORDER BY ol_w_id, ol_d_id, ol_o_id, ol_number)) FROM order_line
-    UNION ALL SELECT 'stock ' || md5(string_agg(md5(row(s_w_id, s_i_id, s_quantity, s_ytd, s_order_cnt, s_remote_cnt)::text), '' ORDER BY s_w_id, s_i_id)) FROM stock
-    ORDER BY 1"
 }
 
 run load "$bin" load -c "$cfg" --warehouses 2 --label load
@@ -117,7 +95,8 @@ is "$rc" 0 "reload W=2 for the unnamed checksum run" || explain
 run sum-unnamed "$bin" run -c "$tmp/pgb.yaml" --mode client --statements unnamed --vus 1 \
     --seed 42 --transactions "$n_tx" --warmup 0s --duration 120s --delivery inline --label sum-unnamed
 is "$rc" 0 "unnamed through the pooler: $n_tx transactions with one VU" || explain
-checksums >"$tmp/sum.unnamed"
+# Every column but the load's clock: tests/lib/pg.sh.
+pg_checksums >"$tmp/sum.unnamed"
 
 pgb_stop
 if kill -0 "$pgb_pid" 2>/dev/null; then
@@ -162,11 +141,11 @@ run = rec["run"]
 check(run["pooler"]["seen"] is False, "directly: no pooler seen", run["pooler"])
 check(sum(t["count"] + t["rolled_back"] for t in run["transactions"].values()) == '"$n_tx"', "directly: exactly '"$n_tx"' transactions ran")
 '
-checksums >"$tmp/sum.prepared"
+pg_checksums >"$tmp/sum.prepared"
 differ=$(diff "$tmp/sum.prepared" "$tmp/sum.unnamed")
 is "$differ" "" "unnamed through the pooler leaves the tables exactly as prepared does" || diag "$differ"
 run reload3 "$bin" load -c "$cfg" --warehouses 2 --drop --label reload3
-checksums >"$tmp/sum.fresh"
+pg_checksums >"$tmp/sum.fresh"
 isnt "$(diff "$tmp/sum.prepared" "$tmp/sum.fresh" | grep -c '^<')" "0" \
     "the runs changed the tables the checksums cover"
 done_testing

@@ -14,26 +14,14 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/util.sh"
 
 corpus=$root/tests/data/bad-config
 table=$root/tests/data/bad-config.tsv
-[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
 [ -r "$table" ] || bail_out "$table is missing"
 command -v timeout >/dev/null 2>&1 || bail_out "timeout (coreutils) is missing"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0080.XXXXXX") || bail_out "mktemp failed"
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-# Test a copy: a `make` during the test must not swap the program between two cases.
-cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying $TPCC_BIN failed"
-bin=$tmp/tpccbench
-LC_ALL=C
-export LC_ALL
+t_begin t0080
+t_copy_bin
 
 # check DIR FILE WANT [loads]: run the loader on DIR/FILE (from DIR, so the message names
 # FILE as given) and compare with WANT, the whole of stderr, which must name FILE unless

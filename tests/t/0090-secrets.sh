@@ -41,50 +41,16 @@ DECOY_SECRET="Dc3-decoy-$$"
 export TPCC_TEST_PASSWORD TPCC_WRONG_PW TPCC_SIMPLE_PW
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
-. "$root/tests/lib/mariadb.sh"
-. "$root/tests/lib/odbc.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
-command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json (apt-get install python3)"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0090.XXXXXX") || bail_out "mktemp failed"
-chmod 755 "$tmp"
-cp "$TPCC_BIN" "$tmp/tpccbench"
-bin=${TPCC_T0090_BIN:-$tmp/tpccbench}
+# run: at most 180 s, stdout and stderr into $tmp/out/NAME.out and .err.
+# t_cleanup also stops the managed server of $datadir; KEEP_TMP=1 keeps $tmp.
+RUN_TIMEOUT=180
+t_private t0090 results/managed/pgdata mariadb odbc
+bin=${TPCC_T0090_BIN:-$bin}
+RUN_DIR=$tmp/out
 mkdir "$tmp/out" "$tmp/ps" "$tmp/environ" "$tmp/results" "$tmp/control"
-datadir=$tmp/results/managed/pgdata
-cleanup() {
-    pg_stop_datadir "$datadir" 2>/dev/null
-    pg_stop
-    maria_stop
-    [ -n "${KEEP_TMP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
-
-# run NAME CMD...: run CMD (at most 180 s), stdout and stderr into
-# $tmp/out/NAME.out and .err; sets rc, out, err.
-if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 180"; else to=; fi
-run() {
-    _name=$1
-    shift
-    # shellcheck disable=SC2086
-    $to "$@" >"$tmp/out/$_name.out" 2>"$tmp/out/$_name.err" </dev/null
-    rc=$?
-    out=$(cat "$tmp/out/$_name.out")
-    err=$(cat "$tmp/out/$_name.err")
-}
-
-explain() {
-    diag "exit $rc; stdout:" "$out" "stderr:" "$err"
-}
+datadir=$t_datadir
 
 # watch NAME CMD...: like run, but in the background, and while CMD runs:
 # `ps -eo pid,args` every 0.2 s into $tmp/ps/NAME.N, and the environment of
@@ -143,17 +109,6 @@ watch() {
     err=$(cat "$tmp/out/$_name.err")
 }
 
-# json FILE EXPR: a python expression over the record r.
-json() {
-    python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1
-}
-
-# rec DIR LABEL: DIR/<stamp>-LABEL/run.json.
-rec() {
-    _d=$(ls -d "$1/"*-"$2" 2>/dev/null | tail -n 1)
-    echo "${_d:-$1/none-$2}/run.json"
-}
-
 # leaks PATH...: the files under PATH holding any secret (NUL-separated
 # environment files too: grep -a).
 leaks() {
@@ -167,10 +122,7 @@ leaks() {
 
 PG_TEST_CONF="primary_conninfo = 'host=192.0.2.1 user=replicator password=$CONF_SECRET application_name=s1'
 ssl_passphrase_command = 'echo $CONF_SECRET'"
-if ! pg_start 2>"$tmp/pg_start.err"; then
-    cat "$tmp/pg_start.err" >&2
-    bail_out "pg_start failed: $(tail -n 1 "$tmp/pg_start.err")"
-fi
+t_pg_up
 pass "PostgreSQL up on 127.0.0.1:$PG_TEST_PORT with password authentication"
 have_maria=1
 if ! maria_start 2>"$tmp/maria_start.err"; then
@@ -202,7 +154,7 @@ run pg-load "$bin" load -c "$tmp/pg.yaml" --label pg-load
 is "$rc" 0 "libpq: load W=1 with the password: exit 0" || explain
 watch pg-run "$bin" run -c "$tmp/pg.yaml" --duration 4s --label pg-run
 is "$rc" 0 "libpq: 4 s run: exit 0" || explain
-r=$(rec "$tmp/results/pg" pg-run)
+r=$(rec_json pg-run "$tmp/results/pg")
 is "$(json "$r" "r['status'], r['run']['new_orders_client'] > 0")" "complete True" \
     "libpq: the run record is complete and counted New-Orders"
 is "$(json "$r" "r['environment']['dbms']['settings'].get('primary_conninfo')")" \
@@ -233,7 +185,7 @@ EOF
 watch managed-bench env -u TPCC_WRONG_PW -u TPCC_SIMPLE_PW \
     "$bin" bench -c "$tmp/managed.yaml" --duration 4s --label managed-bench
 is "$rc" 0 "managed: bench (initdb, start, load, 4 s run, check, stop): exit 0" || explain
-mr=$(rec "$tmp/results/managed" managed-bench)
+mr=$(rec_json managed-bench "$tmp/results/managed")
 is "$(json "$mr" "r['status']")" "complete" "managed: the bench record is complete"
 # Backends write their ps title over the environment they inherited; the
 # postmaster's (and initdb's, pg_ctl's) stays as it was given.
@@ -284,7 +236,7 @@ EOF
     is "$rc" 0 "MariaDB ODBC: load W=1 with the password: exit 0" || explain
     watch maria-run "$bin" run -c "$tmp/maria.yaml" --duration 4s --label maria-run
     is "$rc" 0 "MariaDB ODBC: 4 s run: exit 0" || explain
-    is "$(json "$(rec "$tmp/results/maria" maria-run)" "r['status']")" "complete" \
+    is "$(json "$(rec_json maria-run "$tmp/results/maria")" "r['status']")" "complete" \
         "MariaDB ODBC: the run record is complete"
     like "$(cat "$tmp/ps/maria-run".*)" "*tpccbench run -c $tmp/maria.yaml*" \
         "ps saw the ODBC run while it went on"

@@ -41,14 +41,9 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
+. "$root/tests/lib/util.sh"
 
-[ -x "$TPCC_BIN" ] || bail_out "$TPCC_BIN is missing: run make first"
-bin=$TPCC_BIN
-yg=${TPCC_HELPERS:-$root/build/tests/helper}/yamlget
-[ -x "$yg" ] || bail_out "$yg is missing: run make build/tests/helper/yamlget"
+t_helper yg yamlget
 # The files under test; TPCC_DEPLOY_ROOT points the test at a copy (to see a check fail).
 top=${TPCC_DEPLOY_ROOT:-$root}
 job=$top/deploy/kubernetes/job.yaml
@@ -60,19 +55,13 @@ for f in "$job" "$cm" "$sec" "$sbatch" "$dockerfile" "$top/.dockerignore" "$top/
     [ -r "$f" ] || bail_out "$f is missing"
 done
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0095.XXXXXX") || bail_out "mktemp failed"
+t_begin t0095
 image=''
-cleanup() {
+# The image this script built, removed on the way out.
+rm_image() {
     [ -z "$image" ] || docker rmi -f "$image" >/dev/null 2>&1
-    rm -rf "$tmp"
 }
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-. "$root/tests/lib/util.sh"
-LC_ALL=C
-export LC_ALL
+t_extra_cleanup=rm_image
 
 # get VAR FILE DOC PATH / get VAR -n FILE DOC PATH: yamlget's output into VAR, its exit
 # status into yrc, its stderr into $tmp/yg.err.

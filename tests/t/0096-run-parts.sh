@@ -21,15 +21,10 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0096
-t_pg 4
-run load "$bin" load -c "$cfg" --label load
-is "$rc" 0 "load W=4" || explain
+t_begin t0096 pg
+t_pg_load 4 "load W=4"
 
 # part K N RUNID LABEL [options]: one part in the background, its pid in $bgpid.
 part() {

@@ -28,12 +28,9 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0097
+t_begin t0097 pg
 if [ "$(id -u)" != 0 ]; then
     skip "not root: network namespaces and veth pairs need root (CI runs as root)"
     done_testing

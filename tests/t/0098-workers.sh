@@ -37,19 +37,10 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
 . "$root/tests/lib/util.sh"
 
-t_begin t0098
-t_pg 2
-run load "$bin" load -c "$cfg" --label load
-is "$rc" 0 "load W=2" || {
-    explain
-    bail_out "no data to run on"
-}
+t_begin t0098 pg
+t_pg_load 2 "load W=2"
 
 # 1. Exact counts.
 before=$(pg_psql "select sum(d_next_o_id) from district")
@@ -102,32 +93,19 @@ check(run.get('terminals', {}).get('workers') == 2, name + ': on 2 workers', run
 }
 
 # 3. Restart inside the window.
-"$bin" run -c "$cfg" --mode procedure --vus 8 --workers 2 --duration 10s --warmup 1s \
-    --label restart >"$tmp/restart.out" 2>"$tmp/restart.err" </dev/null &
-bgpid=$!
+bg_run restart --mode procedure --vus 8 --workers 2 --duration 10s --warmup 1s
 sleep 4
 pg_restart_immediate
 ok $? "pg_ctl restart -m immediate during the run"
-wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
-wait "$bgpid"
-rc=$?
-bgpid=
-is "$rc" 0 "restart: the run completes, exit 0" || diag "$(cat "$tmp/restart.err")"
+bg_complete restart
 outage_checks restart
 
 # 4. Every client backend killed.
-"$bin" run -c "$cfg" --mode procedure --vus 8 --workers 2 --duration 8s --warmup 1s \
-    --label term >"$tmp/term.out" 2>"$tmp/term.err" </dev/null &
-bgpid=$!
+bg_run term --mode procedure --vus 8 --workers 2 --duration 8s --warmup 1s
 sleep 4
-n=$(pg_psql "select count(pg_terminate_backend(pid)) from pg_stat_activity
-             where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'")
+n=$(pg_terminate_clients)
 ok "$([ "${n:-0}" -ge 9 ] && echo 0 || echo 1)" "pg_terminate_backend ended $n backends (8 connections, the monitor)"
-wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
-wait "$bgpid"
-rc=$?
-bgpid=
-is "$rc" 0 "terminate: the run completes, exit 0" || diag "$(cat "$tmp/term.err")"
+bg_complete term terminate
 outage_checks term
 
 # 5. Client mode cannot.
@@ -217,11 +195,7 @@ hold_run() {
 hold_run hold 14s
 sleep 6
 kill -USR2 "$pxpid"
-wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
-wait "$bgpid"
-rc=$?
-bgpid=
-is "$rc" 0 "hold: the run completes, exit 0" || diag "$(cat "$tmp/hold.err")"
+bg_complete hold
 jcheck "$(rec hold)/run.json" "
 run = rec.get('run', {})
 o = run.get('outage', {})
@@ -235,10 +209,7 @@ check(run.get('terminals', {}).get('workers') == 1, 'on 1 worker', run.get('term
 # Held to the end: the stop does not wait out the connect.
 t0=$(date +%s)
 hold_run holdend 5s
-wait_gone "$bgpid" 60 || fail "the run ended within 60 s"
-wait "$bgpid"
-rc=$?
-bgpid=
+bg_wait 60
 t1=$(date +%s)
 kill -USR2 "$pxpid"
 is "$rc" 0 "holdend: the run completes, exit 0" || diag "$(cat "$tmp/holdend.err")"
