@@ -197,6 +197,7 @@ int dialect_load(struct dialect *d, const char *name, const char *file,
         for (int i = 0; i < n; i++)
             if (strcmp(names[i], nm) == 0) {
                 d->sql[i] = body;
+                d->names[i] = nm;
                 d->nparams[i] = count_params(body);
             }
         if (!next)

@@ -27,6 +27,10 @@ struct dialect_sub {
 struct dialect {
     char name[32];                   /* folder under schema/: "postgresql" */
     const char *sql[DB_MAX_STMTS];   /* whole block text by id (points into text) */
+    /* The block's name by id ("os_get_customer", points into text): what a
+     * driver without a server (null) knows a statement by, ids being only
+     * the caller's order of names. */
+    const char *names[DB_MAX_STMTS];
     int nparams[DB_MAX_STMTS];       /* highest $n of the block */
     int nsub[DB_MAX_STMTS];          /* statements in the block */
     struct dialect_sub sub[DB_MAX_STMTS][DB_MAX_SUB];

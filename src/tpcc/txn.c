@@ -81,10 +81,7 @@ int txn_prepare(struct db_conn *c, int mode, struct err *e)
                                "installed (%s): run 'tpccbench install-procedures' or load again",
                                why);
             }
-        /* Functions of another version return other columns.  The null
-         * driver has no functions, so no version to be wrong. */
-        if (c->ops->flags & DB_F_SYNTHETIC)
-            return 0;
+        /* Functions of another version return other columns. */
         rc = db_exec(c, S_PROC_VERSION, NULL, 0, e);
         if (rc == E_CONN)
             return rc;
@@ -316,9 +313,6 @@ static int os_rows(struct db_conn *c, struct os_output *os, struct err *e)
         }
         os_line(c, 8, os);
     }
-    /* The null driver returns no rows: synthetic, not a missing order. */
-    if (!os->ol_cnt && (c->ops->flags & DB_F_SYNTHETIC))
-        return 0;
     return os->ol_cnt ? 0 : err_set(e, E_FAIL, "order-status found no order");
 }
 

@@ -16,6 +16,12 @@
  * faults; a Delivery finds no new order in any district and commits, so it
  * is the one transaction that runs to its end there.  Each failure prints
  * both sides.
+ *
+ * The null driver's synthetic answers (src/db/null.c): the procedure
+ * version it gives is TXN_PROC_VERSION (the literal is written there too, as
+ * db/ may not include tpcc/), so procedure mode prepares; Order-Status gets
+ * its one synthetic row, the same output in every mode and in a batch; and
+ * every other statement answers no rows.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -619,6 +625,144 @@ static void test_retry_commit_lost(void **state)
           rc, out.commit_sent);
 }
 
+/* ---- the null driver's synthetic answers ---- */
+
+/* The version the null driver answers is the one txn.c asks for, in every
+ * dialect with server-side functions, and procedure mode prepares on it. */
+static void test_null_proc_version(void **state)
+{
+    static const char *const dialects[] = { "postgresql", "mysql" };
+    struct db_connect_args args = { .conninfo = "", .app_name = "test_txn" };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(dialects) / sizeof(dialects[0]); i++) {
+        struct dialect d;
+        struct db_conn *c;
+        struct err e;
+        int rc, row;
+        int64_t v;
+
+        err_clear(&e);
+        rc = txn_dialect_load(&d, dialects[i], &e);
+        CHECK(rc == 0, "%s: dialect: rc %d (%s)", dialects[i], rc, e.msg);
+        CHECK(d.names[S_PROC_VERSION] && strcmp(d.names[S_PROC_VERSION], "proc_version") == 0,
+              "%s: the block name of S_PROC_VERSION is '%s', want 'proc_version'", dialects[i],
+              d.names[S_PROC_VERSION] ? d.names[S_PROC_VERSION] : "(null)");
+        rc = db_connect(&db_null_ops, &d, &args, &c, &e);
+        CHECK(rc == 0, "%s: connect: rc %d (%s)", dialects[i], rc, e.msg);
+        rc = db_exec(c, S_PROC_VERSION, NULL, 0, &e);
+        row = rc == 0 ? db_next(c) : -1;
+        v = row == 1 ? db_col_int(c, 0) : -1;
+        CHECK(rc == 0 && row == 1 && v == TXN_PROC_VERSION,
+              "%s: the null driver's proc_version: rc %d, row %d, version %" PRId64
+              ", want 0 1 %d (TXN_PROC_VERSION; src/db/null.c's literal differs)",
+              dialects[i], rc, row, v, TXN_PROC_VERSION);
+        CHECK(db_next(c) == 0, "%s: proc_version: a second row", dialects[i]);
+        rc = txn_prepare(c, RUN_MODE_PROCEDURE, &e);
+        CHECK(rc == 0, "%s: procedure mode on the null driver: rc %d (%s), want 0", dialects[i],
+              rc, e.msg);
+        db_close(c);
+        dialect_release(&d);
+    }
+}
+
+/* The synthetic Order-Status of src/db/null.c, as each mode must read it. */
+static void check_null_os(const char *what, int rc, const struct err *e,
+                          const struct os_output *os)
+{
+    const struct os_line *l = &os->lines[0];
+
+    CHECK(rc == 0, "%s: rc %d (%s), want 0", what, rc, e->msg);
+    CHECK(os->ol_cnt == 1, "%s: %d lines, want 1", what, os->ol_cnt);
+    CHECK(os->c_id == 1 && os->c_balance_cents == -1000 && strcmp(os->c_first, "synthetic") == 0 &&
+              strcmp(os->c_middle, "OE") == 0 && strcmp(os->c_last, "BARBARBAR") == 0,
+          "%s: customer %d %" PRId64 " '%s' '%s' '%s', want 1 -1000 'synthetic' 'OE' "
+          "'BARBARBAR'",
+          what, os->c_id, os->c_balance_cents, os->c_first, os->c_middle, os->c_last);
+    CHECK(os->o_id == 1 && strcmp(os->o_entry_d, "2000-01-01 00:00:00") == 0 &&
+              os->o_carrier_id == 0,
+          "%s: order %d '%s' carrier %d, want 1 '2000-01-01 00:00:00' 0", what, os->o_id,
+          os->o_entry_d, os->o_carrier_id);
+    CHECK(l->i_id == 1 && l->supply_w_id == 1 && l->quantity == 5 && l->amount_cents == 1000 &&
+              !l->delivered && l->delivery_d[0] == '\0',
+          "%s: line %d %d %d %" PRId64 " delivered %d '%s', want 1 1 5 1000 0 ''", what, l->i_id,
+          l->supply_w_id, l->quantity, l->amount_cents, l->delivered, l->delivery_d);
+}
+
+/* Order-Status by id and by name in client, pipeline and procedure mode,
+ * and in a batch with a Delivery, reads one synthetic order line. */
+static void test_null_order_status(void **state)
+{
+    static const int modes[] = { RUN_MODE_CLIENT, RUN_MODE_PIPELINE, RUN_MODE_PROCEDURE };
+    static const char *const mode_names[] = { "client", "pipeline", "procedure" };
+    struct test_conn *t = *state;
+    struct txn_input in, dl;
+    struct txn_output out, dout;
+    struct txn_batch_item b[2];
+    char what[64];
+    struct err e;
+    int rc;
+
+    for (int m = 0; m < 3; m++) {
+        err_clear(&e);
+        rc = txn_prepare(t->c, modes[m], &e);
+        CHECK(rc == 0, "%s: prepare: rc %d (%s)", mode_names[m], rc, e.msg);
+        for (int by_name = 0; by_name <= 1; by_name++) {
+            memset(&in, 0, sizeof(in));
+            in.type = TX_ORDER_STATUS;
+            in.u.os.w_id = 3;
+            in.u.os.d_id = 4;
+            in.u.os.by_name = by_name;
+            in.u.os.c_id = 17;
+            snprintf(in.u.os.c_last, sizeof(in.u.os.c_last), "%s", "OUGHTABLEPRI");
+            memset(&out, 0xa5, sizeof(out));
+            err_clear(&e);
+            rc = txn_exec(t->c, modes[m], &in, &out, &e);
+            snprintf(what, sizeof(what), "%s mode, by %s", mode_names[m], by_name ? "name" : "id");
+            check_null_os(what, rc, &e, &out.os);
+            CHECK(out.commit_sent == 0, "%s: commit_sent %d", what, out.commit_sent);
+        }
+    }
+    /* A batch (procedure mode): the Order-Status's result is its call's. */
+    delivery_input(&dl);
+    memset(b, 0, sizeof(b));
+    b[0].in = &in;
+    b[0].out = &out;
+    b[1].in = &dl;
+    b[1].out = &dout;
+    rc = txn_exec_batch(t->c, b, 2);
+    CHECK(rc == 0 && b[1].rc == 0, "batch: rc %d, delivery rc %d (%s), want 0 0", rc, b[1].rc,
+          b[1].e.msg);
+    check_null_os("batch of Order-Status and Delivery", b[0].rc, &b[0].e, &out.os);
+}
+
+/* Every other statement answers no rows, as before the synthetic answers. */
+static void test_null_no_other_rows(void **state)
+{
+    static const int synthetic[] = { S_OS_CUSTOMERS_BY_NAME, S_OS_GET_CUSTOMER, S_OS_LAST_ORDER,
+                                     S_OS_ORDER_LINES,       S_OS_ALL_BY_ID,    S_OS_ALL_BY_NAME,
+                                     S_PROC_ORDER_STATUS,    S_PROC_VERSION };
+    struct test_conn *t = *state;
+    struct db_param p[DB_MAX_PARAMS];
+    struct err e;
+
+    for (int j = 0; j < DB_MAX_PARAMS; j++)
+        p[j] = DBP_INT(1);
+    for (int id = 0; id < S_NSTMTS; id++) {
+        int want = 0, rc, row;
+        for (size_t k = 0; k < sizeof(synthetic) / sizeof(synthetic[0]); k++)
+            want |= synthetic[k] == id;
+        err_clear(&e);
+        rc = db_exec(t->c, id, p, DB_MAX_PARAMS, &e);
+        row = rc == 0 ? db_next(t->c) : -1;
+        CHECK(rc == 0 && row == want, "statement %d '%s': rc %d (%s), next %d, want 0 %d", id,
+              t->d.names[id], rc, e.msg, row, want);
+    }
+    /* Text sent without a statement id (checks, admin): no rows. */
+    CHECK(db_query(t->c, "SELECT 1", NULL, 0, &e) == 0 && db_next(t->c) == 0,
+          "a query's text: a row");
+}
+
 /* ---- New-Order's total in exact cents ---- */
 
 /* The total against exact rational arithmetic: sum x (10^4 - disc) x (10^4 +
@@ -668,6 +812,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_retry_not_for_other_classes, setup_conn,
                                         teardown_conn),
         cmocka_unit_test_setup_teardown(test_retry_commit_lost, setup_conn, teardown_conn),
+        cmocka_unit_test(test_null_proc_version),
+        cmocka_unit_test_setup_teardown(test_null_order_status, setup_conn, teardown_conn),
+        cmocka_unit_test_setup_teardown(test_null_no_other_rows, setup_conn, teardown_conn),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
