@@ -7,7 +7,8 @@
 #     . "$root/tests/lib/util.sh"
 #     t_begin t0030 pg
 #
-#     run NAME CMD...     run CMD (at most $RUN_TIMEOUT s, default 120) with
+#     run NAME CMD...     run CMD (at most $RUN_TIMEOUT s, default 120, 480 under
+#                         a sanitizer, whose builds run several times slower) with
 #                         stdout in $RUN_DIR/NAME.out, stderr in
 #                         $RUN_DIR/NAME.err ($RUN_DIR: default $tmp); sets rc,
 #                         out, err and both (stdout, a newline, stderr)
@@ -46,11 +47,22 @@
 # tap.sh once: a second copy would count the tests from 1 again.
 [ -n "${tap__n+set}" ] || . "$root/tests/lib/tap.sh"
 
+# The default bound of run: a hang, not a speed, is what it catches, and a
+# sanitizer build (ASAN_OPTIONS or TSAN_OPTIONS set by the Makefile) among
+# TEST_JOBS files at once may take four times as long.
+run__timeout() {
+    if [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
+        echo 480
+    else
+        echo 120
+    fi
+}
+
 run() {
     _name=${RUN_DIR:-$tmp}/$1
     shift
     if command -v timeout >/dev/null 2>&1; then
-        timeout -k 5 "${RUN_TIMEOUT:-120}" "$@" >"$_name.out" 2>"$_name.err" </dev/null
+        timeout -k 5 "${RUN_TIMEOUT:-$(run__timeout)}" "$@" >"$_name.out" 2>"$_name.err" </dev/null
     else
         "$@" >"$_name.out" 2>"$_name.err" </dev/null
     fi
@@ -195,7 +207,7 @@ t_begin() {
     t_start=$(date +%s)
     TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
     bin=$TPCC_BIN
-    if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 ${RUN_TIMEOUT:-120}"; else to=; fi
+    if command -v timeout >/dev/null 2>&1; then to="timeout -k 5 ${RUN_TIMEOUT:-$(run__timeout)}"; else to=; fi
     [ -x "$bin" ] || bail_out "$bin is missing: run make first"
     command -v python3 >/dev/null 2>&1 || bail_out "python3 is needed to read run.json"
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-$_name.XXXXXX") || bail_out "mktemp failed"
