@@ -211,8 +211,11 @@ struct run {
     int64_t no_start, no_end;    /* the database's New-Order count at the edges */
     uint64_t t_meas, t_end;      /* the window opened (0: not yet) and closed */
     double cpu0;                 /* the process's CPU at the opening */
-    uint64_t last_tick;          /* end of the last series row */
+    uint64_t last_tick;          /* end of the last series row: when its counts were taken */
     uint64_t next_tick;          /* when the next one is due */
+    int said_window;             /* the window's first live line was printed (not a tty) */
+    int edge_wait;               /* the next row waits for every VU's snapshot from after the
+                                  * window's opening (await_snapshots) */
     int total_s;                 /* ramp-up, warm-up and window, for the live line */
     int sec;                     /* series rows so far */
     int ended;                   /* the loop ended before its time (signal, done, failure) */
@@ -570,20 +573,29 @@ static int phase_start(struct run *x, struct err *e)
  * down, the series row and the metrics beside it, the meeting's beat, the
  * live line.  An outage longer than run.max_outage aborts the run.
  */
-static int run_second(struct run *x, uint64_t now, struct err *e)
+static int run_second(struct run *x, struct err *e)
 {
     const struct run_opts *o = x->o;
     struct run_result *r = x->r;
     int measuring = x->t_meas != 0;
     int in_tx, down;
-    uint64_t longest_us;
-    double interval = (double)(now - x->last_tick) / 1e6;
+    uint64_t longest_us, at;
+    double interval;
 
     request_snapshots(x->vus, x->nvu);
     /* Give VUs a moment to publish (they do after each transaction). */
     clock_sleep_us(20000);
+    if (x->edge_wait) {
+        (void)await_snapshots(x->sh, x->vus, x->nvu, 1000000);
+        x->edge_wait = 0;
+    }
     collect(x->vus, x->nvu, &x->m->cur, &in_tx);
-    down = count_down(x->vus, x->nvu, x->workers, x->nw, clock_us(), &longest_us);
+    /* The row's rates are over the time its counts cover: from the last
+     * row's counts to these, however late this loop woke (a loaded machine
+     * wakes it late; the next row is then shorter, never counted twice). */
+    at = clock_us();
+    interval = (double)(at - x->last_tick) / 1e6;
+    down = count_down(x->vus, x->nvu, x->workers, x->nw, at, &longest_us);
     x->sec++;
     meet_beat(o->meet);
     series_add(r, x->m, x->sec, measuring ? 'm' : 'r', in_tx, down, interval);
@@ -600,9 +612,14 @@ static int run_second(struct run *x, uint64_t now, struct err *e)
         x->m->in_tx_sum += in_tx;
         x->m->in_tx_samples++;
     }
-    if (o->progress && r->n_series && (x->tty || x->sec % 10 == 0))
+    /* Not on a terminal: every 10 s, and the window's first second (a log
+     * shows where the measurement began). */
+    if (o->progress && r->n_series &&
+        (x->tty || x->sec % 10 == 0 || (measuring && !x->said_window)))
         live_line(o, &r->series[r->n_series - 1], x->sec, x->total_s, x->tty);
-    x->last_tick = x->next_tick;
+    if (measuring)
+        x->said_window = 1;
+    x->last_tick = at;
     x->next_tick += 1000000;
     return 0;
 }
@@ -632,7 +649,7 @@ static int run_loop(struct run *x, uint64_t end, struct err *e)
             return fatal_err(x->sh, e);
         }
         if (now >= x->next_tick) {
-            if ((rc = run_second(x, now, e)) < 0) {
+            if ((rc = run_second(x, e)) < 0) {
                 x->ended = 1;
                 return rc;
             }
@@ -689,6 +706,7 @@ static int phase_warmup(struct run *x, struct err *e)
         series_add(r, x->m, ++x->sec, 'r', 0, 0, (double)(x->t_meas - x->last_tick) / 1e6);
     }
     x->m->prev = *x->base;
+    x->edge_wait = 1;
     x->last_tick = x->t_meas;
     x->next_tick = x->t_meas + 1000000;
     phase_set(sh, PH_MEASURE);
@@ -892,7 +910,7 @@ static void run_status(const struct run *x, int rc)
     struct run_result *r = x->r;
     const char *s = "failed";
 
-    if (x->aborted)
+    if (x->aborted || (x->sh && x->sh->monitor_outage))
         s = "aborted";
     else if (rc == 0)
         s = sig_stop_requested() ? "interrupted" : "complete";

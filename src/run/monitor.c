@@ -68,6 +68,33 @@ void request_snapshots(struct vu *vus, int n)
     }
 }
 
+/*
+ * Wait up to wait_us until every VU not finished has served its snapshot
+ * request, so that the counts collect() reads are from after the window's
+ * opening edge: a VU that the machine did not schedule within the tick's
+ * 20 ms would otherwise still show its snapshot from before the edge, counts
+ * below the edge's base (a negative row).  1 when all had.
+ */
+int await_snapshots(struct shared *sh, struct vu *vus, int n, uint64_t wait_us)
+{
+    uint64_t until = clock_us() + wait_us;
+
+    for (;;) {
+        int pending = 0;
+        pthread_mutex_lock(&sh->lock);
+        for (int i = 0; i < n; i++)
+            if (!vus[i].finished && __atomic_load_n(&vus[i].ack, __ATOMIC_ACQUIRE) !=
+                                        __atomic_load_n(&vus[i].req, __ATOMIC_RELAXED))
+                pending++;
+        pthread_mutex_unlock(&sh->lock);
+        if (!pending)
+            return 1;
+        if (clock_us() >= until)
+            return 0;
+        clock_sleep_us(1000);
+    }
+}
+
 double cpu_now_s(void)
 {
     struct rusage ru;
@@ -100,8 +127,16 @@ int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct e
     for (;;) {
         if (*mc && (rc = count_new_orders(*mc, out, e)) != E_CONN)
             return rc;
-        if (clock_us() >= deadline || sig_stop_requested())
+        if (sig_stop_requested())
             return *mc ? E_CONN : err_prefix(e, "the monitor's connection is lost");
+        if (clock_us() >= deadline) {
+            /* The same outage, seen by the monitor first (at a window's
+             * edge, before a worker's outage reached the limit). */
+            sh->monitor_outage = 1;
+            return err_prefix(e, "the database was unreachable for more than %.0f s "
+                                 "(run.max_outage): run aborted: the monitor's connection is lost",
+                              (double)sh->cfg->run.max_outage_us / 1e6);
+        }
         db_close(*mc);
         *mc = NULL;
         clock_sleep_us(backoff_us);

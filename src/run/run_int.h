@@ -67,6 +67,8 @@ struct shared {
     int go;                  /* 1: connected VUs may start */
     struct err conn_err;     /* first connect failure */
     int fatal;               /* atomic: 1 once a worker met a usage error (fatal_err) */
+    int monitor_outage;      /* 1 once the monitor's connection stayed lost for run.max_outage
+                              * (the run is then aborted, as for the workers' outage) */
     struct err fatal_err;    /* under lock: the first one, e.g. a pooler and prepared statements */
     char backend_sql[512];   /* admin statement backend_id (a copy: workers read it) */
     uint64_t t0_us;          /* start of ramp-up */
@@ -166,6 +168,8 @@ void *group_main(void *arg);
 void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx);
 int collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out);
 void request_snapshots(struct vu *vus, int n);
+/* Wait (up to wait_us) until every VU not finished served its request; 1 when all did. */
+int await_snapshots(struct shared *sh, struct vu *vus, int n, uint64_t wait_us);
 double cpu_now_s(void);
 int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e);
 int monitor_count_bounded(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e);

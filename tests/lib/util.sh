@@ -400,6 +400,23 @@ bg_run() {
     bgpid=$!
 }
 
+# bg_window LABEL [SECS]: waits up to SECS (default 60) for the run LABEL of
+# bg_run to open its measured window (its first "measure]" live line on
+# stderr), so that a fault lands in the window however slowly the machine
+# starts the run; a failed test when it did not (or the run ended first).
+# Sets nothing.
+bg_window() {
+    _w=0
+    while ! grep -q 'measure\]' "$tmp/$1.err" 2>/dev/null; do
+        if ! alive "$bgpid" || [ "$_w" -ge "$((${2:-60} * 10))" ]; then
+            fail "$1: the run's window opened" "$(cat "$tmp/$1.err" 2>/dev/null)"
+            return 1
+        fi
+        sleep 0.1
+        _w=$((_w + 1))
+    done
+}
+
 # bg_signal SIG PASS FAIL FILE: when the process $bgpid still runs, sends
 # it SIG and passes the test PASS; else fails the test FAIL, showing FILE
 # (its stderr, say).  Sets nothing.

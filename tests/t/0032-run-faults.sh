@@ -56,7 +56,8 @@ check(run.get('notpm', 0) > 0, name + ': NOTPM > 0 (the run went on)')
 # ---------------------------------------------------------------------------
 # 1. Restart -m immediate 3 s into the measured window.
 bg_run restart --duration 10s --warmup 1s --vus 4
-sleep 4
+bg_window restart
+sleep 2
 pg_restart_immediate
 ok $? "pg_ctl restart -m immediate during the run"
 bg_complete restart
@@ -67,7 +68,8 @@ check_after restart
 # ---------------------------------------------------------------------------
 # 2. pg_terminate_backend of every client backend, client mode.
 bg_run term --duration 8s --warmup 1s --vus 4 --mode client
-sleep 4
+bg_window term
+sleep 2
 n=$(pg_terminate_clients)
 ok "$([ "${n:-0}" -ge 5 ] && echo 0 || echo 1)" "pg_terminate_backend ended $n backends (4 VUs, a worker, the monitor)"
 bg_complete term terminate
@@ -77,7 +79,8 @@ check_after term
 # ---------------------------------------------------------------------------
 # 3. Gone for longer than --max-outage.
 bg_run gone --duration 60s --warmup 1s --vus 4 --max-outage 3s
-sleep 3
+bg_window gone
+sleep 1
 pg_halt
 ok $? "server stopped during the run"
 t0=$(date +%s)

@@ -193,18 +193,20 @@ static void test_sched_order(void **state)
         prev = x->due_us;
     }
     assert_int_equal(sched_count(&s), 0);
-    /* Not due yet: not given before its time. */
-    t[0].due_us = clock_us() + 30000;
-    sched_put(&s, &t[0]);
-    assert_null(sched_take(&s, &stop, 5000, &got));
-    {
-        struct terminal *x = sched_take(&s, &stop, 200000, &got);
-        assert_ptr_equal(x, &t[0]);
-        assert_true(got >= t[0].due_us);
-    }
-    /* A stop ends the wait. */
+    /* Not due yet: not given before its time (10 s away, however late this
+     * process is scheduled on a loaded machine). */
     t[0].due_us = clock_us() + 10000000;
     sched_put(&s, &t[0]);
+    assert_null(sched_take(&s, &stop, 5000, &got));
+    /* One due soon comes first, once due: the take waits for it. */
+    t[1].due_us = clock_us() + 30000;
+    sched_put(&s, &t[1]);
+    {
+        struct terminal *x = sched_take(&s, &stop, 5000000, &got);
+        assert_ptr_equal(x, &t[1]);
+        assert_true(got >= t[1].due_us);
+    }
+    /* A stop ends the wait (t[0] is still 10 s away). */
     stop = 1;
     assert_null(sched_take(&s, &stop, 10000000, &got));
     sched_close(&s);
