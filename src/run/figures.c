@@ -188,6 +188,8 @@ static void figures_rates(const struct run_result *r, struct figures *f)
     f->driver_cpu_ms_per_ktx = committed ? r->cpu_s * 1000.0 / ((double)committed / 1000.0) : 0;
     f->worker_cpu_ms_per_ktx =
         committed ? (double)m->cpu_us / 1000.0 / ((double)committed / 1000.0) : 0;
+    f->wakes_per_tx = committed ? (double)m->csw_vol / (double)committed : NAN;
+    f->preempted_per_tx = committed ? (double)m->csw_invol / (double)committed : NAN;
     /* A New-Order whose commit was sent but never answered (a lost connection)
      * may or may not be in the database's count: the counts agree when the
      * difference is within those.  A worker still in a transaction at the
@@ -445,6 +447,12 @@ static json_t *terminals_json(const struct config *cfg, const struct run_result 
 
     if (r->load == TERM_THINK)
         json_object_set_new(o, "efficiency_pct", json_real(f->efficiency_pct));
+    /* Context switches of the terminals' worker threads (getrusage RUSAGE_THREAD). */
+    json_object_set_new(o, "wakes_per_tx", isnan(f->wakes_per_tx) ? json_null()
+                                                                  : json_real(f->wakes_per_tx));
+    json_object_set_new(o, "preempted_per_tx", isnan(f->preempted_per_tx)
+                                                   ? json_null()
+                                                   : json_real(f->preempted_per_tx));
     if (r->time_scale != 1.0)
         json_object_set_new(o, "deviation",
                             json_string("run.time_scale: keying and think times scaled"));
@@ -829,12 +837,12 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
     print_validity(out, f);
     fprintf(out,
             "  driver CPU: %.2f ms per 1000 tx (terminal workers %.2f, the rest %.2f), %.1f%% "
-            "of a core%s\n",
+            "of a core, %.2f wakes per tx%s\n",
             f->driver_cpu_ms_per_ktx, f->worker_cpu_ms_per_ktx,
             f->driver_cpu_ms_per_ktx > f->worker_cpu_ms_per_ktx
                 ? f->driver_cpu_ms_per_ktx - f->worker_cpu_ms_per_ktx
                 : 0.0,
-            f->driver_cpu_pct,
+            f->driver_cpu_pct, isnan(f->wakes_per_tx) ? 0.0 : f->wakes_per_tx,
             f->driver_cpu_pct > 50 ? "  (warning: the driver may be the bottleneck)" : "");
 }
 

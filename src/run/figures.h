@@ -66,6 +66,9 @@ struct figures {
     double tps;              /* committed transactions per second, all types */
     double driver_cpu_ms_per_ktx; /* driver CPU per 1000 committed transactions */
     double worker_cpu_ms_per_ktx; /* ... of it in the terminals' worker threads */
+    double wakes_per_tx;          /* voluntary context switches of those threads per committed
+                                   * transaction (NAN: none committed) */
+    double preempted_per_tx;      /* their involuntary ones per committed transaction */
     double driver_cpu_pct;   /* driver CPU as % of one core */
     int counts_agree;        /* client New-Order count equals the database's (up to
                               * New-Orders of unknown outcome) */

@@ -5,7 +5,7 @@
  * A worker takes the terminal due first once its time has come (or at
  * once, when it is late: how late is the schedule lag the worker measures),
  * runs its transaction on the worker's connection, and puts it back with
- * its next time.  A terminal in back-off after a retryable failure is put
+ * its next time (its due_us is read once, when it is put).  A terminal in back-off after a retryable failure is put
  * back with the time of its retry, so it never holds a connection while it
  * waits.  One mutex guards the heap; taking and putting are O(log n) and
  * happen once per transaction, never on the database's path.
@@ -18,10 +18,17 @@
 
 #include "run/terminal.h"
 
+/* A heap slot: the due time beside the terminal, so sifts stay in the array. */
+struct sched_slot {
+    uint64_t due_us;     /* t->due_us when it was put */
+    struct terminal *t;
+};
+
 struct sched {
     pthread_mutex_t lock;
     pthread_cond_t cond;   /* a terminal was put back, or the state changed */
-    struct terminal **heap; /* heap[0] is due first */
+    struct sched_slot *heap; /* heap[0] is due first (a 4-ary heap; see sched.c) */
+    struct sched_slot *mem;  /* the allocation heap points into (aligned) */
     int n, cap;
     int closed;             /* 1: sched_take() returns NULL at once */
     int n_waiting;          /* workers inside sched_take() or sched_poll_begin() */

@@ -56,6 +56,9 @@ struct vu_stats {
     uint64_t batched_tx;       /* transactions sent in them (a resent one counts again) */
     uint64_t batch_skipped;    /* skipped by the server after a failure before them: sent again */
     uint64_t cpu_us;           /* CPU of the worker's thread so far (on its first connection only) */
+    uint64_t csw_vol;          /* its voluntary context switches so far (each a sleep, then a
+                                * wake; same connection only) */
+    uint64_t csw_invol;        /* its involuntary ones (preempted) */
     struct hist lag;           /* schedule lag: how late terminals were dispatched (us) */
     struct {
         char state[6];
@@ -70,7 +73,8 @@ struct vu_stats {
     X(no_lines) X(no_remote_lines) X(pay_total) X(pay_remote) X(pay_by_name) X(os_total)        \
         X(os_by_name) X(os_lines) X(no_total_cents) X(no_brand_b) X(dl_districts) X(dl_skipped) \
             X(dl_queue_full) X(dl_queue_wait_us) X(reconnects) X(lost_connections) X(down_us)   \
-                X(waits_over_think) X(batches) X(batched_tx) X(batch_skipped) X(cpu_us)
+                X(waits_over_think) X(batches) X(batched_tx) X(batch_skipped) X(cpu_us) \
+                    X(csw_vol) X(csw_invol)
 #define STATS_TX_FIELDS(X)                                                                 \
     X(committed)                                                                           \
     X(rolled_back) X(retries) X(err_retry) X(err_conn) X(err_other) X(unknown) X(in_tx_us) \

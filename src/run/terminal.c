@@ -35,7 +35,7 @@ int term_init(struct terminal *t, int id, int warehouses, uint64_t seed, const i
     t->id = id;
     t->w_id = id % warehouses + 1;
     t->d_id = (id / warehouses) % 10 + 1;
-    t->heap_pos = -1;
+    t->queued = 0;
     /* Stream 1 as the VUs had, one per terminal id. */
     rng_init_stream(&t->rng, seed, 1, (uint64_t)id, 0);
     return deck_init(&t->deck, weights);

@@ -38,7 +38,7 @@ struct terminal {
     uint64_t intended_us; /* intended submit time of the current transaction: end of keying,
                            * or the arrival; response time runs from here */
     uint64_t gap_us;      /* think: the think + keying time it was given before intended_us */
-    int heap_pos;         /* its index in the scheduler's heap; -1 while taken */
+    int queued;           /* 1 while in the scheduler's queue, 0 while taken */
     int retries;          /* retries of the current input so far */
     int has_input;        /* in holds the current input (kept across retries) */
     int again;            /* skipped in a batch (never ran): sent again, its lag counted once */

@@ -45,10 +45,17 @@ void phase_set(struct shared *sh, int ph)
 void vu_cpu_mark(struct vu *v)
 {
     struct timespec ts;
+    struct rusage ru;
 
-    if (v->lead == v && !v->finished && !v->at_barrier &&
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
+    if (v->lead != v || v->finished || v->at_barrier)
+        return;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0)
         v->st.cpu_us = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+    /* The thread's own context switches: the counters /proc/self/task/N/status shows. */
+    if (getrusage(RUSAGE_THREAD, &ru) == 0) {
+        v->st.csw_vol = (uint64_t)ru.ru_nvcsw;
+        v->st.csw_invol = (uint64_t)ru.ru_nivcsw;
+    }
 }
 
 /* Serve a pending snapshot request: copy stats into the buffer the monitor is not reading. */

@@ -59,7 +59,13 @@ jcheck "$(rec null)/run.json" "
 run = rec.get('run', {})
 check(run.get('terminals', {}).get('count') == 1000 and run.get('transactions', {}).get('new_order', {}).get('count', 0) > 0,
       'the null driver: 1000 terminals ran New-Orders', run.get('terminals', {}).get('count'))
+# The workers sleep between transactions (1000 terminals in think time keep
+# 4 workers far from busy): some wakes per transaction, never none, and no
+# storm of them (a worker spinning on its condition variable would show).
+w = run.get('terminals', {}).get('wakes_per_tx')
+check(isinstance(w, float) and 0.05 < w < 50, 'the record counts the workers\' wakes per transaction', w)
 "
+like "$out" "*of a core, *.* wakes per tx*" "the summary shows wakes per transaction beside driver CPU" || explain
 
 # 6. Batches: several terminals' transactions in one round trip.
 run batch "$bin" run -c "$cfg" --terminals 20 --connections 4 --batch 4 --duration 8s --warmup 1s \

@@ -189,7 +189,7 @@ static void test_sched_order(void **state)
         struct terminal *x = sched_take(&s, &stop, 1000, &got);
         assert_non_null(x);
         assert_true(x->due_us >= prev);
-        assert_int_equal(x->heap_pos, -1);
+        assert_int_equal(x->queued, 0);
         prev = x->due_us;
     }
     assert_int_equal(sched_count(&s), 0);
@@ -238,7 +238,7 @@ static void test_sched_take_due(void **state)
     assert_null(sched_take_due(&s, now));
     s.n_waiting = 0;
     assert_ptr_equal(sched_take_due(&s, now), &t[0]);
-    assert_int_equal(t[0].heap_pos, -1);
+    assert_int_equal(t[0].queued, 0);
     assert_ptr_equal(sched_take_due(&s, now), &t[1]);
     /* t[2] is not due until a second from now. */
     assert_null(sched_take_due(&s, now));
