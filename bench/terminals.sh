@@ -28,9 +28,10 @@ import json, sys
 r = json.load(open(sys.argv[1]))["run"]
 t = r["terminals"]
 print("terminals %6d  conns %3d  workers %3d  NOTPM %9.0f  TPS %8.1f  lag p99 %7.2f ms  waits>think %5d  "
-      "efficiency %6.1f %%  driver CPU %5.1f %% of a core"
+      "efficiency %6.1f %%  driver CPU %5.1f %% of a core  wakes/tx %5.2f"
       % (t["count"], t["connections"], t["workers"], r["notpm"], r["tps"], t["schedule_lag_p99_ms"],
-         t["waits_over_think_time"], t.get("efficiency_pct", 0), r["driver_cpu_pct_of_core"]))
+         t["waits_over_think_time"], t.get("efficiency_pct", 0), r["driver_cpu_pct_of_core"],
+         t.get("wakes_per_tx") or 0))
 EOF
 }
 
