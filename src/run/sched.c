@@ -10,25 +10,11 @@
 
 #include "core/clock.h"
 
-/*
- * A 4-ary heap: half the levels of a binary one, and a node's 4 children
- * (slots 4i+1 .. 4i+4, 16 bytes each) fill one 64-byte cache line, because
- * the array starts 3 slots into a line-aligned block.  So a sift costs a
- * cache line per level, and there are log4(n) levels.
- */
-#define SCHED_ARITY 4
-#define SCHED_LINE 64
-#define SCHED_SKEW 3
-
 int sched_init(struct sched *s, int cap)
 {
-    size_t slots = (size_t)(cap > 0 ? cap : 1) + SCHED_SKEW;
-    size_t bytes = (slots * sizeof(*s->heap) + SCHED_LINE - 1) / SCHED_LINE * SCHED_LINE;
-
-    s->mem = aligned_alloc(SCHED_LINE, bytes);
-    if (!s->mem)
+    s->heap = calloc((size_t)(cap > 0 ? cap : 1), sizeof(*s->heap));
+    if (!s->heap)
         return -1;
-    s->heap = s->mem + SCHED_SKEW;
     s->n = 0;
     s->cap = cap;
     s->closed = 0;
@@ -36,8 +22,8 @@ int sched_init(struct sched *s, int cap)
     s->n_polling = 0;
     s->bell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
     if (s->bell < 0) {
-        free(s->mem);
-        s->mem = s->heap = NULL;
+        free(s->heap);
+        s->heap = NULL;
         return -1;
     }
     pthread_mutex_init(&s->lock, NULL);
@@ -49,8 +35,8 @@ void sched_release(struct sched *s)
 {
     if (!s->heap)
         return; /* never initialised */
-    free(s->mem);
-    s->mem = s->heap = NULL;
+    free(s->heap);
+    s->heap = NULL;
     close(s->bell);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->cond);
@@ -76,7 +62,7 @@ static void ring(struct sched *s)
 static int sift_up(struct sched *s, int i, struct sched_slot e)
 {
     while (i > 0) {
-        int p = (i - 1) / SCHED_ARITY;
+        int p = (i - 1) / 2;
         if (s->heap[p].due_us <= e.due_us)
             break;
         s->heap[i] = s->heap[p];
@@ -89,14 +75,11 @@ static int sift_up(struct sched *s, int i, struct sched_slot e)
 static void sift_down(struct sched *s, int i, struct sched_slot e)
 {
     for (;;) {
-        int c = SCHED_ARITY * i + 1, end = c + SCHED_ARITY, m = c;
-        if (c >= s->n)
+        int l = 2 * i + 1, r = l + 1, m = l;
+        if (l >= s->n)
             break;
-        if (end > s->n)
-            end = s->n;
-        for (int k = c + 1; k < end; k++)
-            if (s->heap[k].due_us < s->heap[m].due_us)
-                m = k;
+        if (r < s->n && s->heap[r].due_us < s->heap[l].due_us)
+            m = r;
         if (e.due_us <= s->heap[m].due_us)
             break;
         s->heap[i] = s->heap[m];

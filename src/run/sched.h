@@ -27,8 +27,7 @@ struct sched_slot {
 struct sched {
     pthread_mutex_t lock;
     pthread_cond_t cond;   /* a terminal was put back, or the state changed */
-    struct sched_slot *heap; /* heap[0] is due first (a 4-ary heap; see sched.c) */
-    struct sched_slot *mem;  /* the allocation heap points into (aligned) */
+    struct sched_slot *heap; /* heap[0] is due first */
     int n, cap;
     int closed;             /* 1: sched_take() returns NULL at once */
     int n_waiting;          /* workers inside sched_take() or sched_poll_begin() */
