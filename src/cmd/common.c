@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/opt.h"
@@ -442,4 +443,41 @@ int cmd_serve_start(const struct config *cfg, struct mserve **out, struct err *e
         return e->code;
     fprintf(stderr, "metrics: http://%s/metrics\n", mserve_address(*out));
     return 0;
+}
+
+/* Set by cmd_abandoned(): threads of this process are still blocked on sockets. */
+static int exit_abandon;
+
+void cmd_abandoned(void)
+{
+    exit_abandon = 1;
+}
+
+/* The watchdog of cmd_exit_bound: its code, then _exit once the bound is over. */
+static int exit_code;
+
+static void *exit_watchdog(void *arg)
+{
+    (void)arg;
+    clock_sleep_us(CMD_EXIT_BOUND_S * 1000000ULL);
+    _exit(exit_code);
+}
+
+int cmd_exit_bound(int code)
+{
+    pthread_attr_t at;
+    pthread_t t;
+
+    exit_code = code;
+    if (pthread_attr_init(&at) == 0) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_create(&t, &at, exit_watchdog, NULL);
+        pthread_attr_destroy(&at);
+    }
+    if (!exit_abandon)
+        return code;
+    /* Connections left behind: no library's exit handler may touch them (libpq, OpenSSL). */
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code);
 }

@@ -369,6 +369,10 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
         (rc = get_str(doc, "started", &r->started, name, e)) < 0 ||
         (rc = get_str(doc, "load.phase_reached", &phase, name, e)) < 0)
         return rc;
+    /* "running" says nothing by itself: its command may have died. */
+    r->life = record_liveness(doc, r->status_buf, sizeof(r->status_buf));
+    if (r->life != RECORD_ENDED)
+        r->status = r->status_buf;
     if (strcmp(phase, "done") == 0 &&
         (rc = get_num(doc, "load.seconds", &r->v[CMP_LOAD], name, e)) < 0)
         return rc;
@@ -1057,7 +1061,11 @@ int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct
         if (strcmp(r->status, "complete") != 0)
             add_warning(c, "run '%s' (%s) has status '%s'%s", r->name, r->label,
                         r->status[0] ? r->status : "none",
-                        strcmp(r->status, "running") == 0
+                        r->life == RECORD_CRASHED
+                            ? ": the command that wrote it ended without finishing it (killed, "
+                              "or it crashed); its figures are not a run's"
+                        : r->life == RECORD_RUNNING ? ": its command still runs"
+                        : r->life == RECORD_UNKNOWN
                             ? ": the command that wrote it did not finish (it crashed, or still "
                               "runs)"
                         : strcmp(r->status, "interrupted") == 0
