@@ -1550,6 +1550,8 @@ static int start_owned(struct managed_pg *m, const struct runas *ra, struct err 
     if (rc < 0)
         return rc;
     m->started = 1;
+    if (m->how != MANAGED_ADOPTED)
+        m->how = MANAGED_STARTED;
     if (pidfile_read(m->datadir, &pf))
         sig_set_server_pid(pf.pid);
     rc = ensure_db(m, ra, e);
