@@ -433,6 +433,10 @@ static void metrics_why(json_t *doc, struct cmp_run *r)
         if (json_is_false(on))
             snprintf(r->metrics_note, sizeof(r->metrics_note),
                      "no metrics: the run had run.metrics false");
+        else if (r->life == RECORD_CRASHED || r->life == RECORD_RUNNING)
+            snprintf(r->metrics_note, sizeof(r->metrics_note), "no metrics: %s",
+                     r->life == RECORD_CRASHED ? "its command died before it wrote them"
+                                               : "the run still runs");
         else if (kind && strcmp(kind, "load") == 0)
             snprintf(r->metrics_note, sizeof(r->metrics_note),
                      "no metrics: a load's record (metrics are sampled for runs)");

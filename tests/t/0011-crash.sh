@@ -76,7 +76,7 @@ is "$(pmpid)|$(ls "$owner" 2>/dev/null)" "|" "load stopped its server and remove
 
 # ---------------------------------------------------------------------------
 # 1. The owner while a command runs; another command beside it.
-bg_run owned --duration 8s --warmup 0s --vus 2
+bg_run owned --duration 12s --warmup 0s --vus 2
 if owner_is "$bgpid" 60; then
     pass "a run names itself in tpccbench.owner (pid $bgpid)"
 else
