@@ -17,9 +17,9 @@
 
 /* Who a process is: pid, start time and boot. */
 struct proc_id {
-    long pid;                        /* > 0 */
-    unsigned long long start_ticks;  /* /proc/PID/stat field 22; 0 = unknown */
-    char boot_id[PROC_BOOT_ID_LEN];  /* "" = unknown */
+    long pid;                       /* > 0 */
+    unsigned long long start_ticks; /* /proc/PID/stat field 22; 0 = unknown */
+    char boot_id[PROC_BOOT_ID_LEN]; /* "" = unknown */
 };
 
 /* What became of a process a file named. */

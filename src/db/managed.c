@@ -52,8 +52,8 @@ extern char **environ;
 #define INCLUDE_LINE     "include = '" RUNTIME_CONF "'"
 #define PG_LIBDIR        "/usr/lib/postgresql"
 #define SOCKDIR_TEMPLATE "/tmp/tpccbench-XXXXXX"
-#define OWNER_FILE       MANAGED_OWNER_FILE     /* who owns the running server */
-#define LOCK_TIMEOUT_S   180 /* another command's initdb and start, at most */
+#define OWNER_FILE       MANAGED_OWNER_FILE /* who owns the running server */
+#define LOCK_TIMEOUT_S   180                /* another command's initdb and start, at most */
 
 /* Appended to postgresql.conf once, right after initdb. */
 static const char conf_block[] =

@@ -114,8 +114,8 @@ static void test_liveness(void **state)
 
     p = record_process();
     json_object_set_new(p, "hostname", json_string("elsewhere.example"));
-    snprintf(want, sizeof(want), "running (pid %ld on host elsewhere.example: cannot tell from here)",
-             (long)getpid());
+    snprintf(want, sizeof(want),
+             "running (pid %ld on host elsewhere.example: cannot tell from here)", (long)getpid());
     expect(rec_of("running", p), RECORD_UNKNOWN, want);
 
     expect(rec_of("running", NULL), RECORD_UNKNOWN,
@@ -154,8 +154,10 @@ static void test_mark(void **state)
         snprintf(path, sizeof(path), "%s/%s/run.json", top, names[i]);
         r = json_load_file(path, 0, NULL);
         assert_non_null(r);
-        assert_string_equal(json_string_value(json_object_get(r, "status")),
-                            i == 0 ? "crashed" : i == 1 ? "running" : "complete");
+        {
+            const char *want_status[] = { "crashed", "running", "complete" };
+            assert_string_equal(json_string_value(json_object_get(r, "status")), want_status[i]);
+        }
         if (i == 0) {
             json_t *c = json_object_get(r, "crashed");
             snprintf(want, sizeof(want), "pid %ld gone", dead);
