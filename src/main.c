@@ -49,6 +49,9 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+    /* Summaries (stdout) and progress and warnings (stderr) in the order they
+     * happen when both go to one file: stdout a line at a time. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         usage(stderr);
         return 2;

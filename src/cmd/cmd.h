@@ -118,6 +118,20 @@ int session_open(struct session *s, const struct config *cfg, struct err *e);
 /* Stop the managed server (unless keep_server). */
 void session_close(struct session *s);
 
+/*
+ * The end of a command whose last record is written: from now on the process
+ * ends within CMD_EXIT_BOUND_S whatever the network does.  A detached thread
+ * _exits with code once the bound is over (anything at exit that waits on a
+ * socket: a library's exit handler, a server's stop); after cmd_abandoned()
+ * (a run left connections behind, blocked in the database) it flushes stdout
+ * and stderr and _exits at once, so no exit handler touches those
+ * connections.  Else returns code, for main to return.
+ */
+#define CMD_EXIT_BOUND_S 2
+int cmd_exit_bound(int code);
+/* Threads of this process stay blocked on a socket (run.left_behind): see cmd_exit_bound. */
+void cmd_abandoned(void);
+
 /* Print "tpccbench CMD: message" to stderr and return the exit code. */
 int cmd_fail(const char *cmd, const struct err *e);
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/opt.h"
@@ -256,20 +257,27 @@ static void no_core_dumps(void)
     (void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
-/* The first line of every command that talks to a database: which one. */
-static int session_announce(const struct config *cfg, struct err *e)
+/*
+ * The first line of every command that talks to a database: which one.  For
+ * the private server it comes after the start, with where the server
+ * listens as it says itself (m: SHOW listen_addresses, port) and how this
+ * command came by it.
+ */
+static int session_announce(const struct config *cfg, const struct managed_pg *m, struct err *e)
 {
     char target[1200];
     int rc;
 
-    if (cfg->database.managed && strcmp(cfg->database.driver, "postgres") == 0) {
+    if (m) {
         const char *dir = cfg->database.datadir[0] ? cfg->database.datadir : cfg->results.dir;
         const char *sub = cfg->database.datadir[0] ? "" : "/pgdata";
-        if (cfg->database.port)
-            fprintf(stderr, "private PostgreSQL in %s%s (and on 127.0.0.1:%d)\n", dir, sub,
-                    cfg->database.port);
-        else
-            fprintf(stderr, "private PostgreSQL in %s%s\n", dir, sub);
+        char tcp[300] = "";
+        if (m->listen[0])
+            snprintf(tcp, sizeof(tcp), " (and on %s:%d)", m->listen, m->listen_port);
+        fprintf(stderr, "private PostgreSQL in %s%s%s%s\n", dir, sub, tcp,
+                m->how == MANAGED_ADOPTED ? " (left running by a command that ended without "
+                                            "stopping it: adopted)"
+                                          : "");
         return 0;
     }
     if ((rc = db_describe_target(cfg->database.driver, cfg->database.conninfo, cfg->database.dsn,
@@ -304,11 +312,6 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
         if (*pw)
             no_core_dumps();
     }
-    /* libpq quotes a word it cannot parse back: it may be the password. */
-    if ((rc = session_announce(cfg, e)) < 0) {
-        secret_clean(e->msg, sizeof(e->msg), s->password);
-        return rc;
-    }
     if (cfg->database.managed && strcmp(cfg->database.driver, "postgres") == 0) {
         char datadir[PATH_MAX];
         if (cfg->database.datadir[0])
@@ -320,7 +323,13 @@ int session_open(struct session *s, const struct config *cfg, struct err *e)
             return rc;
         s->managed = 1;
         managed_conninfo(&s->mpg, s->conninfo, sizeof(s->conninfo));
+        session_announce(cfg, &s->mpg, e);
     } else {
+        /* libpq quotes a word it cannot parse back: it may be the password. */
+        if ((rc = session_announce(cfg, NULL, e)) < 0) {
+            secret_clean(e->msg, sizeof(e->msg), s->password);
+            return rc;
+        }
         snprintf(s->conninfo, sizeof(s->conninfo), "%s", cfg->database.conninfo);
     }
     s->args.conninfo = s->conninfo;
@@ -372,6 +381,9 @@ void session_close(struct session *s)
         else
             fprintf(stderr, "stopped private PostgreSQL\n");
     } else if (s->managed && s->mpg.started) {
+        /* The owner file says "kept": no later command adopts and stops it. */
+        if (managed_keep(&s->mpg, &e) < 0)
+            fprintf(stderr, "tpccbench: marking the private PostgreSQL kept: %s\n", e.msg);
         fprintf(stderr, "private PostgreSQL left running: %s\n", s->conninfo);
     }
     /* Wipe the password from memory (libpq and the ODBC driver manager keep
@@ -431,4 +443,41 @@ int cmd_serve_start(const struct config *cfg, struct mserve **out, struct err *e
         return e->code;
     fprintf(stderr, "metrics: http://%s/metrics\n", mserve_address(*out));
     return 0;
+}
+
+/* Set by cmd_abandoned(): threads of this process are still blocked on sockets. */
+static int exit_abandon;
+
+void cmd_abandoned(void)
+{
+    exit_abandon = 1;
+}
+
+/* The watchdog of cmd_exit_bound: its code, then _exit once the bound is over. */
+static int exit_code;
+
+static void *exit_watchdog(void *arg)
+{
+    (void)arg;
+    clock_sleep_us(CMD_EXIT_BOUND_S * 1000000ULL);
+    _exit(exit_code);
+}
+
+int cmd_exit_bound(int code)
+{
+    pthread_attr_t at;
+    pthread_t t;
+
+    exit_code = code;
+    if (pthread_attr_init(&at) == 0) {
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_create(&t, &at, exit_watchdog, NULL);
+        pthread_attr_destroy(&at);
+    }
+    if (!exit_abandon)
+        return code;
+    /* Connections left behind: no library's exit handler may touch them (libpq, OpenSSL). */
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code);
 }

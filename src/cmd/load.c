@@ -368,9 +368,11 @@ json_t *record_begin(const struct config *cfg, const char *kind)
     json_object_set_new(env, "config_hash", json_string(hash));
     if (!gmtime_r(&now, &tm) || !strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm))
         snprintf(started, sizeof(started), "unknown");
-    return json_pack("{s:o, s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "tool", record_tool(), "kind",
-                     kind, "status", "running", "started", started, "label", cfg->results.label,
-                     "change", cfg->results.change, "config", config, "environment", env);
+    /* "process": who writes it, so a reader can tell a crashed run (record_liveness). */
+    return json_pack("{s:o, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o}", "tool", record_tool(), "kind",
+                     kind, "status", "running", "started", started, "process", record_process(),
+                     "label", cfg->results.label, "change", cfg->results.change, "config", config,
+                     "environment", env);
 }
 
 int cmd_load(int argc, char **argv)

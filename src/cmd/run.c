@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmd/check.h"
 #include "cmd/load.h"
@@ -249,6 +250,8 @@ static int run_with_session(struct session *s, const struct cmd_args *a, json_t 
     json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
     o.metrics = m = session_metrics(s, rec, run_serve);
     rc = run_run(&o, r, e);
+    if (r->left_behind || r->cancel_unanswered)
+        cmd_abandoned();
     pooler_warning(s->cfg, r, json_object_get(rec, "warnings"));
     if (m)
         metrics_end(m, rec, dir);
@@ -309,6 +312,13 @@ static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct 
                                                              : "complete"));
         if (rc < 0 && !json_object_get(rec, "error"))
             json_object_set_new(rec, "error", json_string(e->msg));
+    }
+    {
+        char ended[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        if (gmtime_r(&now, &tm) && strftime(ended, sizeof(ended), "%Y-%m-%dT%H:%M:%SZ", &tm))
+            json_object_set_new(rec, "ended", json_string(ended));
     }
     if (record_write_json(dir, "run.json", rec, &we) < 0)
         fprintf(stderr, "tpccbench %s: %s\n", cmd, we.msg);
@@ -550,6 +560,8 @@ static int run_or_bench(int argc, char **argv, int bench)
             fprintf(stderr, "%s: repeat %d of %lld\n", cmd, i, (long long)repeat);
         rc = one_record(cmd, bench, &cfg, &a, i, (int)repeat, NULL, 0);
     }
+    /* The last record is written: the process ends within a bound from here. */
+    rc = cmd_exit_bound(rc);
     mserve_stop(run_serve);
     run_serve = NULL;
     return rc;

@@ -1260,8 +1260,12 @@ static void leave_server(struct study *x, json_t *extra)
 /* Stop the study's server (unless it ran before the study) and release the statements. */
 static void close_study(struct study *x)
 {
-    if (x->leave_running)
-        x->s.mpg.started = 0;
+    struct err e;
+
+    /* Restarted by the study, it is the study's now: kept again as it was found. */
+    if (x->leave_running && managed_keep(&x->s.mpg, &e) < 0)
+        fprintf(stderr, "tpccbench study: marking the private PostgreSQL kept: %s\n", e.msg);
+    x->s.mpg.started = x->leave_running ? 0 : x->s.mpg.started;
     session_close(&x->s);
     dialect_release(&x->d);
 }

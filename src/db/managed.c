@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
@@ -31,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/proc.h"
 #include "core/secret.h"
 #include "core/signals.h"
 
@@ -50,6 +52,8 @@ extern char **environ;
 #define INCLUDE_LINE     "include = '" RUNTIME_CONF "'"
 #define PG_LIBDIR        "/usr/lib/postgresql"
 #define SOCKDIR_TEMPLATE "/tmp/tpccbench-XXXXXX"
+#define OWNER_FILE       MANAGED_OWNER_FILE /* who owns the running server */
+#define LOCK_TIMEOUT_S   180                /* another command's initdb and start, at most */
 
 /* Appended to postgresql.conf once, right after initdb. */
 static const char conf_block[] =
@@ -1125,10 +1129,14 @@ static int server_stop(const struct managed_pg *m, const struct runas *ra, struc
     return err_prefix(e, "stopping PostgreSQL on '%s'", m->datadir);
 }
 
-/* Create database tpcc unless it exists. */
-static int ensure_db(const struct managed_pg *m, const struct runas *ra, struct err *e)
+/*
+ * Create database tpcc unless it exists, and read back where the server
+ * listens (SHOW listen_addresses, port) into m->listen and m->listen_port:
+ * what the first line of a command says, never the config's wish.
+ */
+static int ensure_db(struct managed_pg *m, const struct runas *ra, struct err *e)
 {
-    char port[16], out[64];
+    char port[16], out[512], *f1, *f2;
     int rc;
 
     snprintf(port, sizeof(port), "%d", m->socket_port);
@@ -1139,14 +1147,26 @@ static int ensure_db(const struct managed_pg *m, const struct runas *ra, struct 
             "-p",   port,
             "-U",   MANAGED_USER,
             "-d",   "postgres",
-            "-tAc", "select 1 from pg_database where datname = '" MANAGED_DBNAME "'",
+            "-tAc", "select current_setting('listen_addresses') || '|' || "
+                    "current_setting('port') || '|' || exists (select 1 from pg_database "
+                    "where datname = '" MANAGED_DBNAME "')",
             NULL
         };
         rc = run_tool(m, ra, "psql", args, out, sizeof(out), e);
     }
     if (rc < 0)
         return err_prefix(e, "looking for database '%s'", MANAGED_DBNAME);
-    if (out[0] == '1')
+    out[strcspn(out, "\r\n")] = '\0';
+    f1 = strchr(out, '|');
+    f2 = f1 ? strchr(f1 + 1, '|') : NULL;
+    if (!f2)
+        return err_set(e, E_FAIL, "psql on '%s' answered '%s' to where it listens", m->datadir,
+                       out);
+    *f1++ = '\0';
+    *f2++ = '\0';
+    snprintf(m->listen, sizeof(m->listen), "%.255s", out);
+    m->listen_port = (int)strtol(f1, NULL, 10);
+    if (f2[0] == 't')
         return 0;
     {
         const char *args[] = { "-h", m->sockdir,   "-p",           port,
@@ -1229,15 +1249,227 @@ static int datadir_prepare(struct managed_pg *m, struct err *e)
     return 0;
 }
 
-int managed_start(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
-                  struct err *e)
+/* ------------------------------------------------------------------ */
+/* One owner at a time                                                 */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Hold the data directory's lock (flock on the directory itself, made with
+ * mkdir -p when missing, so it exists before initdb and adds no file):
+ * whoever decides whether to start, adopt or reuse the server holds it, so
+ * two commands starting at once never both start one.  Waits up to
+ * LOCK_TIMEOUT_S (another command's initdb and start), or until a stop
+ * signal.  *fd is the lock's descriptor (close() lets it go).
+ */
+static int datadir_lock(struct managed_pg *m, int *fd, struct err *e)
+{
+    char ebuf[128];
+    int rc;
+
+    *fd = -1;
+    if (cluster_exists(m->datadir, e) == 0 && (rc = mkdir_p(m->datadir, e)) < 0)
+        return rc;
+    *fd = open(m->datadir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (*fd < 0)
+        return err_set(e, errno == EACCES ? E_USAGE : E_FAIL, "cannot open '%s': %s", m->datadir,
+                       err_errno(errno, ebuf, sizeof(ebuf)));
+    for (int i = 0;; i++) {
+        if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+            return 0;
+        if (errno != EWOULDBLOCK && errno != EINTR)
+            rc = err_set(e, E_FAIL, "cannot lock '%s': %s", m->datadir,
+                         err_errno(errno, ebuf, sizeof(ebuf)));
+        else if (sig_stop_requested())
+            rc = err_set(e, E_INTR, "interrupted while waiting for the lock on '%s'", m->datadir);
+        else if (i >= LOCK_TIMEOUT_S * 10)
+            rc = err_set(e, E_FAIL,
+                         "another command has held the lock on '%s' for %d s (it is starting "
+                         "or stopping the private PostgreSQL there): wait for it, or choose "
+                         "another --datadir",
+                         m->datadir, LOCK_TIMEOUT_S);
+        else {
+            sleep_ms(100);
+            continue;
+        }
+        close(*fd);
+        *fd = -1;
+        return rc;
+    }
+}
+
+/* The owner file: "pid N", "start_ticks N", "boot_id S", "state owned|kept" lines. */
+struct owner {
+    struct proc_id who; /* the command that wrote it */
+    int kept;           /* 1: state kept (left running on purpose) */
+};
+
+/* Read datadir/tpccbench.owner; 0, or -1 when there is none (or it says nothing). */
+static int owner_read(const struct managed_pg *m, struct owner *o)
+{
+    char path[4096], text[1024], key[32], val[128];
+    ssize_t n;
+    int fd;
+
+    memset(o, 0, sizeof(*o));
+    if (path_join(path, sizeof(path), m->datadir, OWNER_FILE) < 0 ||
+        (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+        return -1;
+    n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    text[n] = '\0';
+    for (char *p = text, *next; p && *p; p = next) {
+        next = strchr(p, '\n');
+        if (next)
+            *next++ = '\0';
+        if (sscanf(p, "%31s %127s", key, val) != 2)
+            continue;
+        if (strcmp(key, "pid") == 0)
+            o->who.pid = strtol(val, NULL, 10);
+        else if (strcmp(key, "start_ticks") == 0)
+            o->who.start_ticks = strtoull(val, NULL, 10);
+        else if (strcmp(key, "boot_id") == 0)
+            snprintf(o->who.boot_id, sizeof(o->who.boot_id), "%.39s", val);
+        else if (strcmp(key, "state") == 0)
+            o->kept = strcmp(val, "kept") == 0;
+    }
+    return o->who.pid > 0 ? 0 : -1;
+}
+
+/* Write datadir/tpccbench.owner (0600, atomically) naming this process. */
+static int owner_write(const struct managed_pg *m, int kept, struct err *e)
+{
+    struct proc_id me;
+    char text[512];
+    int n;
+
+    proc_self(&me);
+    n = snprintf(text, sizeof(text),
+                 "# Written by tpccbench: the command that owns this private server.\n"
+                 "# owned: that command stops it at its end (or, once it is gone, the next\n"
+                 "# command adopts it); kept: left running on purpose (--keep-server).\n"
+                 "pid %ld\nstart_ticks %llu\nboot_id %s\nstate %s\n",
+                 (long)getpid(), me.start_ticks, me.boot_id[0] ? me.boot_id : "-",
+                 kept ? "kept" : "owned");
+    return file_write_private(m, OWNER_FILE, text, (size_t)n, e);
+}
+
+static void owner_remove(const struct managed_pg *m)
+{
+    char path[4096];
+
+    if (path_join(path, sizeof(path), m->datadir, OWNER_FILE) == 0)
+        unlink(path);
+}
+
+/*
+ * What a running server is to this command, from its owner file: its
+ * owner's command still runs (SHARED; *mine when that is this process),
+ * it was left running on purpose or without an owner file (KEPT), or its
+ * owner is gone (ADOPTED).  m->owner_pid: the pid the file names.
+ */
+static int owner_how(struct managed_pg *m, int *mine)
+{
+    struct owner o;
+
+    *mine = 0;
+    m->owner_pid = 0;
+    if (owner_read(m, &o) < 0)
+        return MANAGED_KEPT;
+    m->owner_pid = o.who.pid;
+    if (strcmp(o.who.boot_id, "-") == 0)
+        o.who.boot_id[0] = '\0';
+    if (o.kept)
+        return MANAGED_KEPT;
+    if (proc_judge(&o.who) != PROC_ALIVE)
+        return MANAGED_ADOPTED;
+    *mine = o.who.pid == (long)getpid();
+    return MANAGED_SHARED;
+}
+
+/* Where the server of pf listens, for messages: "127.0.0.1:5433" or "its Unix socket only". */
+static void pf_where(const struct pidfile *pf, char *buf, size_t len)
+{
+    if (pf->listen[0])
+        snprintf(buf, len, "%s:%d", pf->listen, pf->port);
+    else
+        snprintf(buf, len, "its Unix socket only (no TCP)");
+}
+
+/* A running server listens elsewhere than port asks, and it is not ours to restart. */
+static int refuse_mismatch(const struct managed_pg *m, const struct pidfile *pf, int port,
+                           struct err *e)
+{
+    char where[300], why[160];
+
+    pf_where(pf, where, sizeof(where));
+    if (m->how == MANAGED_SHARED)
+        snprintf(why, sizeof(why), "tpccbench pid %ld uses it now", m->owner_pid);
+    else if (m->owner_pid)
+        snprintf(why, sizeof(why), "it was left running on purpose (--keep-server, pid %ld)",
+                 m->owner_pid);
+    else
+        snprintf(why, sizeof(why), "it has no %s: tpccbench did not start it", OWNER_FILE);
+    return err_set(e, E_USAGE,
+                   "the private PostgreSQL running on '%s' listens on %s, but the config asks "
+                   "for 127.0.0.1:%d (database.port), and this command may not restart it (%s): "
+                   "stop it (pg_ctl -D '%s' stop, as its user) and run again, or set "
+                   "database.port to %d",
+                   m->datadir, where, port, why, m->datadir, pf->listen[0] ? pf->port : 0);
+}
+
+/*
+ * A server runs on m->datadir: wait until it is ready, decide what it is to
+ * this command (owner_how), and when it listens elsewhere than port asks,
+ * stop it when it may (ours or adopted: returns 1, the caller starts it
+ * again with port) or refuse.  Else attach: 0, m filled, and an adopted one
+ * owned by this process from now on (m->started 1).
+ */
+static int attach_running(struct managed_pg *m, struct pidfile *pf, int port, struct err *e)
 {
     struct runas ra = { 0 };
-    struct pidfile pf;
-    struct err scratch;
-    int have, rc;
+    int rc, mine;
 
-    memset(m, 0, sizeof(*m));
+    if ((rc = reuse_running(m, pf, e)) < 0)
+        return rc;
+    m->how = owner_how(m, &mine);
+    rc = pick_existing_user(m, e);
+    if (rc == 0)
+        rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
+    if (rc == 0 && port && (strcmp(pf->listen, "127.0.0.1") != 0 || pf->port != port)) {
+        if (m->how != MANAGED_ADOPTED && !mine)
+            rc = refuse_mismatch(m, pf, port, e);
+        else if ((rc = server_stop(m, &ra, e)) == 0) {
+            sockdir_drop(m);
+            m->port = port;
+            m->socket_port = port;
+            runas_release(&ra);
+            return 1;
+        }
+    }
+    if (rc == 0 && m->how == MANAGED_ADOPTED && (rc = owner_write(m, 0, e)) == 0) {
+        m->started = 1;
+        sig_set_server_pid(pf->pid);
+    }
+    if (rc == 0)
+        rc = ensure_db(m, &ra, e);
+    if (rc == 0)
+        rc = pass_ensure(m, &ra, e);
+    runas_release(&ra);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Start and stop                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The arguments of managed_start, before anything is touched. */
+static int start_args(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
+                      struct err *e)
+{
+    int rc;
+
     if (hide_env && strlen(hide_env) >= sizeof(m->hide_env))
         return err_set(e, E_USAGE, "environment variable name '%.40s...' is too long", hide_env);
     snprintf(m->hide_env, sizeof(m->hide_env), "%s", hide_env ? hide_env : "");
@@ -1256,15 +1488,91 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, const cha
                            datadir);
     }
     rc = managed_find_bindir(m->bindir, sizeof(m->bindir), e);
-    if (rc < 0)
-        return rc;
-    rc = make_absolute(datadir, m->datadir, sizeof(m->datadir), e);
-    if (rc < 0)
-        return rc;
+    if (rc == 0)
+        rc = make_absolute(datadir, m->datadir, sizeof(m->datadir), e);
     m->port = port;
     m->socket_port = port ? port : DEFAULT_PORT;
+    return rc;
+}
 
-    have = cluster_exists(m->datadir, e);
+/* An existing cluster that does not run: its user, the way to it, a socket, our include. */
+static int prepare_existing(struct managed_pg *m, struct runas *ra, struct err *e)
+{
+    int rc = pick_existing_user(m, e);
+
+    if (rc == 0)
+        rc = runas_init(ra, m->run_uid, m->run_gid, m->hide_env, e);
+    if (rc == 0)
+        rc = check_reachable(ra, m->datadir, e);
+    if (rc == 0)
+        rc = sockdir_choose(m, e);
+    if (rc == 0)
+        rc = conf_ensure_include(m, e);
+    return rc;
+}
+
+/* A new cluster: its user, mkdir -p, an empty directory of its user's, initdb. */
+static int prepare_new(struct managed_pg *m, struct runas *ra, struct err *e)
+{
+    int rc = pick_new_user(m, e);
+
+    if (rc == 0)
+        rc = runas_init(ra, m->run_uid, m->run_gid, m->hide_env, e);
+    if (rc == 0)
+        rc = mkdir_p(m->datadir, e);
+    if (rc == 0)
+        rc = datadir_prepare(m, e);
+    if (rc == 0)
+        rc = check_reachable(ra, m->datadir, e);
+    if (rc == 0)
+        rc = sockdir_choose(m, e);
+    if (rc == 0)
+        rc = cluster_init(m, ra, e);
+    return rc;
+}
+
+/* Start the prepared cluster as its owner: settings, the owner file, pg_ctl start, database. */
+static int start_owned(struct managed_pg *m, const struct runas *ra, struct err *e)
+{
+    struct pidfile pf;
+    struct err scratch;
+    int rc = conf_write_runtime(m, e);
+
+    /* Written before the start: a server of ours never runs without it. */
+    if (rc == 0)
+        rc = owner_write(m, 0, e);
+    if (rc == 0) {
+        rc = server_start(m, ra, e);
+        /* pg_ctl -w gives up after its timeout while the server may still come up. */
+        if (rc < 0 && pidfile_read(m->datadir, &pf))
+            server_stop(m, ra, &scratch);
+    }
+    if (rc < 0)
+        return rc;
+    m->started = 1;
+    if (m->how != MANAGED_ADOPTED)
+        m->how = MANAGED_STARTED;
+    if (pidfile_read(m->datadir, &pf))
+        sig_set_server_pid(pf.pid);
+    rc = ensure_db(m, ra, e);
+    if (rc == 0)
+        rc = pass_ensure(m, ra, e);
+    if (rc < 0) {
+        server_stop(m, ra, &scratch);
+        owner_remove(m);
+        sig_set_server_pid(0);
+        m->started = 0;
+    }
+    return rc;
+}
+
+/* managed_start under the data directory's lock. */
+static int start_locked(struct managed_pg *m, int port, struct err *e)
+{
+    struct runas ra = { 0 };
+    struct pidfile pf;
+    int have = cluster_exists(m->datadir, e), rc;
+
     if (have < 0)
         return have;
     if (have) {
@@ -1273,82 +1581,66 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, const cha
             return err_set(e, E_FAIL, "cannot resolve '%s': %s", m->datadir,
                            err_errno(errno, ebuf, sizeof(ebuf)));
         snprintf(m->datadir, sizeof(m->datadir), "%s", real);
-        if (pidfile_read(m->datadir, &pf)) {
-            rc = reuse_running(m, &pf, e);
-            if (rc < 0)
-                return rc;
-            rc = pick_existing_user(m, e);
-            if (rc == 0)
-                rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
-            if (rc == 0)
-                rc = ensure_db(m, &ra, e);
-            if (rc == 0)
-                rc = pass_ensure(m, &ra, e);
-            runas_release(&ra);
+        if (pidfile_read(m->datadir, &pf) && (rc = attach_running(m, &pf, port, e)) <= 0)
             return rc;
-        }
-        rc = pick_existing_user(m, e);
-        if (rc == 0)
-            rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
-        if (rc == 0)
-            rc = check_reachable(&ra, m->datadir, e);
-        if (rc == 0)
-            rc = sockdir_choose(m, e);
-        if (rc == 0)
-            rc = conf_ensure_include(m, e);
+        rc = prepare_existing(m, &ra, e);
     } else {
-        rc = pick_new_user(m, e);
-        if (rc == 0)
-            rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
-        if (rc == 0)
-            rc = mkdir_p(m->datadir, e);
-        if (rc == 0)
-            rc = datadir_prepare(m, e);
-        if (rc == 0)
-            rc = check_reachable(&ra, m->datadir, e);
-        if (rc == 0)
-            rc = sockdir_choose(m, e);
-        if (rc == 0)
-            rc = cluster_init(m, &ra, e);
+        rc = prepare_new(m, &ra, e);
     }
     if (rc == 0)
-        rc = conf_write_runtime(m, e);
-    if (rc == 0) {
-        rc = server_start(m, &ra, e);
-        /* pg_ctl -w gives up after its timeout while the server may still come up. */
-        if (rc < 0 && pidfile_read(m->datadir, &pf))
-            server_stop(m, &ra, &scratch);
-    }
-    if (rc == 0) {
-        m->started = 1;
-        if (pidfile_read(m->datadir, &pf))
-            sig_set_server_pid(pf.pid);
-        rc = ensure_db(m, &ra, e);
-        if (rc == 0)
-            rc = pass_ensure(m, &ra, e);
-        if (rc < 0) {
-            server_stop(m, &ra, &scratch);
-            sig_set_server_pid(0);
-            m->started = 0;
-        }
-    }
+        rc = start_owned(m, &ra, e);
     if (rc < 0)
         sockdir_drop(m);
     runas_release(&ra);
     return rc;
 }
 
-int managed_stop(struct managed_pg *m, struct err *e)
+int managed_start(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
+                  struct err *e)
 {
-    struct runas ra;
+    int lock = -1, rc;
+
+    memset(m, 0, sizeof(*m));
+    m->how = MANAGED_STARTED;
+    if ((rc = start_args(m, datadir, port, hide_env, e)) < 0 ||
+        (rc = datadir_lock(m, &lock, e)) < 0)
+        return rc;
+    rc = start_locked(m, port, e);
+    close(lock);
+    return rc;
+}
+
+int managed_keep(struct managed_pg *m, struct err *e)
+{
     int rc;
 
     if (!m->started)
         return 0;
+    if ((rc = owner_write(m, 1, e)) < 0)
+        return rc;
+    m->started = 0;
+    sig_set_server_pid(0);
+    return 0;
+}
+
+int managed_stop(struct managed_pg *m, struct err *e)
+{
+    struct runas ra;
+    struct err scratch;
+    int rc, lock = -1;
+
+    if (!m->started)
+        return 0;
+    /* Under the lock: a command starting now waits for the stop, then starts its own. */
+    datadir_lock(m, &lock, &scratch);
     rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
     if (rc == 0)
         rc = server_stop(m, &ra, e);
     runas_release(&ra);
+    if (rc == 0)
+        owner_remove(m);
+    if (lock >= 0)
+        close(lock);
     if (rc < 0)
         return rc;
     m->started = 0;

@@ -24,6 +24,20 @@
  * (passfile=), so the password is never on a command line, in the
  * environment, printed or recorded.  The hba rules are our own file
  * (hba_file in tpccbench.conf); the cluster's pg_hba.conf is not used.
+ *
+ * One owner at a time.  The command that starts the server names itself in
+ * datadir/tpccbench.owner (pid, process start time, boot id; 0600) before
+ * pg_ctl start, and stops it at its end.  A later command that finds the
+ * server running reads that file: its owner still runs (another command,
+ * now): use it and leave it (MANAGED_SHARED); it says "kept" (an earlier
+ * --keep-server, managed_keep()) or there is no such file: use it and leave
+ * it (MANAGED_KEPT); its owner is gone (killed, crashed): adopt it, become
+ * its owner and stop it at the end like one we started (MANAGED_ADOPTED).
+ * Deciding this, starting and stopping happen under a lock (flock on the
+ * data directory itself), so two commands starting at once never both
+ * start a server.  A running server that listens elsewhere than the port
+ * asked (another port, or the socket only) is restarted with it when it is
+ * ours or adopted; else managed_start() refuses (E_USAGE, naming both).
  */
 #ifndef TPCC_MANAGED_H
 #define TPCC_MANAGED_H
@@ -37,6 +51,16 @@
 #define MANAGED_USER   "tpcc"
 /* The cluster's password, in libpq's password file format, inside the datadir. */
 #define MANAGED_PASS_FILE "tpccbench.pgpass"
+/* Who owns the running server ("pid N", "start_ticks N", "boot_id S", "state owned|kept"). */
+#define MANAGED_OWNER_FILE "tpccbench.owner"
+
+/* How managed_start() came by the server (m->how). */
+enum managed_how {
+    MANAGED_STARTED = 0, /* this call started it; managed_stop() stops it */
+    MANAGED_ADOPTED,     /* it ran, and the command that started it is gone: ours now */
+    MANAGED_SHARED,      /* it runs for a command that still runs: left as found */
+    MANAGED_KEPT,        /* left running on purpose (or not by tpccbench): left as found */
+};
 
 struct managed_pg {
     char bindir[4096];  /* where initdb and pg_ctl were found */
@@ -49,6 +73,10 @@ struct managed_pg {
     uid_t run_uid;      /* user the server runs as */
     gid_t run_gid;      /* its primary group */
     char hide_env[256]; /* environment variable the children must not see ("" = none) */
+    int how;            /* enum managed_how */
+    long owner_pid;     /* SHARED, KEPT: the pid the owner file names (0 = no file) */
+    char listen[256];   /* read back from the server: listen_addresses ("" = socket only) */
+    int listen_port;    /* read back from the server: port */
 };
 
 /*
@@ -62,7 +90,9 @@ int managed_find_bindir(char *out, size_t len, struct err *e);
  * Make sure a server runs on datadir and holds database tpcc owned by user
  * tpcc, and fill m.  A datadir without PG_VERSION is created (mkdir -p) and
  * initialised; an existing cluster is started; a server already running on
- * the datadir is reused (m->started = 0).  port is the TCP port on 127.0.0.1,
+ * the datadir is used as the owner file says (m->how; m->started = 1 when
+ * adopted, else 0), restarted when it listens elsewhere than port and is
+ * adopted, else refused (E_USAGE).  port is the TCP port on 127.0.0.1,
  * or 0 for the Unix socket only.  hide_env names an environment variable
  * (the one holding the database password) that initdb, pg_ctl, psql and the
  * server must not inherit, nor any other variable holding its value; or is
@@ -73,10 +103,18 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, const cha
                   struct err *e);
 
 /*
- * Stop the server if managed_start() started it (pg_ctl stop -m fast, wait)
- * and remove a temporary socket directory.  A no-op when m->started is 0.
+ * Stop the server if managed_start() started or adopted it (pg_ctl stop -m
+ * fast, wait), remove the owner file and a temporary socket directory.  A
+ * no-op when m->started is 0.
  */
 int managed_stop(struct managed_pg *m, struct err *e);
+
+/*
+ * Leave a server this process started or adopted running on purpose
+ * (--keep-server): the owner file says "kept", so no later command adopts
+ * and stops it; m->started becomes 0.  A no-op when m->started is 0.
+ */
+int managed_keep(struct managed_pg *m, struct err *e);
 
 /*
  * Write "host=SOCKDIR port=PORT dbname=tpcc user=tpcc" into buf.  Returns 0,

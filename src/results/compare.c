@@ -369,6 +369,10 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
         (rc = get_str(doc, "started", &r->started, name, e)) < 0 ||
         (rc = get_str(doc, "load.phase_reached", &phase, name, e)) < 0)
         return rc;
+    /* "running" says nothing by itself: its command may have died. */
+    r->life = record_liveness(doc, r->status_buf, sizeof(r->status_buf));
+    if (r->life != RECORD_ENDED)
+        r->status = r->status_buf;
     if (strcmp(phase, "done") == 0 &&
         (rc = get_num(doc, "load.seconds", &r->v[CMP_LOAD], name, e)) < 0)
         return rc;
@@ -429,6 +433,10 @@ static void metrics_why(json_t *doc, struct cmp_run *r)
         if (json_is_false(on))
             snprintf(r->metrics_note, sizeof(r->metrics_note),
                      "no metrics: the run had run.metrics false");
+        else if (r->life == RECORD_CRASHED || r->life == RECORD_RUNNING)
+            snprintf(r->metrics_note, sizeof(r->metrics_note), "no metrics: %s",
+                     r->life == RECORD_CRASHED ? "its command died before it wrote them"
+                                               : "the run still runs");
         else if (kind && strcmp(kind, "load") == 0)
             snprintf(r->metrics_note, sizeof(r->metrics_note),
                      "no metrics: a load's record (metrics are sampled for runs)");
@@ -1057,7 +1065,11 @@ int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct
         if (strcmp(r->status, "complete") != 0)
             add_warning(c, "run '%s' (%s) has status '%s'%s", r->name, r->label,
                         r->status[0] ? r->status : "none",
-                        strcmp(r->status, "running") == 0
+                        r->life == RECORD_CRASHED
+                            ? ": the command that wrote it ended without finishing it (killed, "
+                              "or it crashed); its figures are not a run's"
+                        : r->life == RECORD_RUNNING ? ": its command still runs"
+                        : r->life == RECORD_UNKNOWN
                             ? ": the command that wrote it did not finish (it crashed, or still "
                               "runs)"
                         : strcmp(r->status, "interrupted") == 0

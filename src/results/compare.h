@@ -75,7 +75,10 @@ struct cmp_run {
     json_t *doc;            /* the whole record; owned */
     const char *label;      /* points into doc; "" when absent */
     const char *change;     /* the change note, likewise */
-    const char *status;     /* "complete", "interrupted", ... */
+    const char *status;     /* "complete", "interrupted", ...; for a record that says
+                             * "running": status_buf ("crashed (pid N gone)", ...) */
+    char status_buf[160];   /* record_liveness()'s word on a "running" or "crashed" record */
+    int life;               /* enum record_life (results/record.h) */
     const char *started;    /* UTC start time, "" when absent */
     double v[CMP_NMETRICS]; /* the figures, NAN when absent */
     char metrics_note[320]; /* why a metrics figure (CMP_CPU..CMP_DISK) is absent, "" if none is */

@@ -4,6 +4,7 @@
  */
 #include "results/record.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/proc.h"
 #include "core/secret.h"
 #include "results/fingerprint.h"
 
@@ -58,6 +60,7 @@ int record_make_dir(const char *results_dir, const char *label, char *out, size_
 
     if ((rc = mkdir_p(results_dir, e)) < 0)
         return rc;
+    record_mark_crashed(results_dir);
     for (const char *p = label; *p && k + 1 < sizeof(safe); p++)
         safe[k++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                                    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'
@@ -241,4 +244,130 @@ json_t *record_environment(void)
         json_object_set_new(env, "memory_kb", json_integer(strtoll(mem, NULL, 10)));
     fingerprint_host(env);
     return env;
+}
+
+json_t *record_process(void)
+{
+    struct proc_id me;
+    char host[256] = "";
+
+    proc_self(&me);
+    gethostname(host, sizeof(host) - 1);
+    host[sizeof(host) - 1] = '\0';
+    return json_pack("{s:I, s:I, s:s, s:s}", "pid", (json_int_t)getpid(), "start_ticks",
+                     (json_int_t)me.start_ticks, "boot_id", me.boot_id, "hostname", host);
+}
+
+int record_liveness(const json_t *rec, char *why, size_t len)
+{
+    const char *status = json_string_value(json_object_get(rec, "status"));
+    json_t *p = json_object_get(rec, "process");
+    const char *boot = json_string_value(json_object_get(p, "boot_id"));
+    const char *host = json_string_value(json_object_get(p, "hostname"));
+    const char *found = json_string_value(json_object_get(json_object_get(rec, "crashed"), "why"));
+    char here[256] = "", scratch[8];
+    struct proc_id who;
+
+    if (!why) {
+        why = scratch;
+        len = sizeof(scratch);
+    }
+    if (status && strcmp(status, "crashed") == 0) {
+        snprintf(why, len, "crashed (%s)", found ? found : "its command died");
+        return RECORD_CRASHED;
+    }
+    if (!status || strcmp(status, "running") != 0) {
+        snprintf(why, len, "%s", status ? status : "");
+        return RECORD_ENDED;
+    }
+    memset(&who, 0, sizeof(who));
+    who.pid = (long)json_integer_value(json_object_get(p, "pid"));
+    if (who.pid <= 0) {
+        snprintf(why, len, "running (no pid recorded: it crashed, or still runs)");
+        return RECORD_UNKNOWN;
+    }
+    gethostname(here, sizeof(here) - 1);
+    if (host && host[0] && strcmp(host, here) != 0) {
+        snprintf(why, len, "running (pid %ld on host %s: cannot tell from here)", who.pid, host);
+        return RECORD_UNKNOWN;
+    }
+    who.start_ticks = (unsigned long long)json_integer_value(json_object_get(p, "start_ticks"));
+    snprintf(who.boot_id, sizeof(who.boot_id), "%s", boot ? boot : "");
+    switch (proc_judge(&who)) {
+    case PROC_ALIVE:
+        snprintf(why, len, "running (pid %ld)", who.pid);
+        return RECORD_RUNNING;
+    case PROC_OTHER_BOOT:
+        snprintf(why, len, "crashed (pid %ld, before the last boot)", who.pid);
+        return RECORD_CRASHED;
+    default:
+        snprintf(why, len, "crashed (pid %ld gone)", who.pid);
+        return RECORD_CRASHED;
+    }
+}
+
+/* 1 when the start of path (its first 4 KB: "status" comes near the top) says "running". */
+static int says_running(const char *path)
+{
+    char head[4097];
+    ssize_t n;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0)
+        return 0;
+    n = read(fd, head, sizeof(head) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    head[n] = '\0';
+    return strstr(head, "\"status\": \"running\"") != NULL;
+}
+
+/* Mark dir/run.json crashed when it says running and its command is gone; 1 when marked. */
+static int mark_one(const char *dir)
+{
+    char path[PATH_MAX], why[160], found[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    const char *what;
+    json_t *rec;
+    struct err e;
+    int marked = 0;
+
+    if (snprintf(path, sizeof(path), "%s/run.json", dir) >= (int)sizeof(path) ||
+        !says_running(path) || !(rec = json_load_file(path, 0, NULL)))
+        return 0;
+    if (json_is_object(rec) && record_liveness(rec, why, sizeof(why)) == RECORD_CRASHED &&
+        strcmp(json_string_value(json_object_get(rec, "status")), "running") == 0) {
+        /* "crashed (pid N gone)" -> "pid N gone". */
+        what = strncmp(why, "crashed (", 9) == 0 ? why + 9 : why;
+        if (!gmtime_r(&now, &tm) || !strftime(found, sizeof(found), "%Y-%m-%dT%H:%M:%SZ", &tm))
+            snprintf(found, sizeof(found), "unknown");
+        json_object_set_new(rec, "status", json_string("crashed"));
+        json_object_set_new(rec, "crashed",
+                            json_pack("{s:s, s:s#, s:I}", "found", found, "why", what,
+                                      (int)strcspn(what, ")"), "by_pid", (json_int_t)getpid()));
+        marked = record_write_json(dir, "run.json", rec, &e) == 0;
+    }
+    json_decref(rec);
+    return marked;
+}
+
+int record_mark_crashed(const char *results_dir)
+{
+    char dir[PATH_MAX];
+    struct dirent *de;
+    DIR *d = opendir(results_dir);
+    int n = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' ||
+            snprintf(dir, sizeof(dir), "%s/%s", results_dir, de->d_name) >= (int)sizeof(dir))
+            continue;
+        n += mark_one(dir);
+    }
+    closedir(d);
+    return n;
 }

@@ -16,7 +16,8 @@
 
 #define RECORD_VERSION 1
 
-/* Create results_dir/<stamp>-<label>/ (and results_dir); path into out. */
+/* Create results_dir/<stamp>-<label>/ (and results_dir); path into out.  First
+ * marks the crashed records already there (record_mark_crashed). */
 int record_make_dir(const char *results_dir, const char *label, char *out, size_t len,
                     struct err *e);
 
@@ -33,6 +34,49 @@ json_t *record_config(const struct config *c);
 /* The host's environment: kernel, CPU, memory, host name, and the host part
  * of the fingerprint (sysctls, transparent huge pages; results/fingerprint.h). */
 json_t *record_environment(void);
+
+/*
+ * {"pid": N, "start_ticks": N, "boot_id": "...", "hostname": "..."}: who
+ * writes this record (core/proc.h), so that a reader can later tell a run
+ * that still runs from one whose command died.  record_begin() puts it in
+ * run.json's "process".
+ */
+json_t *record_process(void);
+
+/* What became of the command that wrote a record (record_liveness). */
+enum record_life {
+    RECORD_ENDED = 0,   /* its status is not "running" (nor "crashed"): it finished */
+    RECORD_RUNNING = 1, /* "running", and its command still runs */
+    RECORD_CRASHED = 2, /* "running" and its command is gone (or ran before the last
+                         * boot), or already marked "crashed" */
+    RECORD_UNKNOWN = 3, /* "running", and nothing says which (no "process", or
+                         * written on another host) */
+};
+
+/*
+ * Is the run of record rec (a parsed run.json) still going?  The one place
+ * that judges a record's "status": "running" - compare, report, history and
+ * the sweep of record_make_dir() all ask it.  Returns enum record_life and
+ * puts into why (len bytes; may be NULL) what to show for the status:
+ * "complete" (the status as it is) for RECORD_ENDED, "running (pid N)",
+ * "crashed (pid N gone)" (or "crashed (pid N, before the last boot)"), or
+ * "running (pid N on host H: cannot tell from here)" / "running (no pid
+ * recorded: it crashed, or still runs)".  Reads /proc; never writes.
+ * Thread-safe; rec is not kept.
+ */
+int record_liveness(const json_t *rec, char *why, size_t len);
+
+/*
+ * Mark as "crashed" every record directly under results_dir whose run.json
+ * says "running" while record_liveness() says its command is gone: status
+ * "crashed", and "crashed": {"found": UTC time, "why": "pid N gone",
+ * "by_pid": this process}, rewritten atomically.  Records that do not say
+ * "running" are only read as far as their status.  Returns how many it
+ * marked (0 when the folder does not exist); failures are skipped.
+ * record_make_dir() calls it, so the next command that writes into a
+ * results directory marks what it finds there.
+ */
+int record_mark_crashed(const char *results_dir);
 
 /* Copy a libpq conninfo, URI or ODBC connection string into out with every
  * password replaced by "***" (secret_redact() in core/secret.h). */

@@ -3,7 +3,8 @@
  * tests/t/0010-managed.sh.
  *
  *   managed_smoke DATADIR start [PORT]   start (or reuse) the server and leave it
- *                                        running; print the conninfo on stdout
+ *                                        running (kept, as --keep-server does);
+ *                                        print the conninfo on stdout
  *   managed_smoke DATADIR stop           stop the server running on DATADIR
  *   managed_smoke bindir                 print the bindir managed_find_bindir() picks
  *
@@ -79,6 +80,9 @@ int main(int argc, char **argv)
         }
         printf("%s\n", conninfo);
         fprintf(stderr, "started=%d sockdir_tmp=%d\n", m.started, m.sockdir_tmp);
+        /* Left running on purpose, as --keep-server does: no later start adopts it. */
+        if (managed_keep(&m, &e) < 0)
+            goto fail;
         return 0;
     }
     if (strcmp(argv[2], "stop") == 0 && argc == 3) {

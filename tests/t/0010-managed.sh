@@ -91,7 +91,7 @@ if $CC -std=c11 -D_GNU_SOURCE -I"$root/src" -Wall -Wextra -Wpedantic -Wshadow \
     -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings -g \
     -fsanitize=address,undefined -o "$smoke" "$root/tests/helpers/managed_smoke.c" \
     "$root/src/db/managed.c" "$root/src/core/err.c" "$root/src/core/signals.c" \
-    "$root/src/core/secret.c" 2>"$tmp/cc.log"; then
+    "$root/src/core/secret.c" "$root/src/core/proc.c" 2>"$tmp/cc.log"; then
     pass "managed_smoke compiles"
 else
     fail "managed_smoke compiles" "$(tail -n 5 "$tmp/cc.log")"
