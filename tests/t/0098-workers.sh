@@ -93,7 +93,7 @@ check(run.get('terminals', {}).get('workers') == 2, name + ': on 2 workers', run
 }
 
 # 3. Restart inside the window.
-bg_run restart --mode procedure --vus 8 --workers 2 --duration 10s --warmup 1s
+bg_run restart --mode procedure --vus 8 --workers 2 --duration 14s --warmup 1s
 bg_window restart
 sleep 2
 pg_restart_immediate
