@@ -18,6 +18,7 @@
 #include "core/clock.h"
 #include "core/secret.h"
 #include "results/fingerprint.h"
+#include "results/history.h"
 
 #ifndef TPCC_VERSION
 # define TPCC_VERSION "0.1.0"
@@ -131,6 +132,10 @@ int record_write_json(const char *dir, const char *name, json_t *doc, struct err
         return err_set(e, E_FAIL, "cannot serialise %s", name);
     rc = record_write_file(dir, name, text, strlen(text), e);
     free(text);
+    /* A run record: its line goes into the history index beside it, when there is one
+     * (a failure only leaves the index stale, which history notices and mends). */
+    if (rc == 0 && strcmp(name, "run.json") == 0)
+        hist_index_append(dir, doc, NULL);
     return rc;
 }
 
