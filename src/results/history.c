@@ -512,7 +512,7 @@ static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s
     struct ientry *ix = NULL;
     struct hist_rec *recs = calloc((size_t)n + 1, sizeof(*recs));
     char why[160] = "";
-    int nix = index_read(dir, &ix, why, sizeof(why)), fresh = 0, rc = 0;
+    int nix = index_read(dir, &ix, why, sizeof(why)), fresh = 0, known = 0, rc = 0;
 
     if (!recs) {
         free(ix);
@@ -521,6 +521,7 @@ static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s
     qsort(c, (size_t)n, sizeof(*c), cand_cmp);
     for (int i = 0; i < n; i++) {
         struct ientry *ie = nix > 0 ? ientry_find(ix, nix, c[i].name) : NULL;
+        known += ie != NULL;
         if (ie && ie->size == (long long)c[i].st.st_size && ie->mtime == mtime_ns(&c[i].st)) {
             recs[i] = ie->rec;
             continue;
@@ -533,10 +534,10 @@ static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s
     else if (nix == -2)
         note(o, "'%s/%s' is damaged (%s): rebuilt from the %d records", dir, HIST_INDEX_NAME,
              why, n);
-    else if (fresh || nix != n)
+    else if (fresh || known != nix)
         note(o, "'%s/%s' was stale (%d records new or changed, %d gone): brought up to date", dir,
-             HIST_INDEX_NAME, fresh, nix - (n - fresh) > 0 ? nix - (n - fresh) : 0);
-    if (nix < 0 || fresh || nix != n) {
+             HIST_INDEX_NAME, fresh, nix - known);
+    if (nix < 0 || fresh || known != nix) {
         struct err we;
         if (index_write(dir, recs, c, n, &we) < 0)
             note(o, "the index was not written (%s): the next history reads the records again",
