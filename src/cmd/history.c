@@ -24,47 +24,48 @@
 
 static void history_usage(FILE *out, int report)
 {
-    fprintf(out,
-            "usage: tpccbench %s [RUN | RESULTS_DIR]... [--format F] [--label GLOB]\n"
-            "         [--since WHEN] [--until WHEN] [--metric PATH] [--alpha P] [--min-change PCT]\n"
-            "         [--min-runs N] [--fail-if RULE]... [--window N]%s\n"
-            "\n"
-            "Read every complete run record given (run folders, run.json files, or folders of\n"
-            "them at any depth: results folders, study folders), group them into series of\n"
-            "the same benchmark (kind, warehouses, terminals, connections, mode, mix, think\n"
-            "time, isolation, duration, DBMS), each in time order, and find where each\n"
-            "series' NOTPM, TPS, load time and New-Order p90 changed: E-Divisive with means,\n"
-            "each change point kept only when Welch's t test between the runs either side\n"
-            "gives p < --alpha.  Each change point: the run it starts at, the medians before\n"
-            "and after, the change in %% with its 95 %% interval, p, and what changed at that\n"
-            "run against the run before it (as 'tpccbench compare' says it).  A folder's\n"
-            "index (" HIST_INDEX_NAME ") keeps one line per run; it is rebuilt when missing,\n"
-            "stale or damaged, and said so.\n"
-            "\n"
-            "options:\n"
-            "  --format F        text (default), markdown, csv, json or html\n"
-            "  -o, --output FILE write there (atomically) instead of standard output%s\n"
-            "  --label GLOB      only runs whose label matches (shell pattern, e.g. 'nightly-*')\n"
-            "  --since WHEN      only runs started at or after WHEN (2026-01-31, or\n"
-            "                    2026-01-31T08:00:00Z; UTC, compared to that precision)\n"
-            "  --until WHEN      only runs started at or before WHEN (same form)\n"
-            "  --metric PATH     also judge the number at PATH in run.json, e.g.\n"
-            "                    run.transactions.payment.p99_ms (reads every record)\n"
-            "  --alpha P         the largest p-value kept (default 0.001)\n"
-            "  --min-change PCT  the smallest change kept, in %% of the median before (default 0)\n"
-            "  --min-runs N      runs needed on each side of a change point (default 4, >= 2);\n"
-            "                    a shorter series is too short to judge, and says so\n"
-            "  --fail-if RULE    exit 1 when a change point in effect over the newest --window\n"
-            "                    runs breaks RULE (compare's rules: 'notpm < -3%%',\n"
-            "                    'p90.new_order > +10%%'; the change is after/before - 1 of the\n"
-            "                    medians, tripping when its whole 95 %% interval is past RULE)\n"
-            "  --window N        the newest runs the gate looks at (default 1: the change point\n"
-            "                    the newest run's level starts at)\n"
-            "  -h, --help        this text\n"
-            "\n"
-            "exit: 0 ok, 1 a --fail-if rule tripped, 2 usage or no usable run records\n",
-            report ? "report --history" : "history", report ? " [-o FILE]" : "",
-            report ? " (default history.html)" : "");
+    fprintf(
+        out,
+        "usage: tpccbench %s [RUN | RESULTS_DIR]... [--format F] [--label GLOB]\n"
+        "         [--since WHEN] [--until WHEN] [--metric PATH] [--alpha P] [--min-change PCT]\n"
+        "         [--min-runs N] [--fail-if RULE]... [--window N]%s\n"
+        "\n"
+        "Read every complete run record given (run folders, run.json files, or folders of\n"
+        "them at any depth: results folders, study folders), group them into series of\n"
+        "the same benchmark (kind, warehouses, terminals, connections, mode, mix, think\n"
+        "time, isolation, duration, DBMS), each in time order, and find where each\n"
+        "series' NOTPM, TPS, load time and New-Order p90 changed: E-Divisive with means,\n"
+        "each change point kept only when Welch's t test between the runs either side\n"
+        "gives p < --alpha.  Each change point: the run it starts at, the medians before\n"
+        "and after, the change in %% with its 95 %% interval, p, and what changed at that\n"
+        "run against the run before it (as 'tpccbench compare' says it).  A folder's\n"
+        "index (" HIST_INDEX_NAME ") keeps one line per run; it is rebuilt when missing,\n"
+        "stale or damaged, and said so.\n"
+        "\n"
+        "options:\n"
+        "  --format F        text (default), markdown, csv, json or html\n"
+        "  -o, --output FILE write there (atomically) instead of standard output%s\n"
+        "  --label GLOB      only runs whose label matches (shell pattern, e.g. 'nightly-*')\n"
+        "  --since WHEN      only runs started at or after WHEN (2026-01-31, or\n"
+        "                    2026-01-31T08:00:00Z; UTC, compared to that precision)\n"
+        "  --until WHEN      only runs started at or before WHEN (same form)\n"
+        "  --metric PATH     also judge the number at PATH in run.json, e.g.\n"
+        "                    run.transactions.payment.p99_ms (reads every record)\n"
+        "  --alpha P         the largest p-value kept (default 0.001)\n"
+        "  --min-change PCT  the smallest change kept, in %% of the median before (default 0)\n"
+        "  --min-runs N      runs needed on each side of a change point (default 4, >= 2);\n"
+        "                    a shorter series is too short to judge, and says so\n"
+        "  --fail-if RULE    exit 1 when a change point in effect over the newest --window\n"
+        "                    runs breaks RULE (compare's rules: 'notpm < -3%%',\n"
+        "                    'p90.new_order > +10%%'; the change is after/before - 1 of the\n"
+        "                    medians, tripping when its whole 95 %% interval is past RULE)\n"
+        "  --window N        the newest runs the gate looks at (default 1: the change point\n"
+        "                    the newest run's level starts at)\n"
+        "  -h, --help        this text\n"
+        "\n"
+        "exit: 0 ok, 1 a --fail-if rule tripped, 2 usage or no usable run records\n",
+        report ? "report --history" : "history", report ? " [-o FILE]" : "",
+        report ? " (default history.html)" : "");
 }
 
 enum {
@@ -152,8 +153,7 @@ static int take_rule(struct history_args *a, const char *val)
     int col;
 
     if (a->n_rules >= MAX_RULES) {
-        fprintf(stderr, "tpccbench %s: too many --fail-if rules (at most %d)\n", a->cmd,
-                MAX_RULES);
+        fprintf(stderr, "tpccbench %s: too many --fail-if rules (at most %d)\n", a->cmd, MAX_RULES);
         return 2;
     }
     if (cmp_rule_parse(val, &a->rules[a->n_rules], &col, &e) < 0) {
@@ -216,8 +216,8 @@ static int take_option(struct history_args *a, int which, const char *val, int r
         break;
     case H_MIN_RUNS:
     case H_WINDOW:
-        if (number(a, which == H_MIN_RUNS ? "min-runs" : "window", val,
-                   which == H_MIN_RUNS ? 2 : 1, 100000, 0, &d,
+        if (number(a, which == H_MIN_RUNS ? "min-runs" : "window", val, which == H_MIN_RUNS ? 2 : 1,
+                   100000, 0, &d,
                    which == H_MIN_RUNS ? "must be a whole number of runs from 2 to 100000"
                                        : "must be a whole number of runs from 1 to 100000") < 0)
             return 2;
@@ -260,8 +260,9 @@ static int parse_args(struct history_args *a, int argc, char **argv, int report)
     }
     opt_release(&p);
     if (rc < 0 && a->nargs < 1) {
-        fprintf(stderr, "tpccbench %s: give run folders or results folders (see 'tpccbench %s "
-                        "--help')\n",
+        fprintf(stderr,
+                "tpccbench %s: give run folders or results folders (see 'tpccbench %s "
+                "--help')\n",
                 a->cmd, report ? "report --history" : "history");
         rc = 2;
     }
@@ -308,8 +309,7 @@ static int report_trips(const struct history_args *a, const struct hist *h,
     for (int i = 0; i < n; i++) {
         const struct hist_series *s = &h->series[t[i].series];
         hist_fmt_cp(cp, sizeof(cp), h, t[i].series, t[i].metric, t[i].cp);
-        hist_fmt_what(what, sizeof(what),
-                      hist_what_at(s, s->m[t[i].metric].cps[t[i].cp].run));
+        hist_fmt_what(what, sizeof(what), hist_what_at(s, s->m[t[i].metric].cps[t[i].cp].run));
         fprintf(stderr,
                 "tpccbench %s: --fail-if '%s' tripped: series %d (%s): change point at %s "
                 "(the rule judges %+.2f %% [%+.2f, %+.2f]); what changed there: %s\n",
@@ -347,7 +347,8 @@ static int emit(const struct history_args *a, const struct hist *h, const struct
     hist_print(mem, h, a->format, t, n);
     fclose(mem);
     slash = strrchr(a->output, '/');
-    snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash == a->output ? 1 : slash - a->output) : 1,
+    snprintf(dir, sizeof(dir), "%.*s",
+             slash ? (int)(slash == a->output ? 1 : slash - a->output) : 1,
              slash ? a->output : ".");
     snprintf(name, sizeof(name), "%s", slash ? slash + 1 : a->output);
     err_clear(&e);

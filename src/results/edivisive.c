@@ -193,8 +193,7 @@ double ed_welch_p(const double *a, int na, const double *b, int nb)
 }
 
 /* The 95 % interval of after / before - 1 from the logarithms (as signif.h). */
-static void log_interval(const double *a, int na, const double *b, int nb, double *lo,
-                         double *hi)
+static void log_interval(const double *a, int na, const double *b, int nb, double *lo, double *hi)
 {
     double *la = malloc(sizeof(*la) * (size_t)(na + nb)), d, dl, dh, df;
 
@@ -264,8 +263,7 @@ static int prune(const double *x, int n, const struct ed_opts *o, struct ed_poin
     }
 }
 
-int ed_change_points(const double *x, int n, const struct ed_opts *o, struct ed_point *out,
-                     int max)
+int ed_change_points(const double *x, int n, const struct ed_opts *o, struct ed_point *out, int max)
 {
     /* Segments still to search: at most one per kept point plus one. */
     int *seg = malloc(sizeof(*seg) * 2 * (size_t)(max + 1)), nseg = 0, k = 0;

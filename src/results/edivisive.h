@@ -50,11 +50,11 @@ struct ed_point {
     double q;          /* the statistic at the split when it was found */
     double med_before; /* medians of the two segments */
     double med_after;
-    double change;     /* med_after / med_before - 1 (NAN when med_before is 0) */
-    double ci_lo;      /* 95 % interval of the change (Welch on the logarithms, as
-                        * results/signif.h); NAN when a value is not positive */
+    double change; /* med_after / med_before - 1 (NAN when med_before is 0) */
+    double ci_lo;  /* 95 % interval of the change (Welch on the logarithms, as
+                    * results/signif.h); NAN when a value is not positive */
     double ci_hi;
-    double p;          /* Welch's two-sided p between the segments */
+    double p; /* Welch's two-sided p between the segments */
 };
 
 /* q(tau) of x[0..n) by the definition: O(n^2), for the tests. */

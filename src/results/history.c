@@ -7,12 +7,12 @@
 #include "results/history.h"
 
 #include <dirent.h>
-#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -152,9 +152,9 @@ static long long mtime_ns(const struct stat *st)
 static void rec_line(const struct hist_rec *rec, const struct stat *st, char *buf, size_t len)
 {
     size_t o;
-    int w = snprintf(buf, len, "%s\t%lld\t%lld\t%s\t%s\t%s\t%s", rec->name, (long long)st->st_size,
-                     mtime_ns(st), rec->why[0] ? rec->why : "ok", rec->started, rec->label,
-                     rec->key);
+    int w =
+        snprintf(buf, len, "%s\t%lld\t%lld\t%s\t%s\t%s\t%s", rec->name, (long long)st->st_size,
+                 mtime_ns(st), rec->why[0] ? rec->why : "ok", rec->started, rec->label, rec->key);
 
     o = w < 0 ? 0 : (size_t)w;
     for (int m = 0; m < CMP_NMETRICS && o < len; m++) {
@@ -303,8 +303,8 @@ static int index_read(const char *dir, struct ientry **out, char *why, size_t le
                 snprintf(why, len, "line 1: not '%s'", HIST_INDEX_HEADER);
                 rc = -2;
             }
-        } else if (n == acap && !(a = realloc(a, sizeof(*a) * (size_t)(acap = acap ? acap * 2
-                                                                                 : 256)))) {
+        } else if (n == acap &&
+                   !(a = realloc(a, sizeof(*a) * (size_t)(acap = acap ? acap * 2 : 256)))) {
             snprintf(why, len, "out of memory");
             rc = -2;
         } else if (parse_line(line, &a[n], w, sizeof(w)) < 0) {
@@ -408,7 +408,8 @@ static int index_write(const char *dir, const struct hist_rec *recs, const struc
 /* Reading folders                                                      */
 /* ------------------------------------------------------------------ */
 
-static void note(const struct hist_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(const struct hist_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void note(const struct hist_opts *o, const char *fmt, ...)
 {
     va_list ap;
@@ -532,8 +533,8 @@ static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s
     if (nix == -1)
         note(o, "'%s/%s' is missing: built from the %d records", dir, HIST_INDEX_NAME, n);
     else if (nix == -2)
-        note(o, "'%s/%s' is damaged (%s): rebuilt from the %d records", dir, HIST_INDEX_NAME,
-             why, n);
+        note(o, "'%s/%s' is damaged (%s): rebuilt from the %d records", dir, HIST_INDEX_NAME, why,
+             n);
     else if (fresh || known != nix)
         note(o, "'%s/%s' was stale (%d records new or changed, %d gone): brought up to date", dir,
              HIST_INDEX_NAME, fresh, nix - known);

@@ -35,28 +35,28 @@
 #include "results/compare.h"
 #include "results/edivisive.h"
 
-#define HIST_INDEX_NAME    "history.idx"
-#define HIST_INDEX_HEADER  "tpccbench history index 1"
-#define HIST_MAX_METRICS   16           /* figures judged per series */
-#define HIST_CUSTOM        CMP_NMETRICS /* the --metric PATH figure */
-#define HIST_MAX_REASONS   16           /* distinct reasons records are left out */
+#define HIST_INDEX_NAME   "history.idx"
+#define HIST_INDEX_HEADER "tpccbench history index 1"
+#define HIST_MAX_METRICS  16           /* figures judged per series */
+#define HIST_CUSTOM       CMP_NMETRICS /* the --metric PATH figure */
+#define HIST_MAX_REASONS  16           /* distinct reasons records are left out */
 
 /* One run as history sees it (from the index or the record). */
 struct hist_rec {
-    char name[160];            /* the run folder's name */
-    char *dir;                 /* the run folder (heap) */
-    char started[32];          /* UTC start, "" when absent */
-    char label[128];           /* the record's label */
-    char key[256];             /* its series, as text */
-    char why[96];              /* "" when usable; else why it is left out */
-    double v[CMP_NMETRICS];    /* compare's figures (NAN: absent) */
-    double custom;             /* the --metric figure, NAN when absent */
+    char name[160];         /* the run folder's name */
+    char *dir;              /* the run folder (heap) */
+    char started[32];       /* UTC start, "" when absent */
+    char label[128];        /* the record's label */
+    char key[256];          /* its series, as text */
+    char why[96];           /* "" when usable; else why it is left out */
+    double v[CMP_NMETRICS]; /* compare's figures (NAN: absent) */
+    double custom;          /* the --metric figure, NAN when absent */
 };
 
 /* What to read and how to judge. */
 struct hist_opts {
-    const char *label_glob;  /* --label: fnmatch pattern, NULL: all */
-    const char *since;       /* --since/--until: ISO dates or times (prefix compared) */
+    const char *label_glob; /* --label: fnmatch pattern, NULL: all */
+    const char *since;      /* --since/--until: ISO dates or times (prefix compared) */
     const char *until;
     const char *metric_path; /* --metric: a dotted path into run.json, NULL: none */
     struct ed_opts ed;       /* --alpha, --min-change, --min-runs */
@@ -68,11 +68,11 @@ struct hist_opts {
 struct hist_set {
     struct hist_rec *recs; /* usable ones; heap */
     int n, cap;
-    int n_read;                               /* run folders seen */
-    char reasons[HIST_MAX_REASONS][96];       /* why records were left out */
+    int n_read;                         /* run folders seen */
+    char reasons[HIST_MAX_REASONS][96]; /* why records were left out */
     int n_reason[HIST_MAX_REASONS];
     int n_reasons;
-    int n_filtered;                           /* left out by --label, --since, --until */
+    int n_filtered; /* left out by --label, --since, --until */
 };
 
 /* A change point of one figure of a series. */

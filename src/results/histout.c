@@ -10,7 +10,7 @@
 #include "results/history.h"
 
 /* A series longer than this shows only the runs around its change points and its newest. */
-#define TABLE_ALL 40
+#define TABLE_ALL    40
 #define TABLE_NEWEST 20
 
 int hist_format_parse(const char *s)
@@ -63,8 +63,9 @@ void hist_fmt_what(char *buf, size_t len, const struct hist_what *w)
         shown++;
     }
     if (!shown)
-        snprintf(buf, len, "nothing that tpccbench records (the tool, config and environment "
-                           "are as in the run before)");
+        snprintf(buf, len,
+                 "nothing that tpccbench records (the tool, config and environment "
+                 "are as in the run before)");
 }
 
 void hist_fmt_cp(char *buf, size_t len, const struct hist *h, int series, int metric, int cp)
@@ -174,8 +175,7 @@ static void text_table(FILE *out, const struct hist *h, const struct hist_series
             skipped++;
             continue;
         }
-        if (skipped)
-        {
+        if (skipped) {
             if (md)
                 fprintf(out, "| ... | (%d runs not shown) | | |\n", skipped);
             else
@@ -205,10 +205,11 @@ static void text_points(FILE *out, const struct hist *h, int si, int md)
     const struct hist_series *s = &h->series[si];
     char line[1024], what[2048], mn[128];
 
-    fprintf(out, md ? "\n**Change points** (E-Divisive with means, Welch's p < %g, change at least "
-                      "%g %%, at least %d runs on each side):\n\n"
-                    : "\nchange points (E-Divisive with means, Welch's p < %g, change at least %g "
-                      "%%, at least %d runs on each side):\n",
+    fprintf(out,
+            md ? "\n**Change points** (E-Divisive with means, Welch's p < %g, change at least "
+                 "%g %%, at least %d runs on each side):\n\n"
+               : "\nchange points (E-Divisive with means, Welch's p < %g, change at least %g "
+                 "%%, at least %d runs on each side):\n",
             h->o.ed.alpha, h->o.ed.min_change * 100, h->o.ed.min_runs);
     for (int k = 0; k < s->n_m; k++) {
         const struct hist_metric *m = &s->m[k];
@@ -234,7 +235,8 @@ static void print_text(FILE *out, const struct hist *h, int md)
     print_skipped(out, h, md ? "" : "history: ");
     for (int s = 0; s < h->n_series; s++) {
         const struct hist_series *sr = &h->series[s];
-        const struct hist_rec *a = &h->set.recs[sr->runs[0]], *b = &h->set.recs[sr->runs[sr->n - 1]];
+        const struct hist_rec *a = &h->set.recs[sr->runs[0]],
+                              *b = &h->set.recs[sr->runs[sr->n - 1]];
         if (md)
             fprintf(out, "\n## Series %d: %s\n\n%d runs, %s .. %s\n\n", s + 1, sr->key, sr->n,
                     a->started, b->started);
@@ -339,22 +341,22 @@ static json_t *json_metric(const struct hist *h, const struct hist_series *sr,
         const struct hist_cp *cp = &m->cps[c];
         const struct hist_rec *r = &h->set.recs[sr->runs[cp->run]];
         const struct hist_what *w = hist_what_at(sr, cp->run);
-        json_t *j = json_pack(
-            "{s:i, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "run_index",
-            cp->run + 1, "run", r->name, "dir", r->dir, "started", r->started, "label", r->label,
-            "runs_before", cp->pt.at - cp->pt.from, "runs_after",
-            json_integer(cp->pt.to - cp->pt.at), "median_before", jnum(cp->pt.med_before),
-            "median_after", jnum(cp->pt.med_after), "change_pct", jnum(cp->pt.change * 100),
-            "ci_low_pct", jnum(cp->pt.ci_lo * 100), "ci_high_pct", jnum(cp->pt.ci_hi * 100),
-            "p_value", jnum(cp->pt.p));
+        json_t *j =
+            json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                      "run_index", cp->run + 1, "run", r->name, "dir", r->dir, "started",
+                      r->started, "label", r->label, "runs_before", cp->pt.at - cp->pt.from,
+                      "runs_after", json_integer(cp->pt.to - cp->pt.at), "median_before",
+                      jnum(cp->pt.med_before), "median_after", jnum(cp->pt.med_after), "change_pct",
+                      jnum(cp->pt.change * 100), "ci_low_pct", jnum(cp->pt.ci_lo * 100),
+                      "ci_high_pct", jnum(cp->pt.ci_hi * 100), "p_value", jnum(cp->pt.p));
         json_object_set_new(j, "changes", json_what(w));
         json_object_set_new(j, "n_changes", json_integer(w ? w->n_changes : 0));
         if (w && w->err[0])
             json_object_set_new(j, "changes_error", json_string(w->err));
         json_array_append_new(cps, j);
     }
-    o = json_pack("{s:s, s:s, s:i, s:s}", "metric", mn, "state", state_name(m->state), "runs",
-                  m->n, "verdict", st);
+    o = json_pack("{s:s, s:s, s:i, s:s}", "metric", mn, "state", state_name(m->state), "runs", m->n,
+                  "verdict", st);
     json_object_set_new(o, "change_points", cps);
     return o;
 }
@@ -370,13 +372,12 @@ static json_t *json_series(const struct hist *h, int s)
         for (int k = 0; k < sr->n_m; k++) {
             char mn[128];
             hist_metric_name(h, sr->m[k].metric, mn, sizeof(mn));
-            json_object_set_new(v, mn,
-                                jnum(sr->m[k].metric == HIST_CUSTOM ? r->custom
-                                                                    : r->v[sr->m[k].metric]));
+            json_object_set_new(
+                v, mn, jnum(sr->m[k].metric == HIST_CUSTOM ? r->custom : r->v[sr->m[k].metric]));
         }
         json_array_append_new(runs, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "index", i + 1,
-                                              "run", r->name, "dir", r->dir, "started",
-                                              r->started, "label", r->label, "values", v));
+                                              "run", r->name, "dir", r->dir, "started", r->started,
+                                              "label", r->label, "values", v));
     }
     for (int k = 0; k < sr->n_m; k++)
         json_array_append_new(ms, json_metric(h, sr, &sr->m[k]));
@@ -384,15 +385,14 @@ static json_t *json_series(const struct hist *h, int s)
                      sr->n, "metrics", ms, "runs", runs);
 }
 
-static void print_json(FILE *out, const struct hist *h, const struct hist_trip *trips,
-                       int n_trips)
+static void print_json(FILE *out, const struct hist *h, const struct hist_trip *trips, int n_trips)
 {
     json_t *doc = json_object(), *series = json_array(), *skipped = json_array(),
            *gate = json_array();
 
     for (int i = 0; i < h->set.n_reasons; i++)
-        json_array_append_new(skipped, json_pack("{s:s, s:i}", "why", h->set.reasons[i], "n",
-                                                 h->set.n_reason[i]));
+        json_array_append_new(
+            skipped, json_pack("{s:s, s:i}", "why", h->set.reasons[i], "n", h->set.n_reason[i]));
     for (int s = 0; s < h->n_series; s++)
         json_array_append_new(series, json_series(h, s));
     for (int i = 0; i < n_trips; i++) {
@@ -486,9 +486,8 @@ static void html_chart(FILE *out, const struct hist *h, int si, const struct his
     hi += span * 0.05;
     span = hi - lo;
 #define XP(i) (L + (W - L - R) * (m->n > 1 ? (double)(i) / (m->n - 1) : 0.5))
-#define YP(v) (T + (H - T - B) * (1 - ((v) - lo) / span))
-    fprintf(out,
-            "<svg class=\"chart\" data-chart=\"s%d-", si + 1);
+#define YP(v) (T + (H - T - B) * (1 - ((v)-lo) / span))
+    fprintf(out, "<svg class=\"chart\" data-chart=\"s%d-", si + 1);
     esc(out, mn);
     fprintf(out,
             "\" data-points=\"%d\" data-changes=\"%d\" viewBox=\"0 0 %.0f %.0f\" "
@@ -496,12 +495,13 @@ static void html_chart(FILE *out, const struct hist *h, int si, const struct his
             m->n, m->n_cps, W, H);
     esc(out, mn);
     fprintf(out, " by run</title>");
-    fprintf(out, "<line class=\"axis\" x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\"/>", L,
-            H - B, W - R, H - B);
+    fprintf(out, "<line class=\"axis\" x1=\"%.0f\" y1=\"%.0f\" x2=\"%.0f\" y2=\"%.0f\"/>", L, H - B,
+            W - R, H - B);
     fprintf(out, "<text x=\"2\" y=\"%.0f\">%.4g</text><text x=\"2\" y=\"%.0f\">%.4g</text>", T + 10,
             hi, H - B, lo);
-    fprintf(out, "<text x=\"%.0f\" y=\"%.0f\">run 1</text><text x=\"%.0f\" y=\"%.0f\" "
-                 "text-anchor=\"end\">run %d</text>",
+    fprintf(out,
+            "<text x=\"%.0f\" y=\"%.0f\">run 1</text><text x=\"%.0f\" y=\"%.0f\" "
+            "text-anchor=\"end\">run %d</text>",
             L, H - 6, W - R, H - 6, m->n ? m->at[m->n - 1] + 1 : 0);
     for (int c = 0; c <= m->n_cps; c++) {
         int from = c ? m->cps[c - 1].pt.at : 0, to = c < m->n_cps ? m->cps[c].pt.at : m->n;
@@ -520,8 +520,8 @@ static void html_chart(FILE *out, const struct hist *h, int si, const struct his
     }
     for (int i = 0; i < m->n; i++) {
         const struct hist_rec *r = &h->set.recs[h->series[si].runs[m->at[i]]];
-        fprintf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>run %d ",
-                XP(i), YP(m->x[i]), m->at[i] + 1);
+        fprintf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>run %d ", XP(i),
+                YP(m->x[i]), m->at[i] + 1);
         esc(out, r->name);
         fprintf(out, ": %.6g</title></circle>", m->x[i]);
     }
@@ -570,8 +570,9 @@ static void html_series(FILE *out, const struct hist *h, int si)
             esc(out, r->name);
             fputs("</td><td>", out);
             esc(out, r->label);
-            fprintf(out, "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td "
-                         "class=\"num\">%+.1f %%</td><td class=\"num\">",
+            fprintf(out,
+                    "</td><td class=\"num\">%s</td><td class=\"num\">%s</td><td "
+                    "class=\"num\">%+.1f %%</td><td class=\"num\">",
                     a, b, cp->pt.change * 100);
             if (!isnan(cp->pt.ci_lo))
                 fprintf(out, "[%+.1f, %+.1f]", cp->pt.ci_lo * 100, cp->pt.ci_hi * 100);
@@ -586,17 +587,19 @@ static void html_series(FILE *out, const struct hist *h, int si)
 
 static void print_html(FILE *out, const struct hist *h)
 {
-    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-                 "<meta name=\"generator\" content=\"tpccbench\">\n<title>tpccbench history"
-                 "</title>\n<style>\n%s</style>\n</head>\n<body data-ready=\"0\">\n<main>\n"
-                 "<header><h1>tpccbench history</h1><p class=\"sub\">",
+    fprintf(out,
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<meta name=\"generator\" content=\"tpccbench\">\n<title>tpccbench history"
+            "</title>\n<style>\n%s</style>\n</head>\n<body data-ready=\"0\">\n<main>\n"
+            "<header><h1>tpccbench history</h1><p class=\"sub\">",
             html_css);
     print_skipped(out, h, "");
-    fprintf(out, "</p><p class=\"sub\">Change points: E-Divisive with means, each kept when "
-                 "Welch's t test between the runs either side gives p &lt; %g and the change "
-                 "of the medians is at least %g %%, with at least %d runs on each side. Green: "
-                 "the median of each segment; red dashes: change points.</p></header>\n",
+    fprintf(out,
+            "</p><p class=\"sub\">Change points: E-Divisive with means, each kept when "
+            "Welch's t test between the runs either side gives p &lt; %g and the change "
+            "of the medians is at least %g %%, with at least %d runs on each side. Green: "
+            "the median of each segment; red dashes: change points.</p></header>\n",
             h->o.ed.alpha, h->o.ed.min_change * 100, h->o.ed.min_runs);
     for (int s = 0; s < h->n_series; s++)
         html_series(out, h, s);

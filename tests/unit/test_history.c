@@ -30,32 +30,39 @@
 #include "results/edivisive.h"
 #include "results/history.h"
 
-#define near(got, want, tol)                                                                       \
-    do {                                                                                           \
-        double g_ = (got), w_ = (want);                                                            \
-        if (!(fabs(g_ - w_) <= (tol))) {                                                           \
-            print_error("%s = %.15g, want %.15g (+-%g)\n", #got, g_, w_, (double)(tol));          \
-            fail();                                                                                \
-        }                                                                                          \
+#define near(got, want, tol)                                                             \
+    do {                                                                                 \
+        double g_ = (got), w_ = (want);                                                  \
+        if (!(fabs(g_ - w_) <= (tol))) {                                                 \
+            print_error("%s = %.15g, want %.15g (+-%g)\n", #got, g_, w_, (double)(tol)); \
+            fail();                                                                      \
+        }                                                                                \
     } while (0)
 
 /* q(tau) for tau = 1.. of three series, from python3's Fraction (printed with %.17g). */
 static void t_qhat_values(void **state)
 {
     static const double a[] = { 10, 11, 9, 10, 12, 20, 21, 19, 22, 20 };
-    static const double qa[] = { 113.0 / 20, 344.0 / 35, 19, 796.0 / 25, 43,
-                                 682.0 / 25,  77.0 / 5,   362.0 / 35, 19.0 / 4 };
+    static const double qa[] = { 113.0 / 20, 344.0 / 35, 19,         796.0 / 25, 43,
+                                 682.0 / 25, 77.0 / 5,   362.0 / 35, 19.0 / 4 };
     static const double b[] = { 3.5, 1.25, 4.0, 2.0, 7.5, 8.25, 6.0, 9.5, 7.0, 1.5, 2.5 };
-    static const double qb[] = { 1.7676767676767677,  1.9318181818181819, 3.1818181818181817,
+    static const double qb[] = { 1.7676767676767677,  1.9318181818181819,  3.1818181818181817,
                                  6.666666666666667,   0.63636363636363635, -2.5454545454545454,
                                  -3.1818181818181817, -1.7532467532467533, 4.6590909090909092,
                                  2.3737373737373737 };
     /* Ties, which the fast sums must count as distance 0. */
     static const double c[] = { 5, 5, 5, 7, 7, 5, 9, 9, 9, 9, 5, 9 };
-    static const double qc[] = { 2.0666666666666669, 4.5925925925925926, 7.75,
-                                 5.5238095238095237, 5.6111111111111107, 10.133333333333333,
-                                 5,                  1.3333333333333333, -1.4166666666666667,
-                                 -3.5555555555555554, 2.0666666666666669 };
+    static const double qc[] = { 2.0666666666666669,
+                                 4.5925925925925926,
+                                 7.75,
+                                 5.5238095238095237,
+                                 5.6111111111111107,
+                                 10.133333333333333,
+                                 5,
+                                 1.3333333333333333,
+                                 -1.4166666666666667,
+                                 -3.5555555555555554,
+                                 2.0666666666666669 };
     int tau;
 
     (void)state;
