@@ -117,30 +117,33 @@ static void why_out(json_t *doc, const struct cmp_run *r, char *out, size_t len)
         snprintf(out, len, "no run figures");
 }
 
-/* Fill rec from doc (owned by the caller, not changed) of run folder name. */
-static void rec_from_doc(struct hist_rec *rec, const char *name, json_t *doc)
+/* Fill rec from doc of run folder name: doc is the caller's and left as it is when copy,
+ * else taken (and freed). */
+static void rec_from_doc(struct hist_rec *rec, const char *name, json_t *doc, int copy)
 {
     struct cmp_run r;
     struct err e;
-    json_t *copy = json_deep_copy(doc);
+    json_t *d = copy ? json_deep_copy(doc) : doc;
 
     memset(&r, 0, sizeof(r));
     field(rec->name, sizeof(rec->name), name);
     for (int m = 0; m < CMP_NMETRICS; m++)
         rec->v[m] = NAN;
     rec->custom = NAN;
-    if (!copy || cmp_run_from_json(&r, copy, name, &e) < 0) {
-        snprintf(rec->why, sizeof(rec->why), "unreadable (%.80s)", copy ? e.msg : "no memory");
+    if (!d || cmp_run_from_json(&r, d, name, &e) < 0) {
+        snprintf(rec->why, sizeof(rec->why), "unreadable (%.80s)", d ? e.msg : "no memory");
+        field(rec->why, sizeof(rec->why), rec->why);
         cmp_run_release(&r);
         return;
     }
     field(rec->started, sizeof(rec->started), r.started);
     field(rec->label, sizeof(rec->label), r.label);
-    series_key(doc, rec->key, sizeof(rec->key));
+    series_key(d, rec->key, sizeof(rec->key));
     field(rec->key, sizeof(rec->key), rec->key);
     memcpy(rec->v, r.v, sizeof(rec->v));
-    why_out(doc, &r, rec->why, sizeof(rec->why));
-    cmp_run_release(&r);
+    why_out(d, &r, rec->why, sizeof(rec->why));
+    field(rec->why, sizeof(rec->why), rec->why);
+    cmp_run_release(&r); /* frees d */
 }
 
 static long long mtime_ns(const struct stat *st)
@@ -171,7 +174,7 @@ void hist_index_line(const char *name, const struct stat *st, json_t *doc, char 
     struct hist_rec rec;
 
     memset(&rec, 0, sizeof(rec));
-    rec_from_doc(&rec, name, doc);
+    rec_from_doc(&rec, name, doc, 1);
     rec_line(&rec, st, buf, len);
 }
 
@@ -365,10 +368,10 @@ static void rec_read(struct hist_rec *rec, const char *dir, const char *name)
             rec->v[m] = NAN;
         rec->custom = NAN;
         snprintf(rec->why, sizeof(rec->why), "unreadable (line %d: %.60s)", je.line, je.text);
+        field(rec->why, sizeof(rec->why), rec->why);
         return;
     }
-    rec_from_doc(rec, name, doc);
-    json_decref(doc);
+    rec_from_doc(rec, name, doc, 0);
 }
 
 /* Write the index of dir from recs[0..n) with their stats, atomically. */
@@ -619,7 +622,7 @@ static int add_one(const char *arg, struct hist_set *s, const struct hist_opts *
         return rc;
     }
     memset(&rec, 0, sizeof(rec));
-    rec_from_doc(&rec, r.name, r.doc);
+    rec_from_doc(&rec, r.name, r.doc, 1);
     rc = set_add(s, o, &rec, r.dir, e);
     cmp_run_release(&r);
     return rc;

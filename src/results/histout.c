@@ -238,11 +238,11 @@ static void print_text(FILE *out, const struct hist *h, int md)
         const struct hist_rec *a = &h->set.recs[sr->runs[0]],
                               *b = &h->set.recs[sr->runs[sr->n - 1]];
         if (md)
-            fprintf(out, "\n## Series %d: %s\n\n%d runs, %s .. %s\n\n", s + 1, sr->key, sr->n,
-                    a->started, b->started);
+            fprintf(out, "\n## Series %d: %s\n\n%d run%s, %s .. %s\n\n", s + 1, sr->key, sr->n,
+                    sr->n == 1 ? "" : "s", a->started, b->started);
         else
-            fprintf(out, "\nseries %d: %s\n%d runs, %s .. %s (* starts a change point)\n", s + 1,
-                    sr->key, sr->n, a->started, b->started);
+            fprintf(out, "\nseries %d: %s\n%d run%s, %s .. %s (* starts a change point)\n", s + 1,
+                    sr->key, sr->n, sr->n == 1 ? "" : "s", a->started, b->started);
         text_table(out, h, sr, md);
         text_points(out, h, s, md);
     }
