@@ -81,8 +81,9 @@ static void series_key(json_t *doc, char *out, size_t len)
     mix[0] = '\0';
     for (int i = 0; i < TX_NTYPES && o < sizeof(mix); i++) {
         json_t *v = json_object_get(m, tx_name((enum tx_type)i));
-        int wr = snprintf(mix + o, sizeof(mix) - o, "%s%lld", i ? "/" : "",
-                          json_is_integer(v) ? (long long)json_integer_value(v) : -1LL);
+        char part[24];
+        int wr = snprintf(mix + o, sizeof(mix) - o, "%s%s", i ? "/" : "",
+                          key_part(json_is_integer(v) ? v : NULL, part, sizeof(part)));
         if (wr < 0)
             break;
         o += (size_t)wr;
