@@ -6,8 +6,10 @@
 # the time is history's own (reading, the index, the search, what changed)
 # and not that of parsing 100 KB records.  For each size it prints the time
 # of the first history (no index yet: every record read and the index
-# built) and of the second (through the index), each the best of 3, and
-# checks the step was found at its run.
+# built) and of the second (through the index), each the best of 3 by
+# wall time with its CPU time (user + system: on a loaded machine the wall
+# time is mostly waiting for a CPU), and checks the step was found at its
+# run.
 #
 #     bench/history.sh            1000 and 10000
 #     bench/history.sh 500 2000   other sizes
@@ -49,16 +51,15 @@ for i in range(n):
 PY
 }
 
-# best3 CMD...: the least wall time of 3 runs of CMD, in seconds.
+# timed CMD...: "WALL CPU" seconds of one run of CMD (CPU: user + system), its output dropped.
+timed() {
+    local TIMEFORMAT='%R %U %S'
+    { time "$@" >/dev/null 2>&1; } 2>&1 | awk '{printf "%.3f %.3f\n", $1, $2 + $3}'
+}
+
+# best3 CMD...: the least wall time of 3 runs of CMD with its CPU time ("WALL CPU").
 best3() {
-    _best=
-    for _i in 1 2 3; do
-        _t0=$(date +%s.%N)
-        "$@" >/dev/null 2>&1
-        _t1=$(date +%s.%N)
-        _best=$(echo "$_t0 $_t1 ${_best:-999}" | awk '{t = $2 - $1; print (t < $3 ? t : $3)}')
-    done
-    echo "$_best"
+    for _i in 1 2 3; do timed "$@"; done | sort -n | head -1
 }
 
 sizes=("$@")
@@ -66,14 +67,12 @@ sizes=("$@")
 for n in "${sizes[@]}"; do
     d=$work/r$n
     make_records "$d" "$n"
-    first=
-    for _i in 1 2 3; do # the first history, no index: three times from no index
+    first=$(for _i in 1 2 3; do # the first history, no index: three times from none
         rm -f "$d/history.idx"
-        t0=$(date +%s.%N)
-        ./tpccbench history "$d" --format json >"$work/out$n.json" 2>"$work/err$n"
-        t1=$(date +%s.%N)
-        first=$(echo "$t0 $t1 ${first:-999}" | awk '{t = $2 - $1; print (t < $3 ? t : $3)}')
-    done
+        timed ./tpccbench history "$d" --format json
+    done | sort -n | head -1)
+    rm -f "$d/history.idx"
+    ./tpccbench history "$d" --format json >"$work/out$n.json" 2>"$work/err$n"
     grep -q 'is missing: built from' "$work/err$n" || { echo "history did not say it built the index"; exit 1; }
     indexed=$(best3 ./tpccbench history "$d" --format json)
     found=$(python3 -c '
@@ -85,5 +84,8 @@ c = cps[0] if cps else None
 print("%d change point(s); the largest at run %s (step at %d): %+.1f %%, changes: %s" % (
     len(cps), c["run_index"] if c else "-", int(sys.argv[2]) * 2 // 3 + 1,
     c["change_pct"] if c else 0, [x["key"] for x in c["changes"]] if c else []))' "$work/out$n.json" "$n")
-    printf '%6d records: first (index built) %.3f s, indexed %.3f s; %s\n' "$n" "$first" "$indexed" "$found"
+    read -r fw fc <<<"$first"
+    read -r iw ic <<<"$indexed"
+    printf '%6d records: first (index built) %.3f s (CPU %.3f s), indexed %.3f s (CPU %.3f s); %s\n' \
+        "$n" "$fw" "$fc" "$iw" "$ic" "$found"
 done
