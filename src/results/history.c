@@ -281,6 +281,34 @@ static int ientry_cmp(const void *a, const void *b)
     return c ? c : x->line - y->line;
 }
 
+/* One line of the index (its newline still on, got bytes) into a[*n]: 0, or -2 with why. */
+static int index_line(char *line, ssize_t got, int lineno, struct ientry **a, int *n, int *cap,
+                      char *why, size_t len)
+{
+    char w[96];
+
+    if (got == 0 || line[got - 1] != '\n')
+        return snprintf(why, len, "line %d: cut short (no line end)", lineno), -2;
+    line[got - 1] = '\0';
+    if (lineno == 1) {
+        if (strcmp(line, HIST_INDEX_HEADER) != 0)
+            return snprintf(why, len, "line 1: not '%s'", HIST_INDEX_HEADER), -2;
+        return 0;
+    }
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 256;
+        struct ientry *na = realloc(*a, sizeof(*na) * (size_t)nc);
+        if (!na)
+            return snprintf(why, len, "out of memory"), -2;
+        *a = na;
+        *cap = nc;
+    }
+    if (parse_line(line, &(*a)[*n], w, sizeof(w)) < 0)
+        return snprintf(why, len, "line %d: %s", lineno, w), -2;
+    (*a)[(*n)++].line = lineno;
+    return 0;
+}
+
 /* Read the index of dir into *out (sorted by name, one per name: the last line): its count;
  * -1 missing; -2 damaged (why says where). */
 static int index_read(const char *dir, struct ientry **out, char *why, size_t len)
@@ -296,28 +324,8 @@ static int index_read(const char *dir, struct ientry **out, char *why, size_t le
     snprintf(path, sizeof(path), "%s/%s", dir, HIST_INDEX_NAME);
     if (!(f = fopen(path, "r")))
         return -1;
-    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0) {
-        char w[96];
-        lineno++;
-        if (got == 0 || line[got - 1] != '\n') {
-            snprintf(why, len, "line %d: cut short (no line end)", lineno);
-            rc = -2;
-        } else if ((line[got - 1] = '\0', lineno == 1)) {
-            if (strcmp(line, HIST_INDEX_HEADER) != 0) {
-                snprintf(why, len, "line 1: not '%s'", HIST_INDEX_HEADER);
-                rc = -2;
-            }
-        } else if (n == acap &&
-                   !(a = realloc(a, sizeof(*a) * (size_t)(acap = acap ? acap * 2 : 256)))) {
-            snprintf(why, len, "out of memory");
-            rc = -2;
-        } else if (parse_line(line, &a[n], w, sizeof(w)) < 0) {
-            snprintf(why, len, "line %d: %s", lineno, w);
-            rc = -2;
-        } else {
-            a[n++].line = lineno;
-        }
-    }
+    while (rc == 0 && (got = getline(&line, &cap, f)) >= 0)
+        rc = index_line(line, got, ++lineno, &a, &n, &acap, why, len);
     free(line);
     fclose(f);
     if (rc == 0 && lineno == 0) {
@@ -558,10 +566,37 @@ static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s
     return rc;
 }
 
+/* Add run folder name (its run.json is st) to c[0..*n): 0, or -1 out of memory. */
+static int cand_add(struct cand **c, int *n, int *cap, const char *name, const struct stat *st)
+{
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 256;
+        struct cand *na = realloc(*c, sizeof(*na) * (size_t)nc);
+        if (!na)
+            return -1;
+        *c = na;
+        *cap = nc;
+    }
+    snprintf((*c)[*n].name, sizeof((*c)[*n].name), "%s", name);
+    (*c)[(*n)++].st = *st;
+    return 0;
+}
+
+/* Whether folder p is to be searched below: not a PostgreSQL data directory (the
+ * managed server's pgdata/ in a results folder), which holds no records. */
+static int searched(const char *p)
+{
+    char v[PATH_MAX + 16];
+
+    snprintf(v, sizeof(v), "%s/PG_VERSION", p);
+    return access(v, F_OK) != 0;
+}
+
 /* The run folders of dir through its index, then the folders below it that are not run
- * folders (study folders, results folders), depth levels down at most. */
-static int scan_dir(const char *dir, int depth, struct hist_set *s, const struct hist_opts *o,
-                    struct err *e)
+ * folders (study folders, results folders), depth levels down at most.  A folder below
+ * that cannot be opened is passed over (top: it is an argument, and an error). */
+static int scan_dir(const char *dir, int depth, int top, struct hist_set *s,
+                    const struct hist_opts *o, struct err *e)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
@@ -570,31 +605,25 @@ static int scan_dir(const char *dir, int depth, struct hist_set *s, const struct
     int n = 0, cap = 0, nsub = 0, rc = 0;
 
     if (!d)
-        return err_set(e, E_USAGE, "cannot open folder '%s'", dir);
+        return top ? err_set(e, E_USAGE, "cannot open folder '%s'", dir) : 0;
     while (rc == 0 && (de = readdir(d)) != NULL) {
-        char p[PATH_MAX];
+        char p[PATH_MAX], rj[PATH_MAX + 16];
         struct stat st;
         if (de->d_name[0] == '.' ||
             snprintf(p, sizeof(p), "%s/%s", dir, de->d_name) >= (int)sizeof(p) ||
             stat(p, &st) < 0 || !S_ISDIR(st.st_mode))
             continue;
-        snprintf(p, sizeof(p), "%s/%s/run.json", dir, de->d_name);
-        if (stat(p, &st) == 0 && S_ISREG(st.st_mode) && strlen(de->d_name) < sizeof(c->name)) {
-            if (n == cap && !(c = realloc(c, sizeof(*c) * (size_t)(cap = cap ? cap * 2 : 256))))
+        snprintf(rj, sizeof(rj), "%s/run.json", p);
+        if (stat(rj, &st) == 0 && S_ISREG(st.st_mode) && strlen(de->d_name) < sizeof(c->name)) {
+            if (cand_add(&c, &n, &cap, de->d_name, &st) < 0)
                 rc = err_set(e, E_FAIL, "out of memory");
-            else {
-                snprintf(c[n].name, sizeof(c[n].name), "%s", de->d_name);
-                c[n++].st = st;
-            }
-        } else if (depth > 0) {
+        } else if (depth > 0 && searched(p)) {
             char **ns = realloc(sub, sizeof(*sub) * (size_t)(nsub + 1));
-            if (!ns || !(ns[nsub] = strdup(p)))
-                rc = err_set(e, E_FAIL, "out of memory");
-            else
-                ns[nsub][strlen(ns[nsub]) - strlen("/run.json")] = '\0';
             if (ns)
                 sub = ns;
-            if (rc == 0)
+            if (!ns || !(sub[nsub] = strdup(p)))
+                rc = err_set(e, E_FAIL, "out of memory");
+            else
                 nsub++;
         }
     }
@@ -603,7 +632,7 @@ static int scan_dir(const char *dir, int depth, struct hist_set *s, const struct
         rc = index_scan(dir, c, n, s, o, e);
     for (int i = 0; i < nsub; i++) {
         if (rc == 0)
-            rc = scan_dir(sub[i], depth - 1, s, o, e);
+            rc = scan_dir(sub[i], depth - 1, 0, s, o, e);
         free(sub[i]);
     }
     free(sub);
@@ -645,7 +674,7 @@ int hist_load(const char *const *args, int nargs, const struct hist_opts *o, str
         snprintf(p, sizeof(p), "%s/run.json", args[i]);
         if (S_ISDIR(st.st_mode) && access(p, F_OK) != 0) {
             int before = s->n_read;
-            if ((rc = scan_dir(args[i], MAX_DEPTH, s, o, e)) < 0)
+            if ((rc = scan_dir(args[i], MAX_DEPTH, 1, s, o, e)) < 0)
                 return rc;
             if (s->n_read == before)
                 return err_set(e, E_USAGE,
