@@ -14,18 +14,23 @@
 # script ran, a chart per figure with its 12 runs drawn and the change
 # point marked.  Then the refusals of bad arguments (exit 2).  Prints TAP.
 #
-# The premise: on the private server (fsync on) each commit waits for its
-# WAL flush at on and not at off, so off gives about 1.5 to 3 times the
-# NOTPM here (measured: on 12955 to 16019, off 42313 to 65357 on a quiet
-# machine).  But short runs on a shared 2-core machine swing by tens of
-# percent between sittings (measured at 3 s and 1 VU under load: on 4005
-# to 11795, off 12694 to 16157), and with 6 runs a side Welch's p < 0.001
-# needs t of about 5.4 at the 7 or so degrees of freedom such spreads
-# give: in two of three such studies while writing this test the step was
-# not significant at 0.001.  So history runs here at --alpha 0.01 (t about
-# 3.5), which holds the step with margin; it cannot add a second point, as
-# a segment of 6 runs has no split with 4 runs on each side.  The NOTPM of
-# the 12 runs is printed as a note.
+# The premise: at synchronous_commit on each commit waits for its WAL
+# flush, at off it does not.  Alone, that step is at the mercy of the
+# machine: short runs on a shared 2-core machine swing by tens of percent
+# between sittings, and under a load average of 10 the CPU-starved off
+# runs were no faster than on (measured while writing this test: on 5250
+# to 13384, off 7249 to 15238, no change point; on a quiet machine on
+# 12955 to 16019, off 42313 to 65357).  So every run has commit_delay 20 ms
+# with commit_siblings 0 (set in the first step, kept in the second): at on
+# each committing transaction sleeps 20 ms before its flush, so on's NOTPM
+# is bound by the sleep (about 2 VUs x 50 commits/s, steady whatever the
+# machine does) and off, which waits for no flush, is free of it (measured
+# under a load average of 10: on 1822 to 2052, off 28275 to 52355).  The one
+# difference between run 6 and run 7 is still synchronous_commit.  With 6
+# runs a side Welch's p < 0.001 needs t of about 5.4 at the few degrees of
+# freedom the off side's spread gives; history runs here at --alpha 0.01
+# (t about 3.5), which cannot add a second point (a segment of 6 runs has
+# no split with 4 runs on each side).  The NOTPM of the 12 runs is a note.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -44,7 +49,7 @@ study: { name: sync, repeat: 6, order: sequential, reset: none }
 workload: { warehouses: 1, virtual_users: 2, warmup: 1s, duration: 4s }
 steps:
   - label: sync-on
-    set: { synchronous_commit: "on" }
+    set: { synchronous_commit: "on", commit_delay: 20000, commit_siblings: 0 }
   - label: sync-off
     set: { synchronous_commit: "off" }
 EOF2
