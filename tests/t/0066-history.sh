@@ -8,7 +8,10 @@
 # through it the next time (silent), and a record written next to them
 # appends its line (still silent).  The gate: a rule the change breaks
 # exits 1 naming the run, the change and synchronous_commit; a rule it does
-# not break exits 0.  --min-runs 7 makes the series too short to judge.
+# not break exits 0; on synthetic records with three levels, --window 1
+# judges only the newest change point and --window 13 the one before it
+# too.  --min-runs 7 makes the series too short to judge; --metric, --since
+# and --until.
 # The formats: json (asserted), markdown and csv (their lines), and the
 # HTML of report --history in headless Chromium: no script error, the
 # script ran, a chart per figure with its 12 runs drawn and the change
@@ -119,6 +122,45 @@ import csv, sys
 rows = [r for r in csv.DictReader(sys.stdin) if r["metric"] == "notpm"]
 print([(r["state"], r["runs"], r["run_index"], r["label"], r["what_changed"]) for r in rows])')" \
     "[('changed', '12', '7', 'sync-off', 'synchronous_commit: on -> off')]" "csv: the NOTPM change point row"
+
+run met "$bin" history "$res" --label 'sync-*' --alpha 0.01 --metric run.tps --format json
+is "$(json "$tmp/met.out" '[(m["metric"], [c["run_index"] for c in m["change_points"]]) for m in r["series"][0]["metrics"] if m["metric"] in ("tps", "run.tps")]')" \
+    "[('tps', [7]), ('run.tps', [7])]" "--metric run.tps: judged as TPS is, the same change point"
+today=$(date -u +%Y-%m-%d)
+run since "$bin" history "$res" --label 'sync-*' --since "$today" --until "${today}T23:59:59Z" --format json
+is "$(json "$tmp/since.out" 'r["series"][0]["n_runs"]')" "12" "--since/--until today: all 12 runs"
+run until "$bin" history "$res" --until 2000-01-01
+is "$rc" 2 "--until 2000-01-01: no run is that old, exit 2"
+like "$err" "*13 outside --label/--since/--until*" "and it says why"
+
+# The window, on synthetic records with known levels: 12 runs at 1000, 12
+# at 900 (tool.commit b), 12 at 950 (commit c), noise 0.5 %.  Window 1: the
+# newest change point (+5.6 %) is judged and 'notpm < -3%' holds; window
+# 13 reaches the drop (-10 %) at run 13 too, and it trips.
+python3 - "$tmp/syn" <<'EOF2'
+import json, os, random, sys
+random.seed(66)
+for i in range(36):
+    lvl, commit = (1000, "a") if i < 12 else (900, "b") if i < 24 else (950, "c")
+    name = "20260101-%02d0000-nightly" % i if i < 24 else "20260102-%02d0000-nightly" % (i - 24)
+    started = "2026-01-01T%02d:00:00Z" % i if i < 24 else "2026-01-02T%02d:00:00Z" % (i - 24)
+    notpm = lvl * (1 + random.gauss(0, 0.005))
+    rec = {"tool": {"name": "tpccbench", "version": "0.1.0", "commit": commit, "record_version": 1},
+           "kind": "run", "status": "complete", "started": started, "label": "nightly",
+           "config": {"schema": {"warehouses": 1}, "run": {"duration_s": 60.0}},
+           "environment": {"dbms": {"name": "PostgreSQL"}},
+           "run": {"notpm": notpm, "tps": notpm / 21.6}}
+    os.makedirs(os.path.join(sys.argv[1], name))
+    json.dump(rec, open(os.path.join(sys.argv[1], name, "run.json"), "w"))
+EOF2
+run w1 "$bin" history "$tmp/syn" --fail-if 'notpm < -3%'
+is "$rc" 0 "synthetic: window 1, the newest change point is a gain: exit 0" || explain
+like "$out" "*at run 13 '20260101-120000-nightly' (nightly): notpm * -> *, -10.? %*tool.commit: a -> b*at run 25 '20260102-000000-nightly' (nightly): notpm * -> *, +5.*tool.commit: b -> c*" \
+    "both change points found, each with its commit"
+run w13 "$bin" history "$tmp/syn" --fail-if 'notpm < -3%' --window 13
+is "$rc" 1 "window 13 reaches the drop at run 13: exit 1" || explain
+like "$err" "*tripped: series 1 (*): change point at run 13 '20260101-120000-nightly' (nightly): notpm * -> *, -10.? %*what changed there: tool.commit: a -> b*" \
+    "the message names run 13 and the commit"
 
 # report --history in a real browser.
 html=$tmp/history.html
