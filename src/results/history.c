@@ -309,9 +309,9 @@ static int index_line(char *line, ssize_t got, int lineno, struct ientry **a, in
     return 0;
 }
 
-/* Read the index of dir into *out (sorted by name, one per name: the last line): its count;
- * -1 missing; -2 damaged (why says where). */
-static int index_read(const char *dir, struct ientry **out, char *why, size_t len)
+/* Read the index of dir into *out (sorted by name, one per name: the last line): its count
+ * (*lines: how many lines it had); -1 missing; -2 damaged (why says where). */
+static int index_read(const char *dir, struct ientry **out, int *lines, char *why, size_t len)
 {
     char path[PATH_MAX], *line = NULL;
     size_t cap = 0;
@@ -321,6 +321,7 @@ static int index_read(const char *dir, struct ientry **out, char *why, size_t le
     FILE *f;
 
     *out = NULL;
+    *lines = 0;
     snprintf(path, sizeof(path), "%s/%s", dir, HIST_INDEX_NAME);
     if (!(f = fopen(path, "r")))
         return -1;
@@ -342,6 +343,7 @@ static int index_read(const char *dir, struct ientry **out, char *why, size_t le
         if (i + 1 == n || strcmp(a[i].rec.name, a[i + 1].rec.name) != 0)
             a[k++] = a[i];
     *out = a;
+    *lines = n;
     return k;
 }
 
@@ -525,7 +527,7 @@ static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s
     struct ientry *ix = NULL;
     struct hist_rec *recs = calloc((size_t)n + 1, sizeof(*recs));
     char why[160] = "";
-    int nix = index_read(dir, &ix, why, sizeof(why)), fresh = 0, known = 0, rc = 0;
+    int lines, nix = index_read(dir, &ix, &lines, why, sizeof(why)), fresh = 0, known = 0, rc = 0;
 
     if (!recs) {
         free(ix);
@@ -550,7 +552,9 @@ static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s
     else if (fresh || known != nix)
         note(o, "'%s/%s' was stale (%d records new or changed, %d gone): brought up to date", dir,
              HIST_INDEX_NAME, fresh, nix - known);
-    if (nix < 0 || fresh || known != nix) {
+    /* Rewritten when not up to date, and (silently) when the lines of runs written twice
+     * (at their start and end) have come to outnumber the runs. */
+    if (nix < 0 || fresh || known != nix || lines > 2 * n) {
         struct err we;
         if (index_write(dir, recs, c, n, &we) < 0)
             note(o, "the index was not written (%s): the next history reads the records again",

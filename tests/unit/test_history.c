@@ -11,7 +11,8 @@
  * numbers): a step found where it is, an A/A series left alone.  The index:
  * built when missing, left alone when fresh, brought up to date when a
  * record changes or goes, rebuilt when damaged, each said; an appended line
- * keeps it fresh.  A failing check prints both values.
+ * keeps it fresh; lines piled up by runs written again are compacted.  A failing check prints both
+ * values.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -418,6 +419,26 @@ static void t_index(void **state)
     assert_string_equal(notes, "");
     near(s.recs[2].v[CMP_NOTPM], 1300, 0);
     hist_set_release(&s);
+    /* Lines of runs written again pile up; past two a run the index is compacted, silently. */
+    {
+        char rd[512], line[256];
+        json_t *doc;
+        int n = 0;
+        snprintf(rd, sizeof(rd), "%s/r4/run.json", dir);
+        doc = json_load_file(rd, 0, NULL);
+        snprintf(rd, sizeof(rd), "%s/r4", dir);
+        for (int i = 0; i < 5; i++)
+            assert_int_equal(hist_index_append(rd, doc, NULL), 0);
+        json_decref(doc);
+        assert_int_equal(load(notes, sizeof(notes), &s), 3);
+        assert_string_equal(notes, "");
+        hist_set_release(&s);
+        f = fopen(p, "r");
+        while (fgets(line, sizeof(line), f))
+            n++;
+        fclose(f);
+        assert_int_equal(n, 4); /* the header and one line a run */
+    }
     snprintf(p, sizeof(p), "rm -rf '%s'", dir);
     assert_int_equal(system(p), 0);
 }
