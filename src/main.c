@@ -34,6 +34,7 @@ static const struct subcommand subcommands[] = {
     { "proxy", cmd_proxy, "TCP proxy adding a one-way delay in each direction" },
     { "sweep", cmd_sweep, "the same workload at several RTTs through the delay proxy" },
     { "study", cmd_study, "a tuning study: steps of settings, repeats, significance" },
+    { "history", cmd_history, "runs over time as series: change points, what changed, gate" },
     { NULL, NULL, NULL },
 };
 

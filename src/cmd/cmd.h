@@ -149,6 +149,9 @@ int cmd_report(int argc, char **argv);
 int cmd_merge(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_study(int argc, char **argv);
+int cmd_history(int argc, char **argv);
+/* `report --history`: history's HTML page into a file (cmd/history.c). */
+int cmd_report_history(int argc, char **argv);
 
 /* One run (or bench step) with its own record; the record's folder goes to
  * dir_out when given.  Returns the exit code. */

@@ -21,6 +21,8 @@ static void report_usage(FILE *out)
 {
     fprintf(out,
             "usage: tpccbench report RUN [RUN...] [-o FILE] [--title TEXT] [--force]\n"
+            "       tpccbench report --history RESULTS_DIR... [-o FILE] (see report --history "
+            "--help)\n"
             "\n"
             "Write one self-contained HTML file (no network access needed to view or print it)\n"
             "for the runs in the order given, grouped into steps as 'tpccbench compare' does:\n"
@@ -61,6 +63,10 @@ int cmd_report(int argc, char **argv)
     time_t now = time(NULL);
     struct tm tm;
 
+    /* report --history is history's page (cmd/history.c). */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (strcmp(argv[i], "--history") == 0)
+            return cmd_report_history(argc, argv);
     err_clear(&e);
     if (opt_init(&p, "report", rep_opt_table, OPT_COUNT(rep_opt_table), argc - 1, argv + 1, &e) < 0)
         return cmd_fail("report", &e);

@@ -928,6 +928,12 @@ static int run_diff(const struct cmp_run *a, const struct cmp_run *b, struct cmp
     return 0;
 }
 
+int cmp_run_diff(const struct cmp_run *a, const struct cmp_run *b, struct cmp_diff **out,
+                 int *n_out)
+{
+    return run_diff(a, b, out, n_out);
+}
+
 /* "a, b, c" of the counted differences into buf: the first eight, then how many more. */
 static void changed_names(const struct cmp_diff *d, int n, char *buf, size_t len)
 {

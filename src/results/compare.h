@@ -141,6 +141,15 @@ int cmp_load_args(const char *const *args, int nargs, struct cmp_run **runs, int
                   struct err *e);
 
 /*
+ * What changed from run a (old) to run b (new): the differences of their
+ * tool, config and environment sections, derived ones marked (as a step's
+ * diffs above).  *out is heap (free it), *n_out its count; 0.  Shared with
+ * history (results/history.h), which names what changed at a change point.
+ */
+int cmp_run_diff(const struct cmp_run *a, const struct cmp_run *b, struct cmp_diff **out,
+                 int *n_out);
+
+/*
  * Group runs into steps, compute medians, ranges and differences, and the
  * warnings.  Takes ownership of runs (freed by cmp_release, also on
  * failure).  Refuses incomparable runs with E_USAGE unless force.

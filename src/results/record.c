@@ -20,6 +20,7 @@
 #include "core/proc.h"
 #include "core/secret.h"
 #include "results/fingerprint.h"
+#include "results/history.h"
 
 #ifndef TPCC_VERSION
 # define TPCC_VERSION "0.1.0"
@@ -134,6 +135,10 @@ int record_write_json(const char *dir, const char *name, json_t *doc, struct err
         return err_set(e, E_FAIL, "cannot serialise %s", name);
     rc = record_write_file(dir, name, text, strlen(text), e);
     free(text);
+    /* A run record: its line goes into the history index beside it, when there is one
+     * (a failure only leaves the index stale, which history notices and mends). */
+    if (rc == 0 && strcmp(name, "run.json") == 0)
+        hist_index_append(dir, doc, NULL);
     return rc;
 }
 

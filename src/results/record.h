@@ -24,7 +24,9 @@ int record_make_dir(const char *results_dir, const char *label, char *out, size_
 /* Write data (len bytes) to dir/name atomically. */
 int record_write_file(const char *dir, const char *name, const char *data, size_t len,
                       struct err *e);
-/* Write a JSON document to dir/name atomically (pretty-printed). */
+/* Write a JSON document to dir/name atomically (pretty-printed).  A run.json
+ * also appends its line to the history index of dir's parent folder when
+ * that index exists (hist_index_append, results/history.h). */
 int record_write_json(const char *dir, const char *name, json_t *doc, struct err *e);
 
 /* {"name": "tpccbench", "version": ..., "commit": ..., "record_version": 1} */
