@@ -11,7 +11,7 @@ VERSION  := 0.1.0
 # The commit, also in a `git archive` tree (no .git): see scripts/commit.sh.
 COMMIT   := $(shell sh scripts/commit.sh)
 CPPFLAGS += -D_GNU_SOURCE -Isrc -I$(PG_INC) -DTPCC_VERSION='"$(VERSION)"' -DTPCC_GIT_COMMIT='"$(COMMIT)"'
-LDLIBS   := -lpq -lodbc -lyaml -ljansson -lmicrohttpd -lm -pthread
+LDLIBS   := -lpq -lodbc -lyaml -ljansson -lmicrohttpd -lcurl -lm -pthread
 
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
