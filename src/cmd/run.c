@@ -48,6 +48,10 @@ static const struct cmd_opt run_opts[] = {
     { "metrics", 0, 1, "run.metrics", "false: no OS and database metrics (metrics.csv)" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
+    { "db-host-metrics", 0, 1, "run.db_host_metrics",
+      "the database host's node_exporter: http://db1:9100/metrics" },
+    { "db-host-device", 0, 1, "run.db_host_device",
+      "the data disk there when its filesystem does not say (dm-0)" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
     { "part", 0, 1, "run.part", "K/N: this process is part K of N of a scale-out run" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
@@ -84,6 +88,10 @@ static const struct cmd_opt bench_opts[] = {
     { "metrics", 0, 1, "run.metrics", "false: no OS and database metrics (metrics.csv)" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
+    { "db-host-metrics", 0, 1, "run.db_host_metrics",
+      "the database host's node_exporter: http://db1:9100/metrics" },
+    { "db-host-device", 0, 1, "run.db_host_device",
+      "the data disk there when its filesystem does not say (dm-0)" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
     { "part", 0, 1, "run.part", "K/N: this process is part K of N of a scale-out run" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
@@ -425,6 +433,7 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
         return finish(cmd, rec, dir, rc, &e);
     }
     fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
+    cmd_db_host_fingerprint(rec, cfg);
     if (bench && cmd_extra(a, "iobench"))
         rc = attach_iobench(&s, rec, cmd_extra(a, "iobench"), &e);
     if (rc == 0 && bench && !cmd_extra(a, "no-load")) {
@@ -540,6 +549,8 @@ static int run_or_bench(int argc, char **argv, int bench)
         if (iobench_opts_from(cmd_extra(&a, "iobench"), buf, sizeof(buf), iargv, 32, &o, &e) < 0)
             return cmd_fail(cmd, &e);
     }
+    if (cmd_db_host_check(&cfg, &e) < 0)
+        return cmd_fail(cmd, &e);
     /* The live endpoint: a port in use is a usage error, before anything starts. */
     if (cmd_serve_start(&cfg, &run_serve, &e) < 0)
         return cmd_fail(cmd, &e);

@@ -219,17 +219,17 @@ static const struct key key_table[] = {
     KEY("run.metrics",           K_BOOL,       run.metrics,           0, 1,     NULL),
     KEY("run.metrics_listen",    K_STR,        run.metrics_listen,    0, S,     NULL),
     KEY("run.metrics_devices",   K_STR,        run.metrics_devices,   0, S,     NULL),
-    /* A scrape URL holds no credentials (set_url); a token comes from the environment. */
-    { "run.db_host_metrics", K_STR, OFF(run.db_host_metrics), 0, S, NULL, 0, 0, set_url, 0 },
-    { "run.db_host_metrics_auth_env", K_STR, OFF(run.db_host_metrics_auth_env), 0, S, NULL, 0, 0,
-      set_password_env, 0 },
-    KEY("run.db_host_device",    K_STR,        run.db_host_device,    0, S,     NULL),
     { "run.part", K_PART, OFF(run.part_k), 1, PART_MAX, NULL, WHERE(part) },
     /* 1 or more when given; the default 0 says "not given" (cfg_validate allows it). */
     { "run.parts", K_INT, OFF(run.parts), 1, PART_MAX, NULL, WHERE(parts) },
     KEY("run.part_timeout",      K_DUR,        run.part_timeout_us,   US_PER_S, US_PER_DAY, NULL),
     KEY("run.run_id",            K_STR,        run.run_id,            0, S,     NULL),
     KEY("run.meet_conninfo",     K_STR,        run.meet_conninfo,     0, S,     NULL),
+    /* A scrape URL holds no credentials (set_url); a token comes from the environment. */
+    { "run.db_host_metrics", K_STR, OFF(run.db_host_metrics), 0, S, NULL, 0, 0, set_url, 0 },
+    { "run.db_host_metrics_auth_env", K_STR, OFF(run.db_host_metrics_auth_env), 0, S, NULL, 0, 0,
+      set_password_env, 0 },
+    KEY("run.db_host_device",    K_STR,        run.db_host_device,    0, S,     NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
