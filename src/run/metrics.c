@@ -1943,10 +1943,12 @@ void metrics_print(FILE *out, const struct metrics *m)
     else
         fprintf(out, "  checkpoints unavailable (%s)\n",
                 m->cols[col_find(m, "db_checkpoints_per_s")].note);
-    /* Columns never available: say so once each, with why. */
+    /* Columns never available: say so once each, with why (the db host's
+     * only when it was scraped at all: else its line said why). */
     for (int i = 0; i < m->ncol; i++) {
         double mean, p95, max;
-        if (!m->cols[i].n_missing || col_stats(m, i, &mean, &p95, &max) > 0)
+        if (!m->cols[i].n_missing || col_stats(m, i, &mean, &p95, &max) > 0 ||
+            (m->cols[i].src == SRC_DBH && !m->dbh.n_ok))
             continue;
         if (n_unavail++ < 8)
             fprintf(out, "  unavailable: %s (%s)\n", m->cols[i].name, m->cols[i].note);
