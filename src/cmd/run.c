@@ -171,6 +171,47 @@ static void metrics_end(struct metrics *m, json_t *rec, const char *dir)
 }
 
 /*
+ * What a part's summary carries of its metrics (rec's, written): the means
+ * of its own host's columns, each part its own; part 1, which scrapes the
+ * database host, also its db_host_* columns and what it found of the host.
+ */
+static void part_metrics(json_t *sum, json_t *rec, int k)
+{
+    json_t *m = json_object_get(rec, "metrics"), *cols = json_object_get(m, "columns");
+    json_t *means, *dbh, *out, *c;
+    const char *name;
+
+    if (!sum || !json_is_object(cols))
+        return;
+    means = json_object();
+    dbh = json_object();
+    json_object_foreach(cols, name, c)
+    {
+        const char *host = json_string_value(json_object_get(c, "host"));
+        if (host && strcmp(host, "db") == 0) {
+            if (strncmp(name, "db_host_", 8) == 0)
+                json_object_set(dbh, name, c);
+            continue; /* the database's statistics: the merged record's own */
+        }
+        json_object_set(means, name, json_object_get(c, "mean"));
+    }
+    out = json_pack("{s:s?, s:o}", "hostname",
+                    json_string_value(json_object_get(json_object_get(rec, "environment"),
+                                                      "hostname")),
+                    "driver_means", means);
+    if (out && k == 1)
+        json_object_set_new(out, "db_host",
+                            json_pack("{s:O?, s:O?, s:o}", "metrics", json_object_get(m, "db_host"),
+                                      "environment",
+                                      json_object_get(json_object_get(rec, "environment"),
+                                                      "db_host"),
+                                      "columns", dbh));
+    else
+        json_decref(dbh);
+    json_object_set_new(sum, "metrics", out);
+}
+
+/*
  * A part of several, its run over: its summary into its record and into
  * tpcc_run_part; the part that finds every part ended merges them into a
  * record of its own.  A failure here is reported, never the part's run's.
@@ -179,12 +220,14 @@ static void part_end(struct meet *mt, const struct config *cfg, const struct cmd
                      const struct run_opts *o, const struct run_result *r, json_t *rec)
 {
     json_t *sum = partsum_encode(r, cfg), *p = json_object_get(rec, "part"), *rows = NULL;
-    char *text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
+    char *text;
     int merger = 0;
     int64_t c_open = -1, c_close = -1;
     struct err e;
 
     err_clear(&e);
+    part_metrics(sum, rec, mt->k);
+    text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
     if (p) {
         json_t *mj = meet_json(mt);
         json_object_update(p, mj);

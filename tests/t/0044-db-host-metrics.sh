@@ -14,12 +14,15 @@
 #     are (one host: the server is local); the endpoint's text, now with
 #     tpccbench_db_host_*, passes promtool check metrics; compare counts the
 #     db host's kernel and a setting as two changes and shows its figures;
+#     report draws its CPU and disk charts;
 #  2. the driver in a network namespace of its own, the server reached over
 #     a veth pair, so remote: without --db-host-metrics the summary says the
 #     OS figures are the driver host's and how to add the database host's,
 #     run.json's metrics.db_host is "not measured" with that reason; with
 #     --db-host-metrics (the exporter on the host's veth address) the
 #     summary has both hosts' lines;
+#  2b. two parts of one run: each its own host's metrics, part 1 scrapes the
+#     database host, the merged record has both (means per part, db once);
 #  3. exporters that misbehave: one that never answers, one that serves
 #     garbage (and checks the bearer token of run.db_host_metrics_auth_env
 #     reached it in the header only), one that serves 50 MB: each run goes
@@ -235,6 +238,11 @@ else:
 PYEOF
 tap_from "$tmp/checks"
 
+run report "$bin" report "$d" -o "$tmp/local.html"
+is "$rc" 0 "report of the local run: exit 0" || explain
+okc_html=$(grep -c 'data-chart="db-host-cpu-time"\|data-chart="db-host-disk-time"' "$tmp/local.html")
+is "$okc_html" 2 "the report draws the db host's CPU and disk charts"
+
 # compare: the db host's kernel changed with a setting is two changes; the
 # db host's CPU is in the step table.
 mkdir -p "$tmp/cmp/a" "$tmp/cmp/b" "$tmp/cmp/c"
@@ -303,6 +311,44 @@ check(rec["environment"]["db_host"].get("kernel") not in (None, "unknown"), "the
 else
     skip "not root, or no network namespace (ip netns add: $(cat "$tmp/netns.err" 2>/dev/null)): the remote case"
 fi
+
+# ---------------------------------------------------------------------------
+# 2b. Two parts of one run, both with --db-host-metrics: each records its own
+# host's metrics, part 1 scrapes the database host, the merged record keeps
+# the means per part and the db host's figures once.
+for k in 1 2; do
+    "$bin" run -c "$cfg" --part "$k/2" --run-id dbh --label parts --vus 2 --duration 3s \
+        --warmup 1s --part-timeout 60s --db-host-metrics "$ne_url" \
+        >"$tmp/parts.$k.out" 2>"$tmp/parts.$k.err" </dev/null &
+    eval "ppid$k=\$!"
+    bgpids="$bgpids $!"
+done
+wait "$ppid1"
+r1=$?
+wait "$ppid2"
+r2=$?
+is "$r1:$r2" "0:0" "two parts with --db-host-metrics: both exit 0" ||
+    diag "$(tail -3 "$tmp/parts.1.err" "$tmp/parts.2.err")"
+jcheck "$(rec_json parts-part2of2)" '
+m = rec["metrics"]
+check(m["db_host"]["status"] == "not measured" and "part 1 scrapes" in m["db_host"]["why"],
+      "part 2 does not scrape: part 1 does", m["db_host"])
+check(isinstance(m["columns"]["cpu_user_pct"]["mean"], float), "part 2 has its own host'"'"'s metrics")
+'
+jcheck "$(rec_json parts)" '
+parts = rec.get("parts", [])
+means = [p.get("metrics", {}).get("driver_means", {}) for p in parts]
+check(len(parts) == 2 and all(isinstance(x.get("cpu_user_pct"), float) for x in means),
+      "merged: each part has its own host'"'"'s means", [p.get("metrics") for p in parts])
+m = rec.get("metrics", {})
+check(m.get("db_host", {}).get("status") == "measured" and
+      isinstance(m.get("columns", {}).get("db_host_cpu_user_pct", {}).get("mean"), float),
+      "merged: the db host'"'"'s figures once, from part 1", m.get("db_host"), list(m.get("columns", {}))[:3])
+check("cpu_user_pct" not in m.get("columns", {}), "merged: no one part'"'"'s own columns as the run'"'"'s",
+      list(m.get("columns", {})))
+check(rec["environment"]["db_host"].get("status") == "measured", "merged: environment.db_host from part 1",
+      rec["environment"].get("db_host"))
+'
 
 # ---------------------------------------------------------------------------
 # 3. Exporters that misbehave: the run goes on, the rows say why.
