@@ -1,7 +1,7 @@
 #!/bin/sh
 # 0044-db-host-metrics.sh - the database host's figures beside a run, from
 # its node_exporter (run.db_host_metrics, src/run/scrape.c, promtext.c),
-# against a private PostgreSQL (W=1):
+# against a private PostgreSQL (W=2):
 #
 #  1. a real node_exporter (Debian prometheus-node-exporter) started here on
 #     a loopback port of this test's own, --collector.disable-defaults plus
@@ -76,9 +76,9 @@ if [ "$have_ns" = 1 ]; then
     PG_TEST_CONF="listen_addresses = '127.0.0.1,$hostaddr'"
     PG_TEST_HBA="host tpcc tpcc $nsaddr/32 scram-sha-256"
 fi
-t_pg 1
+t_pg 2
 run load "$bin" load -c "$cfg" --label load
-is "$rc" 0 "load W=1" || explain
+is "$rc" 0 "load W=2" || explain
 
 # exporter NAME ADDR: the real node_exporter on ADDR:(a free port), the
 # collectors tpccbench reads; sets ne_url.  Its pid goes to bgpids.
@@ -111,10 +111,10 @@ s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", 0))
 s.listen(64)
-print("listening on 127.0.0.1 port %d" % s.getsockname()[1], flush=True)
 held = []
 line = b'node_network_receive_bytes_total{device="eth%d"} 12345\n'
 big = b"".join(line % (i % 1000) for i in range(50 * 1024 * 1024 // len(line % 0))) if mode == "big" else b""
+print("listening on 127.0.0.1 port %d" % s.getsockname()[1], flush=True)
 def serve(c):
     req = b""
     while b"\r\n\r\n" not in req:
@@ -275,7 +275,7 @@ if [ "$have_ns" = 1 ]; then
     cat >"$tmp/ns.yaml" <<CFGEOF
 database: {driver: postgres, managed: false, password_env: TPCC_TEST_PASSWORD,
   conninfo: "host=$hostaddr port=$PG_TEST_PORT dbname=tpcc user=tpcc connect_timeout=10"}
-schema: {warehouses: 1}
+schema: {warehouses: 2}
 results: {dir: "$tmp/results"}
 CFGEOF
     run remote nsenter --net="/run/netns/$ns" "$bin" run -c "$tmp/ns.yaml" --vus 2 --duration 3s \
@@ -318,7 +318,7 @@ fi
 # the means per part and the db host's figures once.
 for k in 1 2; do
     "$bin" run -c "$cfg" --part "$k/2" --run-id dbh --label parts --vus 2 --duration 3s \
-        --warmup 1s --part-timeout 60s --db-host-metrics "$ne_url" \
+        --warmup 1s --part-timeout 20s --db-host-metrics "$ne_url" \
         >"$tmp/parts.$k.out" 2>"$tmp/parts.$k.err" </dev/null &
     eval "ppid$k=\$!"
     bgpids="$bgpids $!"
