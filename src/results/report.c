@@ -1228,8 +1228,7 @@ static void metrics_section(struct sbuf *b, const struct cmp *c)
                                             "db-host-disk-time" };
     static const char *const cap[MC_N] = {
         "CPU user + system per second (the driver's host: all CPUs)",
-        "Data disk read + write per second (seen from the driver's host)",
-        "WAL written per second",
+        "Data disk read + write per second (seen from the driver's host)", "WAL written per second",
         "Database host: CPU user + system per second (its node_exporter)",
         "Database host: data disk read + write per second (its node_exporter)"
     };

@@ -129,12 +129,12 @@ enum {
 
 /* The database host's columns (SRC_DBH), from its node_exporter. */
 enum {
-    DH_CPU,                 /* + 0 user .. 4 idle */
+    DH_CPU, /* + 0 user .. 4 idle */
     DH_LOAD1 = DH_CPU + 5,
-    DH_MEM,                 /* + 0 free .. 3 writeback */
-    DH_DISK = DH_MEM + 4,   /* + 0 reads/s .. 5 util */
-    DH_NET = DH_DISK + 6,   /* + 0 rx, 1 tx */
-    DH_PSI = DH_NET + 2,    /* + NX_PSI_* */
+    DH_MEM,               /* + 0 free .. 3 writeback */
+    DH_DISK = DH_MEM + 4, /* + 0 reads/s .. 5 util */
+    DH_NET = DH_DISK + 6, /* + 0 rx, 1 tx */
+    DH_PSI = DH_NET + 2,  /* + NX_PSI_* */
     DH_SCRAPE_MS = DH_PSI + NX_NPSI,
 };
 
@@ -213,19 +213,19 @@ struct mdb {
 
 /* The database host: its scraper and the last two good scrapes. */
 struct mdbh {
-    struct scrape *scr;   /* NULL: not scraped (note says why) */
+    struct scrape *scr; /* NULL: not scraped (note says why) */
     char url[1024];
-    int local;            /* metrics_opts.db_local */
-    char where[128];      /* how the server is reached */
-    char note[400];       /* why the db host is not measured, "" when it is */
+    int local;       /* metrics_opts.db_local */
+    char where[128]; /* how the server is reached */
+    char note[400];  /* why the db host is not measured, "" when it is */
     struct nodex prev, cur;
     int have_prev, cur_ok;
     uint64_t t_prev, t_cur;
-    double ms;            /* how long the latest scrape took */
-    char miss[640];       /* why this sample has no scrape, "" when it has */
-    char disk[64];        /* the data disk found (or named), "" when none */
-    char disk_from[320];  /* how, or why none */
-    int n_ok, n_fail;     /* scrapes answered, not */
+    double ms;           /* how long the latest scrape took */
+    char miss[640];      /* why this sample has no scrape, "" when it has */
+    char disk[64];       /* the data disk found (or named), "" when none */
+    char disk_from[320]; /* how, or why none */
+    int n_ok, n_fail;    /* scrapes answered, not */
 };
 
 struct metrics {
@@ -480,8 +480,8 @@ static void dbh_columns(struct metrics *m)
     }
     for (int i = 0; i < 6; i++) {
         snprintf(name, sizeof(name), "db_host_disk_data_%s", dk[i].suffix);
-        col_add(m, name, dk[i].unit, dk[i].prom, "role=\"data\"", dk[i].scale, SRC_DBH,
-                DH_DISK + i, 0, dk[i].help);
+        col_add(m, name, dk[i].unit, dk[i].prom, "role=\"data\"", dk[i].scale, SRC_DBH, DH_DISK + i,
+                0, dk[i].help);
     }
     col_add(m, "db_host_net_rx_bytes_per_s", "bytes/s",
             "tpccbench_db_host_network_receive_bytes_per_second", NULL, 1, SRC_DBH, DH_NET, 0,
@@ -491,10 +491,10 @@ static void dbh_columns(struct metrics *m)
             "the database host's bytes sent per second, every interface but lo");
     for (int i = 0; i < NX_NPSI; i++) {
         snprintf(name, sizeof(name), "db_host_pressure_%s_pct", psi[i]);
-        snprintf(labels, sizeof(labels), "resource=\"%.*s\",kind=\"%s\"",
-                 (int)strcspn(psi[i], "_"), psi[i], strchr(psi[i], '_') + 1);
-        col_add(m, name, "%", "tpccbench_db_host_pressure_percent", labels, 1, SRC_DBH,
-                DH_PSI + i, 0,
+        snprintf(labels, sizeof(labels), "resource=\"%.*s\",kind=\"%s\"", (int)strcspn(psi[i], "_"),
+                 psi[i], strchr(psi[i], '_') + 1);
+        col_add(m, name, "%", "tpccbench_db_host_pressure_percent", labels, 1, SRC_DBH, DH_PSI + i,
+                0,
                 "the database host's pressure stall time, percent of the interval "
                 "(node_pressure_*)");
     }
@@ -1206,8 +1206,9 @@ static double dbh_disk(const struct mdbh *h, double dt, int i, struct mcol *col)
         return NAN;
     }
     if (!h->cur.have_disk || !h->prev.have_disk) {
-        col_missing(col, "device '%s' has no node_disk_* counters at %s (diskstats collector off, "
-                         "or its device excluded)",
+        col_missing(col,
+                    "device '%s' has no node_disk_* counters at %s (diskstats collector off, "
+                    "or its device excluded)",
                     h->cur.disk, h->url);
         return NAN;
     }
@@ -1276,8 +1277,9 @@ static double col_dbh(const struct metrics *m, struct mcol *col)
     k -= DH_PSI;
     if (b->have_psi[k] && a->have_psi[k] && b->psi[k] >= a->psi[k])
         return 100.0 * (b->psi[k] - a->psi[k]) / dt;
-    col_missing(col, "%s serves no node_pressure_* of this kind (pressure collector off, or a "
-                     "kernel without PSI)",
+    col_missing(col,
+                "%s serves no node_pressure_* of this kind (pressure collector off, or a "
+                "kernel without PSI)",
                 h->url);
     return NAN;
 }

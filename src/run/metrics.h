@@ -81,7 +81,7 @@ void metrics_tick(struct metrics *m, const struct series_row *row, const struct 
  * copied (they must outlive m).  One of v, v_int, v_real or state is set.
  */
 struct metrics_series {
-    const char *family;              /* "tpccbench_load_rows_total" */
+    const char *family; /* "tpccbench_load_rows_total" */
     const char *help;
     int counter;                     /* 1: counter, 0: gauge */
     const char *label;               /* with n > 1: the label the values differ by ("table") */

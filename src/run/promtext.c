@@ -187,15 +187,15 @@ static void cpu_sample(struct nodex *out, const struct prom_sample *s)
 /* node_memory_*, node_load1, node_pressure_*: 1 when s was one of them. */
 static int gauge_sample(struct nodex *out, const struct prom_sample *s)
 {
-    static const char *const mem[NX_NMEM] = {
-        "node_memory_MemFree_bytes", "node_memory_Cached_bytes", "node_memory_Dirty_bytes",
-        "node_memory_Writeback_bytes", "node_memory_MemTotal_bytes"
-    };
-    static const char *const psi[NX_NPSI] = {
-        "node_pressure_cpu_waiting_seconds_total", "node_pressure_io_waiting_seconds_total",
-        "node_pressure_io_stalled_seconds_total", "node_pressure_memory_waiting_seconds_total",
-        "node_pressure_memory_stalled_seconds_total"
-    };
+    static const char *const mem[NX_NMEM] = { "node_memory_MemFree_bytes",
+                                              "node_memory_Cached_bytes", "node_memory_Dirty_bytes",
+                                              "node_memory_Writeback_bytes",
+                                              "node_memory_MemTotal_bytes" };
+    static const char *const psi[NX_NPSI] = { "node_pressure_cpu_waiting_seconds_total",
+                                              "node_pressure_io_waiting_seconds_total",
+                                              "node_pressure_io_stalled_seconds_total",
+                                              "node_pressure_memory_waiting_seconds_total",
+                                              "node_pressure_memory_stalled_seconds_total" };
 
     if (!isfinite(s->value))
         return 0;
@@ -242,8 +242,8 @@ static void storage_sample(struct nodex *out, struct pass1 *p1, const struct pro
     long n;
 
     if (prom_is(s, "node_filesystem_size_bytes") && data_dir && data_dir[0] &&
-        prom_label(s, "mountpoint", mp, sizeof(mp)) == 0 &&
-        (n = prefix_len(mp, data_dir)) >= 0 && n > p1->best) {
+        prom_label(s, "mountpoint", mp, sizeof(mp)) == 0 && (n = prefix_len(mp, data_dir)) >= 0 &&
+        n > p1->best) {
         p1->best = n;
         snprintf(out->fs_mountpoint, sizeof(out->fs_mountpoint), "%s", mp);
         if (prom_label(s, "device", out->fs_device, sizeof(out->fs_device)) < 0)
@@ -332,9 +332,9 @@ static void choose_disk(struct nodex *out, const struct pass1 *p1, const char *d
 static void pass_two(const char *text, size_t len, struct nodex *out)
 {
     static const char *const names[NX_NDISK] = {
-        "node_disk_reads_completed_total",  "node_disk_read_bytes_total",
+        "node_disk_reads_completed_total",   "node_disk_read_bytes_total",
         "node_disk_read_time_seconds_total", "node_disk_writes_completed_total",
-        "node_disk_written_bytes_total",    "node_disk_write_time_seconds_total",
+        "node_disk_written_bytes_total",     "node_disk_write_time_seconds_total",
         "node_disk_io_time_seconds_total"
     };
     const char *p = text, *end = text + len;

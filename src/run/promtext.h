@@ -45,7 +45,14 @@ enum { NX_USER, NX_NICE, NX_SYSTEM, NX_IRQ, NX_SOFTIRQ, NX_IOWAIT, NX_STEAL, NX_
 /* node_memory_*_bytes read. */
 enum { NX_MEM_FREE, NX_MEM_CACHED, NX_MEM_DIRTY, NX_MEM_WRITEBACK, NX_MEM_TOTAL, NX_NMEM };
 /* node_pressure_*_seconds_total. */
-enum { NX_PSI_CPU_WAIT, NX_PSI_IO_WAIT, NX_PSI_IO_STALL, NX_PSI_MEM_WAIT, NX_PSI_MEM_STALL, NX_NPSI };
+enum {
+    NX_PSI_CPU_WAIT,
+    NX_PSI_IO_WAIT,
+    NX_PSI_IO_STALL,
+    NX_PSI_MEM_WAIT,
+    NX_PSI_MEM_STALL,
+    NX_NPSI
+};
 /* node_disk_*_total of the data disk. */
 enum {
     NX_D_READS,
@@ -80,8 +87,8 @@ struct nodex {
     char disk_from[320]; /* "node_filesystem_size_bytes{mountpoint=\"/\"}: /dev/vda", or why none */
     double disk_v[NX_NDISK];
     int have_disk;
-    int n_disks;                       /* devices in node_disk_reads_completed_total */
-    char scheduler[64];                /* of the data disk, "" where not served */
+    int n_disks;        /* devices in node_disk_reads_completed_total */
+    char scheduler[64]; /* of the data disk, "" where not served */
     char uname_release[128], uname_version[192], uname_machine[64], uname_nodename[128];
     char uname_sysname[64];
     char os_pretty[128], os_id[64], os_version_id[64];

@@ -19,7 +19,7 @@
 #include "core/err.h"
 #include "run/promtext.h"
 
-#define SCRAPE_MAX_BYTES (8u << 20)
+#define SCRAPE_MAX_BYTES  (8u << 20)
 #define SCRAPE_TIMEOUT_MS 500
 
 struct scrape;

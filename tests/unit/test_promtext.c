@@ -29,9 +29,9 @@
             fail_msg("%s: got %.12g, want %.12g", (what), g_, w_); \
     } while (0)
 
-#define CHECK_STR(what, got, want)                                    \
-    do {                                                              \
-        if (strcmp((got), (want)) != 0)                               \
+#define CHECK_STR(what, got, want)                                          \
+    do {                                                                    \
+        if (strcmp((got), (want)) != 0)                                     \
             fail_msg("%s: got \"%s\", want \"%s\"", (what), (got), (want)); \
     } while (0)
 
