@@ -413,7 +413,8 @@ int cmd_load(int argc, char **argv)
                        "--resume continues a load and --drop starts a new one: "
                        "give one of them"),
                cmd_fail("load", &e);
-    if (cmd_part(&cfg, &a, &e) < 0 || load_part_allowed(&cfg, &a, &e) < 0)
+    if (cmd_part(&cfg, &a, &e) < 0 || load_part_allowed(&cfg, &a, &e) < 0 ||
+        cmd_db_host_check(&cfg, &e) < 0)
         return cmd_fail("load", &e);
     /* The live endpoint: a port in use is a usage error, before anything starts. */
     if (cmd_serve_start(&cfg, &serve, &e) < 0)

@@ -458,7 +458,9 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
     int rc, valid = 0;
 
     err_clear(&e);
-    if (record_make_dir(cfg->results.dir, cfg->results.label, dir, sizeof(dir), &e) < 0)
+    /* Also for study and sweep, which come here with a config of their own. */
+    if (cmd_db_host_check(cfg, &e) < 0 ||
+        record_make_dir(cfg->results.dir, cfg->results.label, dir, sizeof(dir), &e) < 0)
         return cmd_fail(cmd, &e);
     if (dir_out)
         snprintf(dir_out, dir_len, "%s", dir);

@@ -105,8 +105,12 @@ exporter() {
 # header it got in $tmp/NAME.auth; big: 50 MB of valid-looking lines); sets
 # fake_url.
 cat >"$tmp/fake.py" <<'PYEOF'
-import socket, sys, threading, time
+import socket, ssl, sys, threading, time
 mode, authfile = sys.argv[1], sys.argv[2]
+ctx = None
+if mode == "tls":
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(sys.argv[3], sys.argv[4])
 s = socket.socket()
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("127.0.0.1", 0))
@@ -116,6 +120,11 @@ line = b'node_network_receive_bytes_total{device="eth%d"} 12345\n'
 big = b"".join(line % (i % 1000) for i in range(50 * 1024 * 1024 // len(line % 0))) if mode == "big" else b""
 print("listening on 127.0.0.1 port %d" % s.getsockname()[1], flush=True)
 def serve(c):
+    if ctx:
+        try:
+            c = ctx.wrap_socket(c, server_side=True)
+        except (OSError, ssl.SSLError):
+            return
     req = b""
     while b"\r\n\r\n" not in req:
         d = c.recv(4096)
@@ -128,7 +137,7 @@ def serve(c):
     for line in req.split(b"\r\n"):
         if line.lower().startswith(b"authorization:"):
             open(authfile, "ab").write(line + b"\n")
-    if mode == "garbage":
+    if mode in ("garbage", "tls"):
         body = b"<html><body>502 Bad Gateway</body></html>\n\x00\x01\x02 node_cpu_seconds_total{{{\n"
     else:
         body = big
@@ -143,8 +152,9 @@ while True:
     threading.Thread(target=serve, args=(c,), daemon=True).start()
 PYEOF
 fake() {
-    bg_listen "$2" python3 "$tmp/fake.py" "$1" "$tmp/$2.auth"
+    bg_listen "$2" python3 "$tmp/fake.py" "$1" "$tmp/$2.auth" "$tmp/cert.pem" "$tmp/key.pem"
     fake_url=http://127.0.0.1:$bg_port/metrics
+    [ "$1" != tls ] || fake_url=https://127.0.0.1:$bg_port/metrics
 }
 
 # ---------------------------------------------------------------------------
@@ -354,7 +364,9 @@ check(rec["environment"]["db_host"].get("status") == "measured", "merged: enviro
 # 3. Exporters that misbehave: the run goes on, the rows say why.
 TPCC_TEST_TOKEN=tok-0044-$$-secret
 export TPCC_TEST_TOKEN
-for mode in hang garbage big; do
+openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 -days 1 -keyout "$tmp/key.pem" \
+    -out "$tmp/cert.pem" >"$tmp/openssl.log" 2>&1 || bail_out "openssl req failed: $(tail -2 "$tmp/openssl.log")"
+for mode in hang garbage big tls; do
     fake "$mode" "fake_$mode" || fail "the $mode exporter listens" "$(cat "$tmp/fake_$mode.err")"
     cfg_m=$cfg
     if [ "$mode" = garbage ]; then
@@ -379,7 +391,8 @@ rows = list(csv.DictReader(open(d + "/metrics.csv")))
 cols = rec["metrics"]["columns"]
 want = {"hang": url + " did not answer within 0.5 s",
         "garbage": url + ": no node_cpu_seconds_total in its answer",
-        "big": url + " served more than 8 MB"}[mode]
+        "big": url + " served more than 8 MB",
+        "tls": url + ": TLS certificate not accepted"}[mode]
 note = cols["db_host_cpu_user_pct"].get("note", "")
 check(note.startswith(want), "%s: the db host columns' note says why (%s...)" % (mode, want), note)
 check(len(rows) >= 4 and all(r["db_host_cpu_user_pct"] == "" for r in rows),
