@@ -475,7 +475,10 @@ void cmd_db_host_fingerprint(json_t *rec, const struct config *cfg)
     json_object_set_new(env, "os_fields_host",
                         json_string(json_is_true(local) ? "driver+db (one host)" : "driver"));
     err_clear(&e);
-    if (url[0] && rec_part_k(rec) > 1) {
+    if (strcmp(cfg->database.driver, "null") == 0) {
+        out = json_pack("{s:s, s:s}", "status", "not measured", "why",
+                        "driver null: no database behind it, so no database host");
+    } else if (url[0] && rec_part_k(rec) > 1) {
         snprintf(why, sizeof(why), "part %d of a scale-out run: part 1 scrapes the database host",
                  rec_part_k(rec));
         out = json_pack("{s:s, s:s}", "status", "not measured", "why", why);
@@ -520,6 +523,10 @@ static void session_metrics_db_host(struct session *s, json_t *rec, struct metri
     mo->db_where = json_string_value(json_object_get(dbms, "connection"));
     mo->db_datadir = rec_datadir(env);
     mo->db_host_device = s->cfg->run.db_host_device[0] ? s->cfg->run.db_host_device : NULL;
+    if (s->ops->flags & DB_F_SYNTHETIC) {
+        mo->db_host_note = "driver null: no database behind it, so no database host";
+        return;
+    }
     if (!s->cfg->run.db_host_metrics[0])
         return;
     if (rec_part_k(rec) > 1) {

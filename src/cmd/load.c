@@ -437,6 +437,7 @@ int cmd_load(int argc, char **argv)
         return cmd_fail("load", &e);
     }
     fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
+    cmd_db_host_fingerprint(rec, &cfg);
     rc = load_part_with_session(&s, rec, dir, cmd_extra(&a, "resume") != NULL, serve, &a.part,
                                 a.run_id, &e);
     if (rc == 0)
