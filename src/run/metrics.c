@@ -222,6 +222,7 @@ struct mdbh {
     int have_prev, cur_ok;
     uint64_t t_prev, t_cur;
     double ms;           /* how long the latest scrape took */
+    double cpu_ms;       /* the scraper thread's CPU for it (in metrics_cpu_ms) */
     char miss[640];      /* why this sample has no scrape, "" when it has */
     char disk[64];       /* the data disk found (or named), "" when none */
     char disk_from[320]; /* how, or why none */
@@ -389,7 +390,8 @@ static void os_columns(struct metrics *m)
     col_add(m, "self_rss_mb", "MB", "tpccbench_process_resident_bytes", NULL, 1e6, SRC_SELF_RSS, 0,
             0, "tpccbench's resident memory");
     col_add(m, "metrics_cpu_ms", "ms", "tpccbench_metrics_sample_cpu_seconds", NULL, 1e-3,
-            SRC_SAMPLE_CPU, 0, 0, "CPU the metrics sample itself took (OS and database threads)");
+            SRC_SAMPLE_CPU, 0, 0,
+            "CPU the metrics sample itself took (OS, database and scraper threads)");
 }
 
 static void db_columns(struct metrics *m)
@@ -1154,13 +1156,14 @@ static void dbh_take(struct metrics *m, uint64_t deadline_us)
     struct mdbh *h = &m->dbh;
 
     h->cur_ok = 0;
+    h->cpu_ms = 0;
     h->miss[0] = '\0';
     if (!h->scr) {
         snprintf(h->miss, sizeof(h->miss), "%s", h->note);
         return;
     }
-    if (scrape_take(h->scr, deadline_us, &h->cur, &h->t_cur, &h->ms, h->miss, sizeof(h->miss)) <
-        0) {
+    if (scrape_take(h->scr, deadline_us, &h->cur, &h->t_cur, &h->ms, &h->cpu_ms, h->miss,
+                    sizeof(h->miss)) < 0) {
         h->n_fail++;
         return;
     }
@@ -1428,7 +1431,7 @@ static void add_row(struct metrics *m, int second, char phase, uint64_t db_wait_
     m->nrow++;
     m->t_prev_us = now;
     m->started = 1;
-    m->sample_cpu_ms = thread_cpu_ms() - cpu0 + m->db_cpu_ms;
+    m->sample_cpu_ms = thread_cpu_ms() - cpu0 + m->db_cpu_ms + m->dbh.cpu_ms;
     if ((sc = col_find(m, "metrics_cpu_ms")) >= 0)
         v[sc] = m->sample_cpu_ms;
 }

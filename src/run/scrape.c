@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/clock.h"
 #include "core/secret.h"
@@ -45,7 +46,17 @@ struct scrape {
     char why[640];
     uint64_t t_us;
     double ms;
+    double cpu_ms; /* the thread's CPU for it */
 };
+
+static double thread_cpu_ms(void)
+{
+    struct timespec ts;
+
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 int scrape_global_init(struct err *e)
 {
@@ -221,6 +232,7 @@ static void *scrape_main(void *arg)
     while (res && !s->stop) {
         unsigned r;
         uint64_t t0;
+        double cpu0;
         int rc;
         if (s->req == s->done) {
             pthread_cond_wait(&s->cond, &s->lock);
@@ -229,9 +241,11 @@ static void *scrape_main(void *arg)
         r = s->req;
         pthread_mutex_unlock(&s->lock);
         t0 = clock_us();
+        cpu0 = thread_cpu_ms();
         why[0] = '\0';
         rc = fetch_do(&s->f, SCRAPE_TIMEOUT_MS, res, why, sizeof(why));
         pthread_mutex_lock(&s->lock);
+        s->cpu_ms = thread_cpu_ms() - cpu0;
         s->res = *res;
         s->rc = rc;
         snprintf(s->why, sizeof(s->why), "%s", why);
@@ -297,7 +311,7 @@ void scrape_ask(struct scrape *s)
 }
 
 int scrape_take(struct scrape *s, uint64_t deadline_us, struct nodex *out, uint64_t *t_us,
-                double *ms, char *why, size_t len)
+                double *ms, double *cpu_ms, char *why, size_t len)
 {
     struct timespec ts;
     uint64_t now = clock_us();
@@ -317,6 +331,7 @@ int scrape_take(struct scrape *s, uint64_t deadline_us, struct nodex *out, uint6
         *out = s->res;
         *t_us = s->t_us;
         *ms = s->ms;
+        *cpu_ms = s->cpu_ms;
     }
     pthread_mutex_unlock(&s->lock);
     return rc;

@@ -42,12 +42,13 @@ void scrape_ask(struct scrape *s);
 
 /*
  * The scrape asked for, waited for until deadline_us (clock_us()): 0 and
- * out filled (t_us: when it was answered, ms: how long it took), or -1
- * with why (no scrape done in time, HTTP error, TLS error naming the URL,
- * too large, not a node_exporter text).
+ * out filled (t_us: when it was answered, ms: how long it took, cpu_ms: the
+ * scraper thread's CPU for it, transfer and parse), or -1 with why (no
+ * scrape done in time, HTTP error, TLS error naming the URL, too large, not
+ * a node_exporter text).
  */
 int scrape_take(struct scrape *s, uint64_t deadline_us, struct nodex *out, uint64_t *t_us,
-                double *ms, char *why, size_t len);
+                double *ms, double *cpu_ms, char *why, size_t len);
 
 /* One scrape on the caller's thread with a timeout of timeout_ms (the
  * fingerprint's, before the run): 0 and out, or -1 with e. */
