@@ -25,11 +25,11 @@ RUN make -j"$(nproc)" ${COMMIT:+COMMIT=$COMMIT} \
 
 FROM debian:bookworm-slim
 ARG EXTRA_PACKAGES=
-# What the binary loads (libpq, unixODBC, libyaml, jansson, libmicrohttpd),
+# What the binary loads (libpq, unixODBC, libyaml, jansson, libmicrohttpd, libcurl),
 # and CA certificates for TLS to the database.
 RUN apt-get update -qq \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-       libpq5 libodbc2 libyaml-0-2 libjansson4 libmicrohttpd12 ca-certificates $EXTRA_PACKAGES \
+       libpq5 libodbc2 libyaml-0-2 libjansson4 libmicrohttpd12 libcurl4 ca-certificates $EXTRA_PACKAGES \
     && rm -rf /var/lib/apt/lists/* \
     && groupadd --gid 10001 tpccbench \
     && useradd --uid 10001 --gid 10001 --create-home --home-dir /home/tpccbench \

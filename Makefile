@@ -11,7 +11,7 @@ VERSION  := 0.1.0
 # The commit, also in a `git archive` tree (no .git): see scripts/commit.sh.
 COMMIT   := $(shell sh scripts/commit.sh)
 CPPFLAGS += -D_GNU_SOURCE -Isrc -I$(PG_INC) -DTPCC_VERSION='"$(VERSION)"' -DTPCC_GIT_COMMIT='"$(COMMIT)"'
-LDLIBS   := -lpq -lodbc -lyaml -ljansson -lmicrohttpd -lm -pthread
+LDLIBS   := -lpq -lodbc -lyaml -ljansson -lmicrohttpd -lcurl -lm -pthread
 
 ifeq ($(WERROR),1)
 ALL_CFLAGS += -Werror
@@ -127,7 +127,8 @@ endif
 # tests whose threads share state: the proxy unit test, load (parallel jobs,
 # and its live endpoint), run with its VUs, delivery workers and monitor (interrupted too,
 # and in every mode, and through a restart of the server), iobench and
-# netbench workers, the proxy, and VUs through ODBC.  The other tests run
+# netbench workers, the proxy, VUs through ODBC, and the database host's scraper
+# thread beside the monitor (0044).  The other tests run
 # these same paths again at a higher cost.  0034-signals is left out: its
 # second Ctrl-C _exits with loader threads unjoined on purpose, which TSan
 # reports as a thread leak.
@@ -136,7 +137,7 @@ test-asan:
 
 TSAN_UNITS := test_proxy
 TSAN_TESTS := 0020-load 0021-load-metrics 0030-run 0031-run-signals 0032-run-faults 0035-modes \
-	0040-iobench 0050-netbench 0051-proxy 0071-odbc-modes 0098-workers
+	0040-iobench 0044-db-host-metrics 0050-netbench 0051-proxy 0071-odbc-modes 0098-workers
 test-tsan:
 	$(MAKE) SANITIZE=thread UNITS="$(TSAN_UNITS)" TESTS="$(TSAN_TESTS)" test
 

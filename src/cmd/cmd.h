@@ -113,6 +113,22 @@ int cmd_serve_start(const struct config *cfg, struct mserve **out, struct err *e
  * (the command goes on without).  rec: the record, its fingerprint taken. */
 struct metrics *session_metrics(struct session *s, json_t *rec, struct mserve *serve);
 
+/*
+ * run.db_host_metrics checked before anything starts: it needs run.metrics,
+ * and run.db_host_metrics_auth_env a URL and a variable that is set and
+ * holds a token of one line; libcurl initialised.  E_USAGE otherwise.
+ */
+int cmd_db_host_check(const struct config *cfg, struct err *e);
+
+/*
+ * rec's environment.db_host: the database host's identity from one scrape
+ * of its node_exporter (run.db_host_metrics), one host with the driver
+ * (a local server), or "not measured" and why; what an exporter cannot
+ * show is "not visible (remote)".  After fingerprint_dbms.  A scrape that
+ * fails is a warning on stderr, never the run's failure.
+ */
+void cmd_db_host_fingerprint(json_t *rec, const struct config *cfg);
+
 /* Start the managed server if configured and prepare connection arguments. */
 int session_open(struct session *s, const struct config *cfg, struct err *e);
 /* Stop the managed server (unless keep_server). */

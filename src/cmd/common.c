@@ -21,6 +21,7 @@
 #include "db/dialect.h"
 #include "run/metrics.h"
 #include "run/mserve.h"
+#include "run/scrape.h"
 
 const struct cmd_opt cmd_db_opts[] = {
     { "driver", 0, 1, "database.driver",
@@ -395,13 +396,170 @@ void session_close(struct session *s)
 /* The sampler of one run or load (see cmd.h): the data directory's device
  * from the record's environment (the fingerprint found it), a baseline
  * through a connection of its own (the metrics keep it). */
+#define NOT_VISIBLE "not visible (remote)"
+
+int cmd_db_host_check(const struct config *cfg, struct err *e)
+{
+    const char *env = cfg->run.db_host_metrics_auth_env, *tok;
+
+    if (!cfg->run.db_host_metrics[0]) {
+        if (env[0])
+            return err_set(e, E_USAGE,
+                           "'run.db_host_metrics_auth_env' names a token for "
+                           "'run.db_host_metrics', which is not given: give the URL too");
+        return 0;
+    }
+    if (!cfg->run.metrics)
+        return err_set(e, E_USAGE, "'run.db_host_metrics' needs 'run.metrics' true");
+    if (env[0]) {
+        tok = getenv(env);
+        if (!tok || !tok[0])
+            return err_set(e, E_USAGE,
+                           "'run.db_host_metrics_auth_env' names %s, which is not set: export "
+                           "the bearer token in it, or remove the key",
+                           env);
+        if (strlen(tok) > 4000 || strpbrk(tok, "\r\n"))
+            return err_set(e, E_USAGE,
+                           "the variable %s (run.db_host_metrics_auth_env) must hold one bearer "
+                           "token of at most 4000 characters on one line (not shown)",
+                           env);
+    }
+    return scrape_global_init(e);
+}
+
+/* The part of a scale-out run this record is, 0 when it is none. */
+static int rec_part_k(json_t *rec)
+{
+    json_t *k = json_object_get(json_object_get(rec, "part"), "k");
+
+    return json_is_integer(k) ? (int)json_integer_value(k) : 0;
+}
+
+/* env.storage.data_directory when known, else NULL. */
+static const char *rec_datadir(json_t *env)
+{
+    const char *d = json_string_value(json_object_get(json_object_get(env, "storage"),
+                                                      "data_directory"));
+
+    return d && strcmp(d, "unknown") != 0 && d[0] ? d : NULL;
+}
+
+/* What one scrape of the database host's node_exporter says of the host. */
+static json_t *db_host_identity(const char *url, const struct nodex *n, const char *datadir)
+{
+    json_t *st = json_pack(
+        "{s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:s, s:s}", "data_directory",
+        datadir ? datadir : "unknown", "mount_point",
+        n->fs_mountpoint[0] ? n->fs_mountpoint : "unknown", "fstype",
+        n->fs_fstype[0] ? n->fs_fstype : "unknown", "device",
+        n->fs_device[0] ? n->fs_device : "unknown", "disk",
+        n->disk[0] ? json_string(n->disk) : json_null(), "disk_from", n->disk_from, "scheduler",
+        n->scheduler[0] ? n->scheduler : NOT_VISIBLE, "mount_options", NOT_VISIBLE, "rotational",
+        NOT_VISIBLE);
+
+    return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:s, s:s}",
+                     "status", "measured", "source", url, "kernel",
+                     n->uname_release[0] ? n->uname_release : "unknown", "kernel_version",
+                     n->uname_version[0] ? n->uname_version : "unknown", "machine",
+                     n->uname_machine[0] ? n->uname_machine : "unknown", "hostname",
+                     n->uname_nodename[0] ? n->uname_nodename : "unknown", "os",
+                     n->os_pretty[0] ? n->os_pretty : "unknown", "cpu_count", n->ncpu,
+                     "memory_kb",
+                     n->have_mem[NX_MEM_TOTAL] ? json_integer((json_int_t)(n->mem[NX_MEM_TOTAL] /
+                                                                           1024))
+                                               : json_string("unknown"),
+                     "storage", st, "sysctl", NOT_VISIBLE, "transparent_hugepage", NOT_VISIBLE,
+                     "cpu_governor", NOT_VISIBLE);
+}
+
+void cmd_db_host_fingerprint(json_t *rec, const struct config *cfg)
+{
+    json_t *env = json_object_get(rec, "environment"), *dbms = json_object_get(env, "dbms");
+    json_t *local = json_object_get(dbms, "local"), *out;
+    const char *url = cfg->run.db_host_metrics, *envn = cfg->run.db_host_metrics_auth_env;
+    const char *where = json_string_value(json_object_get(dbms, "connection"));
+    char why[600];
+    struct nodex *n;
+    struct err e;
+
+    if (!env)
+        return;
+    json_object_set_new(env, "os_fields_host",
+                        json_string(json_is_true(local) ? "driver+db (one host)" : "driver"));
+    err_clear(&e);
+    if (strcmp(cfg->database.driver, "null") == 0) {
+        out = json_pack("{s:s, s:s}", "status", "not measured", "why",
+                        "driver null: no database behind it, so no database host");
+    } else if (url[0] && rec_part_k(rec) > 1) {
+        snprintf(why, sizeof(why), "part %d of a scale-out run: part 1 scrapes the database host",
+                 rec_part_k(rec));
+        out = json_pack("{s:s, s:s}", "status", "not measured", "why", why);
+    } else if (url[0] && (n = malloc(sizeof(*n))) != NULL) {
+        if (scrape_once(url, envn[0] ? getenv(envn) : NULL, rec_datadir(env),
+                        cfg->run.db_host_device, 2000, n, &e) == 0) {
+            out = db_host_identity(url, n, rec_datadir(env));
+        } else {
+            fprintf(stderr, "warning: db host: %s\n", e.msg);
+            out = json_pack("{s:s, s:s, s:s}", "status", "not measured", "source", url, "why",
+                            e.msg);
+        }
+        free(n);
+    } else if (json_is_true(local)) {
+        snprintf(why, sizeof(why),
+                 "the server is reached over %.100s and its data directory is on this host: "
+                 "kernel, cpu, memory, sysctl and storage of the environment are its host's",
+                 where ? where : "this host");
+        out = json_pack("{s:s, s:s}", "status", "same host as the driver", "why", why);
+    } else {
+        snprintf(why, sizeof(why),
+                 "the server is %s (reached at %.100s) and no run.db_host_metrics was given: "
+                 "kernel, cpu, memory, sysctl of the environment are the driver host's",
+                 json_is_false(local) ? "on another host" : "maybe on another host",
+                 where ? where : "unknown");
+        out = json_pack("{s:s, s:s}", "status", "not measured", "why", why);
+    }
+    json_object_set_new(env, "db_host", out);
+}
+
+/* Whose host the sampler's OS figures are, and the database host's source. */
+static void session_metrics_db_host(struct session *s, json_t *rec, struct metrics_opts *mo,
+                                    char *part_note, size_t len)
+{
+    json_t *env = json_object_get(rec, "environment"), *dbms = json_object_get(env, "dbms");
+    json_t *local = json_object_get(dbms, "local");
+    const char *envn = s->cfg->run.db_host_metrics_auth_env;
+
+    mo->db_local = json_is_true(local) ? 1 : json_is_false(local) ? 0 : -1;
+    if (s->managed)
+        mo->db_local = 1;
+    mo->db_where = json_string_value(json_object_get(dbms, "connection"));
+    mo->db_datadir = rec_datadir(env);
+    mo->db_host_device = s->cfg->run.db_host_device[0] ? s->cfg->run.db_host_device : NULL;
+    if (s->ops->flags & DB_F_SYNTHETIC) {
+        mo->db_host_note = "driver null: no database behind it, so no database host";
+        return;
+    }
+    if (!s->cfg->run.db_host_metrics[0])
+        return;
+    if (rec_part_k(rec) > 1) {
+        snprintf(part_note, len,
+                 "part %d of a scale-out run: part 1 scrapes the database host (the merged "
+                 "record has its figures)",
+                 rec_part_k(rec));
+        mo->db_host_note = part_note;
+        return;
+    }
+    mo->db_host_url = s->cfg->run.db_host_metrics;
+    mo->db_host_token = envn[0] ? getenv(envn) : NULL;
+}
+
 struct metrics *session_metrics(struct session *s, json_t *rec, struct mserve *serve)
 {
     struct db_conn *conn = NULL, **c = &conn;
     json_t *st = json_object_get(json_object_get(rec, "environment"), "storage");
     const char *dev = json_string_value(json_object_get(st, "device"));
     const char *fstype = json_string_value(json_object_get(st, "fstype"));
-    char note[256];
+    char note[256], part_note[200];
     struct metrics_opts mo;
     struct metrics *m;
     struct err e;
@@ -420,6 +578,7 @@ struct metrics *session_metrics(struct session *s, json_t *rec, struct mserve *s
     mo.devices = s->cfg->run.metrics_devices[0] ? s->cfg->run.metrics_devices : NULL;
     mo.synthetic = (s->ops->flags & DB_F_SYNTHETIC) != 0;
     mo.serve = serve;
+    session_metrics_db_host(s, rec, &mo, part_note, sizeof(part_note));
     if (!(m = metrics_new(&mo, &e))) {
         fprintf(stderr, "warning: no metrics: %s\n", e.msg);
         return NULL;

@@ -415,7 +415,8 @@ int cmd_load(int argc, char **argv)
                        "--resume continues a load and --drop starts a new one: "
                        "give one of them"),
                cmd_fail("load", &e);
-    if (cmd_part(&cfg, &a, &e) < 0 || load_part_allowed(&cfg, &a, &e) < 0)
+    if (cmd_part(&cfg, &a, &e) < 0 || load_part_allowed(&cfg, &a, &e) < 0 ||
+        cmd_db_host_check(&cfg, &e) < 0)
         return cmd_fail("load", &e);
     /* The live endpoint: a port in use is a usage error, before anything starts. */
     if (cmd_serve_start(&cfg, &serve, &e) < 0)
@@ -438,6 +439,7 @@ int cmd_load(int argc, char **argv)
         return cmd_fail("load", &e);
     }
     fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
+    cmd_db_host_fingerprint(rec, &cfg);
     rc = load_part_with_session(&s, rec, dir, cmd_extra(&a, "resume") != NULL, serve, &a.part,
                                 a.run_id, &e);
     if (rc == 0)

@@ -68,6 +68,14 @@ static void take_part(const struct merge_in *in, struct merge_acc *a, int k)
                 a->have_cfg = 1;
             }
             json_object_set_new(p, "status", json_string(a->parts[a->n_ok].status));
+            /* Its own host's metrics (a table of means, one row a part). */
+            if (json_is_object(json_object_get(sum, "metrics")))
+                json_object_set_new(
+                    p, "metrics",
+                    json_pack("{s:O?, s:O}", "hostname",
+                              json_object_get(json_object_get(sum, "metrics"), "hostname"),
+                              "driver_means",
+                              json_object_get(json_object_get(sum, "metrics"), "driver_means")));
             if (strcmp(a->parts[a->n_ok].status, "complete") != 0)
                 a->complete = 0;
             a->n_ok++;
@@ -100,6 +108,36 @@ static void db_count(const struct merge_in *in, const struct merge_acc *a,
                              : "the database's count was not taken at both edges");
 }
 
+/*
+ * The merged record's metrics: each part's own host is in its row of
+ * "parts" (metrics.driver_means); the database host's figures once, from
+ * part 1, which scraped it; the base record's (the merging part's) own
+ * columns are not the run's and go.
+ */
+static void merged_metrics(const struct merge_in *in, json_t *rec)
+{
+    const json_t *pm = json_object_get(
+        json_object_get(json_object_get(json_array_get(in->rows, 0), "summary"), "metrics"),
+        "db_host");
+    json_t *m = json_object(), *env = json_object_get(rec, "environment");
+
+    json_object_set_new(m, "os_columns_host",
+                        json_string("driver: each part's own host, in parts[].metrics"));
+    if (pm) {
+        json_object_set(m, "db_host", json_object_get(pm, "metrics"));
+        json_object_set(m, "columns", json_object_get(pm, "columns"));
+        if (env && json_object_get(pm, "environment"))
+            json_object_set(env, "db_host", json_object_get(pm, "environment"));
+    } else {
+        json_object_set_new(m, "db_host",
+                            json_pack("{s:s, s:s}", "status", "not measured", "why",
+                                      "part 1 left no metrics in its summary (metrics off, or it "
+                                      "did not report)"));
+        json_object_set_new(m, "columns", json_object());
+    }
+    json_object_set_new(rec, "metrics", m);
+}
+
 /* The merged record into dir: run.json (from in->base, with the parts) and series.csv. */
 static int write_merged(const struct merge_in *in, struct merge_acc *a,
                         const struct run_result *merged, const struct figures *f, const char *dir,
@@ -117,6 +155,9 @@ static int write_merged(const struct merge_in *in, struct merge_acc *a,
                                   in->gen, "parts", in->n, "reported", a->n_ok, "by", in->by,
                                   "missing", a->missing));
     json_object_del(rec, "part");
+    if (json_object_get(rec, "metrics") ||
+        json_object_get(json_object_get(json_array_get(in->rows, 0), "summary"), "metrics"))
+        merged_metrics(in, rec);
     json_object_set_new(rec, "run", figures_json(&a->cfg, merged, f));
     json_object_set_new(
         rec, "dbms",

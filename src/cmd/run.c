@@ -49,6 +49,10 @@ static const struct cmd_opt run_opts[] = {
     { "metrics", 0, 1, "run.metrics", "false: no OS and database metrics (metrics.csv)" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
+    { "db-host-metrics", 0, 1, "run.db_host_metrics",
+      "the database host's node_exporter: http://db1:9100/metrics" },
+    { "db-host-device", 0, 1, "run.db_host_device",
+      "the data disk there when its filesystem does not say (dm-0)" },
     { "repeat", 0, 1, NULL, "N runs, one record each, under one label (compare: median)" },
     { "part", 0, 1, "run.part", "K/N: this process is part K of N of a scale-out run" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
@@ -85,6 +89,10 @@ static const struct cmd_opt bench_opts[] = {
     { "metrics", 0, 1, "run.metrics", "false: no OS and database metrics (metrics.csv)" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
+    { "db-host-metrics", 0, 1, "run.db_host_metrics",
+      "the database host's node_exporter: http://db1:9100/metrics" },
+    { "db-host-device", 0, 1, "run.db_host_device",
+      "the data disk there when its filesystem does not say (dm-0)" },
     { "repeat", 0, 1, NULL, "N steps, one record each, under one label (compare: median)" },
     { "part", 0, 1, "run.part", "K/N: this process is part K of N of a scale-out run" },
     { "parts", 0, 1, "run.parts", "N parts (a Kubernetes Indexed Job's completions)" },
@@ -164,6 +172,47 @@ static void metrics_end(struct metrics *m, json_t *rec, const char *dir)
 }
 
 /*
+ * What a part's summary carries of its metrics (rec's, written): the means
+ * of its own host's columns, each part its own; part 1, which scrapes the
+ * database host, also its db_host_* columns and what it found of the host.
+ */
+static void part_metrics(json_t *sum, json_t *rec, int k)
+{
+    json_t *m = json_object_get(rec, "metrics"), *cols = json_object_get(m, "columns");
+    json_t *means, *dbh, *out, *c;
+    const char *name;
+
+    if (!sum || !json_is_object(cols))
+        return;
+    means = json_object();
+    dbh = json_object();
+    json_object_foreach(cols, name, c)
+    {
+        const char *host = json_string_value(json_object_get(c, "host"));
+        if (host && strcmp(host, "db") == 0) {
+            if (strncmp(name, "db_host_", 8) == 0)
+                json_object_set(dbh, name, c);
+            continue; /* the database's statistics: the merged record's own */
+        }
+        json_object_set(means, name, json_object_get(c, "mean"));
+    }
+    out = json_pack("{s:s?, s:o}", "hostname",
+                    json_string_value(json_object_get(json_object_get(rec, "environment"),
+                                                      "hostname")),
+                    "driver_means", means);
+    if (out && k == 1)
+        json_object_set_new(out, "db_host",
+                            json_pack("{s:O?, s:O?, s:o}", "metrics", json_object_get(m, "db_host"),
+                                      "environment",
+                                      json_object_get(json_object_get(rec, "environment"),
+                                                      "db_host"),
+                                      "columns", dbh));
+    else
+        json_decref(dbh);
+    json_object_set_new(sum, "metrics", out);
+}
+
+/*
  * A part of several, its run over: its summary into its record and into
  * tpcc_run_part; the part that finds every part ended merges them into a
  * record of its own.  A failure here is reported, never the part's run's.
@@ -172,12 +221,14 @@ static void part_end(struct meet *mt, const struct config *cfg, const struct cmd
                      const struct run_opts *o, const struct run_result *r, json_t *rec)
 {
     json_t *sum = partsum_encode(r, cfg), *p = json_object_get(rec, "part"), *rows = NULL;
-    char *text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
+    char *text;
     int merger = 0;
     int64_t c_open = -1, c_close = -1;
     struct err e;
 
     err_clear(&e);
+    part_metrics(sum, rec, mt->k);
+    text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
     if (p) {
         json_t *mj = meet_json(mt);
         json_object_update(p, mj);
@@ -417,7 +468,9 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
     int rc, valid = 0;
 
     err_clear(&e);
-    if (record_make_dir(cfg->results.dir, cfg->results.label, dir, sizeof(dir), &e) < 0)
+    /* Also for study and sweep, which come here with a config of their own. */
+    if (cmd_db_host_check(cfg, &e) < 0 ||
+        record_make_dir(cfg->results.dir, cfg->results.label, dir, sizeof(dir), &e) < 0)
         return cmd_fail(cmd, &e);
     if (dir_out)
         snprintf(dir_out, dir_len, "%s", dir);
@@ -435,6 +488,7 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
         return finish(cmd, rec, dir, rc, &e);
     }
     fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
+    cmd_db_host_fingerprint(rec, cfg);
     if (bench && cmd_extra(a, "iobench"))
         rc = attach_iobench(&s, rec, cmd_extra(a, "iobench"), &e);
     if (rc == 0 && bench && !cmd_extra(a, "no-load")) {
@@ -550,6 +604,8 @@ static int run_or_bench(int argc, char **argv, int bench)
         if (iobench_opts_from(cmd_extra(&a, "iobench"), buf, sizeof(buf), iargv, 32, &o, &e) < 0)
             return cmd_fail(cmd, &e);
     }
+    if (cmd_db_host_check(&cfg, &e) < 0)
+        return cmd_fail(cmd, &e);
     /* The live endpoint: a port in use is a usage error, before anything starts. */
     if (cmd_serve_start(&cfg, &run_serve, &e) < 0)
         return cmd_fail(cmd, &e);

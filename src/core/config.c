@@ -90,6 +90,7 @@ struct key {
 /* The keys with a setter of their own: connection strings, the password's variable. */
 static int set_connection(struct setting *s);
 static int set_password_env(struct setting *s);
+static int set_url(struct setting *s);
 
 /* clang-format off */
 static const struct choice driver_choices[] = {
@@ -224,6 +225,11 @@ static const struct key key_table[] = {
     KEY("run.part_timeout",      K_DUR,        run.part_timeout_us,   US_PER_S, US_PER_DAY, NULL),
     KEY("run.run_id",            K_STR,        run.run_id,            0, S,     NULL),
     KEY("run.meet_conninfo",     K_STR,        run.meet_conninfo,     0, S,     NULL),
+    /* A scrape URL holds no credentials (set_url); a token comes from the environment. */
+    { "run.db_host_metrics", K_STR, OFF(run.db_host_metrics), 0, S, NULL, 0, 0, set_url, 0 },
+    { "run.db_host_metrics_auth_env", K_STR, OFF(run.db_host_metrics_auth_env), 0, S, NULL, 0, 0,
+      set_password_env, 0 },
+    KEY("run.db_host_device",    K_STR,        run.db_host_device,    0, S,     NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -610,6 +616,39 @@ static int set_password_env(struct setting *s)
                    "%s: '%s' must be the name of an environment variable (letters, "
                    "digits and '_'), not the password itself; the value is not shown",
                    s->where, s->k->name);
+}
+
+/*
+ * run.db_host_metrics: an http:// or https:// URL without credentials.  A
+ * user:password@ in it would be in the file, in `ps` for the option and in
+ * the record; a token goes in the variable named by
+ * run.db_host_metrics_auth_env instead.  The value is not quoted back.
+ */
+static int set_url(struct setting *s)
+{
+    const char *t = s->text, *auth, *end;
+    int rc = set_str(s);
+
+    if (rc != 0 || s->len == 0)
+        return rc;
+    if (strncmp(t, "http://", 7) != 0 && strncmp(t, "https://", 8) != 0) {
+        ((char *)field(s->c, s->k))[0] = '\0';
+        return err_set(s->e, E_USAGE,
+                       "%s: '%s' must be an http:// or https:// URL of a node_exporter "
+                       "(\"http://db1:9100/metrics\")",
+                       s->where, s->k->name);
+    }
+    auth = strstr(t, "//") + 2;
+    end = auth + strcspn(auth, "/?#");
+    if (memchr(auth, '@', (size_t)(end - auth))) {
+        secret_wipe(field(s->c, s->k), CFG_STR);
+        return err_set(s->e, E_USAGE,
+                       "%s: '%s' holds credentials (user or password before '@'; not "
+                       "shown): remove them, and put a bearer token in the environment "
+                       "variable named by run.db_host_metrics_auth_env",
+                       s->where, s->k->name);
+    }
+    return 0;
 }
 
 /* K_BOOL: true, yes, on or false, no, off. */

@@ -113,6 +113,11 @@ struct config {
         int metrics;            /* 1: OS and database metrics each second (metrics.csv) */
         char metrics_listen[CFG_STR];  /* "HOST:PORT" of the live endpoint, "" = none */
         char metrics_devices[CFG_STR]; /* more block devices to sample, comma-separated */
+        char db_host_metrics[CFG_STR]; /* the database host's node_exporter URL, "" = none
+                                        * (never with credentials: set_url refuses them) */
+        char db_host_metrics_auth_env[CFG_STR]; /* names the variable holding a bearer token */
+        char db_host_device[CFG_STR];  /* the data disk in node_disk_* when the data
+                                        * directory's filesystem does not tell it */
         int part_k, part_n;     /* run.part K/N (core/part.h); 0, 0: not given */
         int parts;              /* run.parts: the number of parts; 0: not given */
         int64_t part_timeout_us; /* how long a part waits for the others in the database */

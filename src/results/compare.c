@@ -90,6 +90,12 @@ const char *cmp_metric_name(int m, char *buf, size_t len)
         snprintf(buf, len, "iowait_pct");
     else if (m == CMP_DISK)
         snprintf(buf, len, "disk_mb_per_s");
+    else if (m == CMP_DBH_CPU)
+        snprintf(buf, len, "db_host_cpu_pct");
+    else if (m == CMP_DBH_IOWAIT)
+        snprintf(buf, len, "db_host_iowait_pct");
+    else if (m == CMP_DBH_DISK)
+        snprintf(buf, len, "db_host_disk_mb_per_s");
     else
         snprintf(buf, len, "?");
     return buf;
@@ -403,6 +409,18 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
             return rc;
         r->v[CMP_CPU] = user + sys; /* NAN when either is absent */
         r->v[CMP_DISK] = rd + wr;
+        /* The database host's, where its node_exporter was scraped (NAN otherwise). */
+        if ((rc = get_num(doc, "metrics.columns.db_host_cpu_user_pct.mean", &user, name, e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.db_host_cpu_system_pct.mean", &sys, name, e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.db_host_cpu_iowait_pct.mean",
+                          &r->v[CMP_DBH_IOWAIT], name, e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.db_host_disk_data_read_mb_per_s.mean", &rd, name,
+                          e)) < 0 ||
+            (rc = get_num(doc, "metrics.columns.db_host_disk_data_write_mb_per_s.mean", &wr, name,
+                          e)) < 0)
+            return rc;
+        r->v[CMP_DBH_CPU] = user + sys;
+        r->v[CMP_DBH_DISK] = rd + wr;
     }
     metrics_why(doc, r);
     return 0;
@@ -861,6 +879,10 @@ static void mark_derived(const struct cmp_run *a, const struct cmp_run *b, struc
                    has_diff(d, n, "config.database.managed") ||
                    has_diff(d, n, "config.database.driver");
     int version = has_diff(d, n, "environment.dbms.version");
+    int dbh_url = has_diff(d, n, "config.run.db_host_metrics");
+    int dbh_status = has_diff(d, n, "environment.db_host.status");
+    int dbh_kernel = has_diff(d, n, "environment.db_host.kernel");
+    int local = has_diff(d, n, "environment.dbms.local");
 
     for (int i = 0; i < n; i++) {
         const char *p = d[i].path;
@@ -877,6 +899,19 @@ static void mark_derived(const struct cmp_run *a, const struct cmp_run *b, struc
             d[i].derived = cfg_conn;
         } else if (strcmp(p, "environment.dbms.version_full") == 0) {
             d[i].derived = version;
+        } else if (strncmp(p, "config.run.db_host_", 19) == 0 ||
+                   strcmp(p, "environment.db_host.why") == 0 ||
+                   strcmp(p, "environment.db_host.storage.disk_from") == 0) {
+            d[i].derived = 1; /* how the database host was read, not what it is */
+        } else if (strcmp(p, "environment.db_host.status") == 0 ||
+                   strcmp(p, "environment.db_host.source") == 0) {
+            d[i].derived = dbh_url || cfg_conn || local;
+        } else if (strcmp(p, "environment.db_host.kernel_version") == 0) {
+            d[i].derived = dbh_kernel;
+        } else if (strncmp(p, "environment.db_host.", 20) == 0) {
+            d[i].derived = dbh_status; /* read in one run only: not a change of the host */
+        } else if (strcmp(p, "environment.os_fields_host") == 0) {
+            d[i].derived = cfg_conn || local;
         }
     }
 }
@@ -1350,12 +1385,16 @@ enum col {
     C_CPU, /* the metrics columns: shown when a step has them */
     C_IOWAIT,
     C_DISK,
+    C_DBH_CPU, /* the database host's: shown when a step has them */
+    C_DBH_IOWAIT,
+    C_DBH_DISK,
     C_NCOLS
 };
 
 static const char *const col_head[C_NCOLS] = {
     "step", "label", "change note", "runs",      "load s", "gain",  "vs first", "NOTPM",
     "gain", "TPS",   "gain",        "NO p90 ms", "change", "CPU %", "iowait %", "disk MB/s",
+    "db CPU %", "db iowait %", "db disk MB/s",
 };
 
 #define CELL 96
@@ -1383,7 +1422,8 @@ static void step_cells(const struct cmp *c, int s, int format, char cells[C_NCOL
         { C_LOAD, CMP_LOAD }, { C_NOTPM, CMP_NOTPM },
         { C_TPS, CMP_TPS },   { C_P90, CMP_P90 + TX_NEW_ORDER },
         { C_CPU, CMP_CPU },   { C_IOWAIT, CMP_IOWAIT },
-        { C_DISK, CMP_DISK },
+        { C_DISK, CMP_DISK }, { C_DBH_CPU, CMP_DBH_CPU },
+        { C_DBH_IOWAIT, CMP_DBH_IOWAIT }, { C_DBH_DISK, CMP_DBH_DISK },
     };
 
     for (int k = 0; k < C_NCOLS; k++)
@@ -1435,20 +1475,28 @@ static int any_repeats(const struct cmp *c)
     return 0;
 }
 
-/* 1 when a step has the metrics figures (else their columns are left out). */
+/* 1 when a step has the metrics figures, | 2 when one has the database
+ * host's (else their columns are left out). */
 static int any_metrics(const struct cmp *c)
 {
-    for (int s = 0; s < c->n_steps; s++)
-        if (!isnan(c->steps[s].med[CMP_CPU]) || !isnan(c->steps[s].med[CMP_IOWAIT]) ||
-            !isnan(c->steps[s].med[CMP_DISK]))
-            return 1;
-    return 0;
+    int any = 0;
+
+    for (int s = 0; s < c->n_steps; s++) {
+        const double *v = c->steps[s].med;
+        if (!isnan(v[CMP_CPU]) || !isnan(v[CMP_IOWAIT]) || !isnan(v[CMP_DISK]))
+            any |= 1;
+        if (!isnan(v[CMP_DBH_CPU]) || !isnan(v[CMP_DBH_IOWAIT]) || !isnan(v[CMP_DBH_DISK]))
+            any |= 2;
+    }
+    return any;
 }
 
 /* Whether the table shows column k. */
 static int shown(int k, int reps, int mets)
 {
-    return (k != C_RUNS || reps) && (k < C_CPU || mets);
+    if (k >= C_DBH_CPU)
+        return (mets & 2) != 0;
+    return (k != C_RUNS || reps) && (k < C_CPU || (mets & 1));
 }
 
 static int any_noise(const struct cmp *c)
@@ -1806,8 +1854,11 @@ static void print_csv(FILE *out, const struct cmp *c)
 {
     static const int ms[] = { CMP_LOAD, CMP_NOTPM, CMP_TPS, CMP_P90 + TX_NEW_ORDER };
     static const char *const names[] = { "load_s", "notpm", "tps", "new_order_p90_ms" };
-    static const int mms[] = { CMP_CPU, CMP_IOWAIT, CMP_DISK };
-    static const char *const mnames[] = { "cpu_pct", "iowait_pct", "disk_mb_per_s" };
+    static const int mms[] = { CMP_CPU,     CMP_IOWAIT,     CMP_DISK,
+                               CMP_DBH_CPU, CMP_DBH_IOWAIT, CMP_DBH_DISK };
+    static const char *const mnames[] = { "cpu_pct",         "iowait_pct",
+                                          "disk_mb_per_s",   "db_host_cpu_pct",
+                                          "db_host_iowait_pct", "db_host_disk_mb_per_s" };
     /* The significance columns (when steps have repeats), in the order of cmp_sig_metrics. */
     static const char *const sig_csv[CMP_NSIG] = { "notpm", "tps", "load", "new_order_p90" };
     int sig = cmp_any_sig(c);
@@ -1825,7 +1876,7 @@ static void print_csv(FILE *out, const struct cmp *c)
     }
     /* The metrics of the text table's step row; empty cells and a note when a
      * record has none (metrics off, or older than them). */
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < 6; k++)
         fprintf(out, ",%s,%s_min,%s_max", mnames[k], mnames[k], mnames[k]);
     fputs(sig ? ",metrics_note,changes" : ",metrics_note,changes\n", out);
     for (int f = 0; sig && f < CMP_NSIG; f++)
@@ -1854,7 +1905,7 @@ static void print_csv(FILE *out, const struct cmp *c)
             if (k == 0)
                 csv_num(out, s ? cmp_gain(m, c->steps[0].med[m], st->med[m]) * 100.0 : NAN, "%.2f");
         }
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < 6; k++) {
             csv_num(out, st->med[mms[k]], "%.6g");
             csv_num(out, st->lo[mms[k]], "%.6g");
             csv_num(out, st->hi[mms[k]], "%.6g");
@@ -1926,9 +1977,12 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
         json_object_set_new(o, "p90_ms", p90);
         json_object_set_new(o, "p99_ms", p99);
         json_object_set_new(o, "metrics",
-                            json_pack("{s:o, s:o, s:o}", "cpu_pct", jfig(st, CMP_CPU),
-                                      "iowait_pct", jfig(st, CMP_IOWAIT), "disk_mb_per_s",
-                                      jfig(st, CMP_DISK)));
+                            json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "cpu_pct",
+                                      jfig(st, CMP_CPU), "iowait_pct", jfig(st, CMP_IOWAIT),
+                                      "disk_mb_per_s", jfig(st, CMP_DISK), "db_host_cpu_pct",
+                                      jfig(st, CMP_DBH_CPU), "db_host_iowait_pct",
+                                      jfig(st, CMP_DBH_IOWAIT), "db_host_disk_mb_per_s",
+                                      jfig(st, CMP_DBH_DISK)));
         if (step_metrics_note(c, st)[0])
             json_object_set_new(json_object_get(o, "metrics"), "note",
                                 json_string(step_metrics_note(c, st)));

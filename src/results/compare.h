@@ -64,6 +64,9 @@ enum cmp_metric {
     CMP_CPU = CMP_P99 + TX_NTYPES, /* metrics: mean cpu_user_pct + cpu_system_pct */
     CMP_IOWAIT,                    /* metrics: mean cpu_iowait_pct */
     CMP_DISK,                      /* metrics: mean data disk read + write MB/s */
+    CMP_DBH_CPU,                   /* metrics: the database host's (db_host_*), likewise */
+    CMP_DBH_IOWAIT,
+    CMP_DBH_DISK,
     CMP_NMETRICS
 };
 

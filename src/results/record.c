@@ -197,6 +197,14 @@ json_t *record_config(const struct config *c)
                         c->database.pooler[0] ? json_string(c->database.pooler) : json_null());
     json_object_set_new(json_object_get(cfg, "run"), "statements",
                         json_string(run_statements_name(c->run.statements)));
+    /* The database host's node_exporter (no credentials: config refuses them) and
+     * the name of the variable with its token (never the token). */
+    json_object_set_new(json_object_get(cfg, "run"), "db_host_metrics",
+                        json_string(c->run.db_host_metrics));
+    json_object_set_new(json_object_get(cfg, "run"), "db_host_metrics_auth_env",
+                        json_string(c->run.db_host_metrics_auth_env));
+    json_object_set_new(json_object_get(cfg, "run"), "db_host_device",
+                        json_string(c->run.db_host_device));
     /* Whether the run sampled metrics: compare says so where a record has none. */
     json_object_set_new(json_object_get(cfg, "run"), "metrics", json_boolean(c->run.metrics));
     return cfg;

@@ -282,7 +282,7 @@ static int series_load(const struct cmp_run *r, struct report_series *s, struct 
 /* ------------------------------------------------------------------ */
 
 /* The metrics charts: what each plots, from which columns (summed). */
-enum { MC_CPU, MC_DISK, MC_WAL, MC_N };
+enum { MC_CPU, MC_DISK, MC_WAL, MC_DBH_CPU, MC_DBH_DISK, MC_N };
 static const struct {
     const char *cols[2];
     double scale;
@@ -290,6 +290,8 @@ static const struct {
     { { "cpu_user_pct", "cpu_system_pct" }, 1 },
     { { "disk_data_read_mb_per_s", "disk_data_write_mb_per_s" }, 1 },
     { { "db_wal_bytes_per_s", NULL }, 1e-6 },
+    { { "db_host_cpu_user_pct", "db_host_cpu_system_pct" }, 1 },
+    { { "db_host_disk_data_read_mb_per_s", "db_host_disk_data_write_mb_per_s" }, 1 },
 };
 
 /*
@@ -1222,23 +1224,32 @@ static void metrics_section(struct sbuf *b, const struct cmp *c)
 {
     struct report_series *ms = calloc((size_t)c->n_runs * MC_N, sizeof(*ms));
     struct report_series *line = calloc((size_t)c->n_runs, sizeof(*line));
-    static const char *const name[MC_N] = { "cpu-time", "disk-time", "wal-time" };
-    static const char *const cap[MC_N] = { "CPU user + system per second (all CPUs)",
-                                           "Data disk read + write per second",
-                                           "WAL written per second" };
-    static const char *const ylab[MC_N] = { "% of all CPUs", "MB/s", "MB/s" };
-    int any = 0;
+    static const char *const name[MC_N] = { "cpu-time", "disk-time", "wal-time", "db-host-cpu-time",
+                                            "db-host-disk-time" };
+    static const char *const cap[MC_N] = {
+        "CPU user + system per second (the driver's host: all CPUs)",
+        "Data disk read + write per second (seen from the driver's host)", "WAL written per second",
+        "Database host: CPU user + system per second (its node_exporter)",
+        "Database host: data disk read + write per second (its node_exporter)"
+    };
+    static const char *const ylab[MC_N] = { "% of all CPUs", "MB/s", "MB/s", "% of all CPUs",
+                                            "MB/s" };
+    int any = 0, has[MC_N] = { 0 };
 
     for (int i = 0; ms && i < c->n_runs; i++) {
         metrics_load(&c->runs[i], &ms[(size_t)i * MC_N]);
         for (int m = 0; m < MC_N; m++)
-            any |= ms[(size_t)i * MC_N + (size_t)m].n > 0;
+            has[m] |= ms[(size_t)i * MC_N + (size_t)m].n > 0;
     }
+    for (int m = 0; m < MC_N; m++)
+        any |= has[m];
     if (any && line) {
         sb_put(b, "<section id=\"metrics\"><h2>What the machine and the database did</h2>"
                   "<p class=\"muted\">From each run's metrics.csv, the same seconds as "
                   "above.</p><div class=\"grid2\">\n");
         for (int m = 0; m < MC_N; m++) {
+            if (m >= MC_DBH_CPU && !has[m])
+                continue; /* no run scraped the database host */
             for (int i = 0; i < c->n_runs; i++)
                 line[i] = ms[(size_t)i * MC_N + (size_t)m];
             chart_time(b, c, line, 0, name[m], cap[m], ylab[m]);

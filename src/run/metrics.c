@@ -35,6 +35,7 @@
 #include "db/schema_sql.h"
 #include "run/mserve.h"
 #include "run/osmetrics.h"
+#include "run/scrape.h"
 
 #define MCOL_MAX 192
 #define MDEV_MAX 8
@@ -123,6 +124,18 @@ enum {
     SRC_DB_RATE,  /* arg: K_* */
     SRC_DB_GAUGE, /* arg: K_* */
     SRC_DB_HIT,   /* from K_HITS and K_READS */
+    SRC_DBH,      /* the database host's node_exporter; arg: DH_* */
+};
+
+/* The database host's columns (SRC_DBH), from its node_exporter. */
+enum {
+    DH_CPU, /* + 0 user .. 4 idle */
+    DH_LOAD1 = DH_CPU + 5,
+    DH_MEM,               /* + 0 free .. 3 writeback */
+    DH_DISK = DH_MEM + 4, /* + 0 reads/s .. 5 util */
+    DH_NET = DH_DISK + 6, /* + 0 rx, 1 tx */
+    DH_PSI = DH_NET + 2,  /* + NX_PSI_* */
+    DH_SCRAPE_MS = DH_PSI + NX_NPSI,
 };
 
 struct mcol {
@@ -198,7 +211,26 @@ struct mdb {
     double cpu_ms; /* the thread's CPU for it */
 };
 
+/* The database host: its scraper and the last two good scrapes. */
+struct mdbh {
+    struct scrape *scr; /* NULL: not scraped (note says why) */
+    char url[1024];
+    int local;       /* metrics_opts.db_local */
+    char where[128]; /* how the server is reached */
+    char note[400];  /* why the db host is not measured, "" when it is */
+    struct nodex prev, cur;
+    int have_prev, cur_ok;
+    uint64_t t_prev, t_cur;
+    double ms;           /* how long the latest scrape took */
+    double cpu_ms;       /* the scraper thread's CPU for it (in metrics_cpu_ms) */
+    char miss[640];      /* why this sample has no scrape, "" when it has */
+    char disk[64];       /* the data disk found (or named), "" when none */
+    char disk_from[320]; /* how, or why none */
+    int n_ok, n_fail;    /* scrapes answered, not */
+};
+
 struct metrics {
+    struct mdbh dbh;
     const struct metrics_series *series; /* registered families (kept, not owned) */
     int nseries;
     struct mdb *db;               /* NULL: no database statistics (d_note says why) */
@@ -358,7 +390,8 @@ static void os_columns(struct metrics *m)
     col_add(m, "self_rss_mb", "MB", "tpccbench_process_resident_bytes", NULL, 1e6, SRC_SELF_RSS, 0,
             0, "tpccbench's resident memory");
     col_add(m, "metrics_cpu_ms", "ms", "tpccbench_metrics_sample_cpu_seconds", NULL, 1e-3,
-            SRC_SAMPLE_CPU, 0, 0, "CPU the metrics sample itself took (OS and database threads)");
+            SRC_SAMPLE_CPU, 0, 0,
+            "CPU the metrics sample itself took (OS, database and scraper threads)");
 }
 
 static void db_columns(struct metrics *m)
@@ -404,6 +437,71 @@ static void db_columns(struct metrics *m)
     for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
         col_add(m, k[i].name, k[i].unit, k[i].prom, k[i].labels,
                 strcmp(k[i].unit, "MB/s") == 0 ? 1e6 : 1, k[i].src, k[i].key, 0, k[i].help);
+}
+
+/* The database host's columns: the same figures as this host's, named db_host_*. */
+static void dbh_columns(struct metrics *m)
+{
+    static const char *const modes[5] = { "user", "system", "iowait", "steal", "idle" };
+    static const char *const kinds[4] = { "free", "cached", "dirty", "writeback" };
+    static const struct {
+        const char *suffix, *unit, *prom, *help;
+        double scale;
+    } dk[6] = {
+        { "reads_per_s", "1/s", "tpccbench_db_host_disk_reads_per_second",
+          "the database host's data disk: completed reads per second", 1 },
+        { "writes_per_s", "1/s", "tpccbench_db_host_disk_writes_per_second",
+          "the database host's data disk: completed writes per second", 1 },
+        { "read_mb_per_s", "MB/s", "tpccbench_db_host_disk_read_bytes_per_second",
+          "the database host's data disk: bytes read per second", 1e6 },
+        { "write_mb_per_s", "MB/s", "tpccbench_db_host_disk_write_bytes_per_second",
+          "the database host's data disk: bytes written per second", 1e6 },
+        { "await_ms", "ms", "tpccbench_db_host_disk_await_seconds",
+          "the database host's data disk: mean time per completed I/O", 1e-3 },
+        { "util_pct", "%", "tpccbench_db_host_disk_utilisation_percent",
+          "the database host's data disk: share of time with I/O in flight", 1 },
+    };
+    static const char *const psi[NX_NPSI] = { "cpu_waiting", "io_waiting", "io_stalled",
+                                              "memory_waiting", "memory_stalled" };
+    char name[96], labels[128];
+
+    for (int i = 0; i < 5; i++) {
+        snprintf(name, sizeof(name), "db_host_cpu_%s_pct", modes[i]);
+        snprintf(labels, sizeof(labels), "mode=\"%s\"", modes[i]);
+        col_add(m, name, "%", "tpccbench_db_host_cpu_percent", labels, 1, SRC_DBH, DH_CPU + i, 0,
+                "the database host's CPU shares (node_cpu_seconds_total): user includes nice, "
+                "system irq and softirq");
+    }
+    col_add(m, "db_host_load1", "count", "tpccbench_db_host_load1", NULL, 1, SRC_DBH, DH_LOAD1, 0,
+            "the database host's 1-minute load average (node_load1)");
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof(name), "db_host_mem_%s_mb", kinds[i]);
+        snprintf(labels, sizeof(labels), "kind=\"%s\"", kinds[i]);
+        col_add(m, name, "MB", "tpccbench_db_host_memory_bytes", labels, 1e6, SRC_DBH, DH_MEM + i,
+                0, "the database host's memory free, page cache, dirty and under writeback");
+    }
+    for (int i = 0; i < 6; i++) {
+        snprintf(name, sizeof(name), "db_host_disk_data_%s", dk[i].suffix);
+        col_add(m, name, dk[i].unit, dk[i].prom, "role=\"data\"", dk[i].scale, SRC_DBH, DH_DISK + i,
+                0, dk[i].help);
+    }
+    col_add(m, "db_host_net_rx_bytes_per_s", "bytes/s",
+            "tpccbench_db_host_network_receive_bytes_per_second", NULL, 1, SRC_DBH, DH_NET, 0,
+            "the database host's bytes received per second, every interface but lo");
+    col_add(m, "db_host_net_tx_bytes_per_s", "bytes/s",
+            "tpccbench_db_host_network_transmit_bytes_per_second", NULL, 1, SRC_DBH, DH_NET + 1, 0,
+            "the database host's bytes sent per second, every interface but lo");
+    for (int i = 0; i < NX_NPSI; i++) {
+        snprintf(name, sizeof(name), "db_host_pressure_%s_pct", psi[i]);
+        snprintf(labels, sizeof(labels), "resource=\"%.*s\",kind=\"%s\"", (int)strcspn(psi[i], "_"),
+                 psi[i], strchr(psi[i], '_') + 1);
+        col_add(m, name, "%", "tpccbench_db_host_pressure_percent", labels, 1, SRC_DBH, DH_PSI + i,
+                0,
+                "the database host's pressure stall time, percent of the interval "
+                "(node_pressure_*)");
+    }
+    col_add(m, "db_host_scrape_ms", "ms", "tpccbench_db_host_scrape_seconds", NULL, 1e-3, SRC_DBH,
+            DH_SCRAPE_MS, 0, "how long the database host's node_exporter took to answer");
 }
 
 static int col_find(const struct metrics *m, const char *name)
@@ -462,6 +560,37 @@ const char *metrics_checkpoints_stmt(long server_version_num, int have_17)
                                                    : mq_names[MQ_CHECKPOINTS];
 }
 
+/* The database host: a scraper of its node_exporter, or why there is none. */
+static void dbh_setup(struct metrics *m, const struct metrics_opts *o)
+{
+    struct mdbh *h = &m->dbh;
+    struct err e;
+
+    h->local = o->db_local;
+    snprintf(h->where, sizeof(h->where), "%s", o->db_where ? o->db_where : "");
+    if (o->db_host_url && o->db_host_url[0]) {
+        snprintf(h->url, sizeof(h->url), "%s", o->db_host_url);
+        dbh_columns(m);
+        err_clear(&e);
+        if (!(h->scr = scrape_new(o->db_host_url, o->db_host_token, o->db_datadir,
+                                  o->db_host_device, &e)))
+            snprintf(h->note, sizeof(h->note), "%.390s", e.msg);
+    } else if (o->db_host_note) {
+        snprintf(h->note, sizeof(h->note), "%s", o->db_host_note);
+    } else if (h->local == 0) {
+        snprintf(h->note, sizeof(h->note),
+                 "the server is on another host (reached at %.100s) and no run.db_host_metrics "
+                 "was given: the OS figures are the driver host's; add the database host's "
+                 "with --db-host-metrics http://DBHOST:9100/metrics (its node_exporter)",
+                 h->where[0] ? h->where : "an address not of this host");
+    } else if (h->local < 0) {
+        snprintf(h->note, sizeof(h->note),
+                 "whether the server is on this host is not known (its address or data "
+                 "directory could not be read): the OS figures are the driver host's; add the "
+                 "database host's with --db-host-metrics http://DBHOST:9100/metrics");
+    }
+}
+
 struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
 {
     struct metrics *m = calloc(1, sizeof(*m));
@@ -515,6 +644,7 @@ struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
     }
     os_columns(m);
     db_columns(m);
+    dbh_setup(m, o);
     /* The database's statements; a dialect without them records why. */
     if (m->synthetic) {
         snprintf(m->d_note, sizeof(m->d_note), "driver null: no database behind it");
@@ -550,6 +680,7 @@ void metrics_free(struct metrics *m)
     } else if (m->have_d) {
         dialect_release(&m->d);
     }
+    scrape_free(m->dbh.scr);
     free(m->rows);
     free(m->vals);
     free(m);
@@ -1018,6 +1149,144 @@ static double col_db(const struct metrics *m, struct mcol *col)
     return NAN;
 }
 
+/* The database host's scrape asked for at the start of the sample, waited
+ * for until deadline_us (0.5 s after the start: never a held clock). */
+static void dbh_take(struct metrics *m, uint64_t deadline_us)
+{
+    struct mdbh *h = &m->dbh;
+
+    h->cur_ok = 0;
+    h->cpu_ms = 0;
+    h->miss[0] = '\0';
+    if (!h->scr) {
+        snprintf(h->miss, sizeof(h->miss), "%s", h->note);
+        return;
+    }
+    if (scrape_take(h->scr, deadline_us, &h->cur, &h->t_cur, &h->ms, &h->cpu_ms, h->miss,
+                    sizeof(h->miss)) < 0) {
+        h->n_fail++;
+        return;
+    }
+    h->cur_ok = 1;
+    h->n_ok++;
+    snprintf(h->disk, sizeof(h->disk), "%s", h->cur.disk);
+    snprintf(h->disk_from, sizeof(h->disk_from), "%s", h->cur.disk_from);
+}
+
+/* A CPU share of the database host between two scrapes (i: user .. idle). */
+static double dbh_cpu(const struct nodex *a, const struct nodex *b, int i, struct mcol *col)
+{
+    double d[NX_NMODES], total = 0, v[5];
+
+    for (int k = 0; k < NX_NMODES; k++) {
+        d[k] = b->cpu[k] - a->cpu[k];
+        if (d[k] < 0) {
+            col_missing(col, "node_cpu_seconds_total went backwards (the host restarted?)");
+            return NAN;
+        }
+        total += d[k];
+    }
+    if (total <= 0) {
+        col_missing(col, "no CPU time passed between two scrapes");
+        return NAN;
+    }
+    v[0] = d[NX_USER] + d[NX_NICE];
+    v[1] = d[NX_SYSTEM] + d[NX_IRQ] + d[NX_SOFTIRQ];
+    v[2] = d[NX_IOWAIT];
+    v[3] = d[NX_STEAL];
+    v[4] = d[NX_IDLE];
+    return 100.0 * v[i] / total;
+}
+
+/* A rate of the database host's data disk (i: reads/s .. util) over dt seconds. */
+static double dbh_disk(const struct mdbh *h, double dt, int i, struct mcol *col)
+{
+    const double *a = h->prev.disk_v, *b = h->cur.disk_v;
+    double d[NX_NDISK], io;
+
+    if (!h->cur.disk[0]) {
+        col_missing(col, "%s", h->cur.disk_from);
+        return NAN;
+    }
+    if (!h->cur.have_disk || !h->prev.have_disk) {
+        col_missing(col,
+                    "device '%s' has no node_disk_* counters at %s (diskstats collector off, "
+                    "or its device excluded)",
+                    h->cur.disk, h->url);
+        return NAN;
+    }
+    for (int k = 0; k < NX_NDISK; k++)
+        if ((d[k] = b[k] - a[k]) < 0) {
+            col_missing(col, "device '%s': a counter went backwards", h->cur.disk);
+            return NAN;
+        }
+    io = d[NX_D_READS] + d[NX_D_WRITES];
+    switch (i) {
+    case 0:
+        return d[NX_D_READS] / dt;
+    case 1:
+        return d[NX_D_WRITES] / dt;
+    case 2:
+        return d[NX_D_READ_BYTES] / 1e6 / dt;
+    case 3:
+        return d[NX_D_WRITTEN_BYTES] / 1e6 / dt;
+    case 4:
+        return io > 0 ? (d[NX_D_READ_S] + d[NX_D_WRITE_S]) * 1e3 / io : 0;
+    default:
+        return 100.0 * d[NX_D_IO_S] / dt;
+    }
+}
+
+/* A column of the database host's node_exporter (NaN: not scraped, noted). */
+static double col_dbh(const struct metrics *m, struct mcol *col)
+{
+    const struct mdbh *h = &m->dbh;
+    const struct nodex *a = &h->prev, *b = &h->cur;
+    double dt = (double)(h->t_cur - h->t_prev) / 1e6;
+    int k = col->arg;
+
+    if (!h->cur_ok) {
+        col_missing(col, "%s", h->miss);
+        return NAN;
+    }
+    if (k == DH_SCRAPE_MS)
+        return h->ms;
+    if (k == DH_LOAD1 && b->have_load1)
+        return b->load1;
+    if (k >= DH_MEM && k < DH_MEM + 4 && b->have_mem[k - DH_MEM])
+        return b->mem[k - DH_MEM] / 1e6;
+    if (k == DH_LOAD1 || (k >= DH_MEM && k < DH_MEM + 4)) {
+        col_missing(col, "%s serves no %s (its %s collector is off)", h->url,
+                    k == DH_LOAD1 ? "node_load1" : "node_memory_*",
+                    k == DH_LOAD1 ? "loadavg" : "meminfo");
+        return NAN;
+    }
+    if (!h->have_prev || dt <= 0) {
+        col_missing(col, "no earlier scrape of %s", h->url);
+        return NAN;
+    }
+    if (k < DH_CPU + 5)
+        return dbh_cpu(a, b, k - DH_CPU, col);
+    if (k >= DH_DISK && k < DH_DISK + 6)
+        return dbh_disk(h, dt, k - DH_DISK, col);
+    if (k == DH_NET || k == DH_NET + 1) {
+        double d = k == DH_NET ? b->net_rx - a->net_rx : b->net_tx - a->net_tx;
+        if (b->n_net > 0 && a->n_net > 0 && d >= 0)
+            return d / dt;
+        col_missing(col, b->n_net ? "node_network_*_bytes_total went backwards"
+                                  : "no node_network_*_bytes_total but lo (netdev collector off)");
+        return NAN;
+    }
+    k -= DH_PSI;
+    if (b->have_psi[k] && a->have_psi[k] && b->psi[k] >= a->psi[k])
+        return 100.0 * (b->psi[k] - a->psi[k]) / dt;
+    col_missing(col,
+                "%s serves no node_pressure_* of this kind (pressure collector off, or a "
+                "kernel without PSI)",
+                h->url);
+    return NAN;
+}
+
 /* This sample is the next one's baseline; a figure not read now has none.  A
  * database figure not read now keeps its last reading as the baseline: the
  * next rate spans the gap (over the time between the two readings). */
@@ -1047,6 +1316,11 @@ static void keep_baseline(struct metrics *m, const struct os_now *s)
     }
     if (!m->db_miss[0])
         m->db_t_prev = m->db_t_cur;
+    if (m->dbh.cur_ok) {
+        m->dbh.prev = m->dbh.cur;
+        m->dbh.t_prev = m->dbh.t_cur;
+        m->dbh.have_prev = 1;
+    }
 }
 
 /* One sample; with v, the values of a row (NaN = unavailable) over the
@@ -1054,9 +1328,13 @@ static void keep_baseline(struct metrics *m, const struct os_now *s)
 static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_wait_us)
 {
     struct os_now s;
+    uint64_t t0 = clock_us();
 
+    if (m->dbh.scr)
+        scrape_ask(m->dbh.scr); /* under way while this host and the database are read */
     os_read(m, &s);
     db_get(m, db_wait_us);
+    dbh_take(m, t0 + (uint64_t)SCRAPE_TIMEOUT_MS * 1000);
     db_note_hidden(m);
     if (v) {
         os_rates(m, &s, interval_s);
@@ -1073,6 +1351,9 @@ static void sample(struct metrics *m, double *v, double interval_s, uint64_t db_
             case SRC_DB_GAUGE:
             case SRC_DB_HIT:
                 v[i] = col_db(m, col);
+                break;
+            case SRC_DBH:
+                v[i] = col_dbh(m, col);
                 break;
             case SRC_SAMPLE_CPU:
                 v[i] = NAN; /* filled in by the caller, after the sample */
@@ -1150,7 +1431,7 @@ static void add_row(struct metrics *m, int second, char phase, uint64_t db_wait_
     m->nrow++;
     m->t_prev_us = now;
     m->started = 1;
-    m->sample_cpu_ms = thread_cpu_ms() - cpu0 + m->db_cpu_ms;
+    m->sample_cpu_ms = thread_cpu_ms() - cpu0 + m->db_cpu_ms + m->dbh.cpu_ms;
     if ((sc = col_find(m, "metrics_cpu_ms")) >= 0)
         v[sc] = m->sample_cpu_ms;
 }
@@ -1486,6 +1767,53 @@ double metrics_mean(const struct metrics *m, const char *name)
     return mean;
 }
 
+/* Whose figures column c is. */
+static const char *col_host(const struct metrics *m, const struct mcol *c)
+{
+    switch (c->src) {
+    case SRC_DBH:
+    case SRC_DB_RATE:
+    case SRC_DB_GAUGE:
+    case SRC_DB_HIT:
+        return "db";
+    case SRC_SELF_CPU:
+    case SRC_SELF_RSS:
+    case SRC_SAMPLE_CPU:
+        return "driver";
+    default:
+        return m->dbh.local == 1 ? "driver+db" : "driver";
+    }
+}
+
+const char *metrics_col_host(const struct metrics *m, const char *name)
+{
+    int i = m ? col_find(m, name) : -1;
+
+    return i < 0 ? NULL : col_host(m, &m->cols[i]);
+}
+
+/* run.json's metrics.db_host: measured (from where), one host with the driver, or why not. */
+static json_t *dbh_json(const struct metrics *m)
+{
+    const struct mdbh *h = &m->dbh;
+    char why[400];
+
+    if (h->url[0] && h->scr)
+        return json_pack("{s:s, s:s, s:i, s:i, s:o, s:s}", "status", "measured", "source", h->url,
+                         "scrapes_answered", h->n_ok, "scrapes_failed", h->n_fail, "data_disk",
+                         h->disk[0] ? json_string(h->disk) : json_null(), "data_disk_from",
+                         h->disk_from);
+    if (!h->note[0] && h->local == 1) {
+        snprintf(why, sizeof(why),
+                 "the server is reached over %.100s and its data directory is on this host: "
+                 "the OS columns are the database host's too",
+                 h->where[0] ? h->where : "this host");
+        return json_pack("{s:s, s:s}", "status", "same host as the driver", "why", why);
+    }
+    return json_pack("{s:s, s:s}", "status", "not measured", "why",
+                     h->note[0] ? h->note : "no source for the database host's figures");
+}
+
 static json_t *num_or_null(double x)
 {
     return isnan(x) ? json_null() : json_real(x);
@@ -1505,6 +1833,7 @@ json_t *metrics_json(const struct metrics *m)
                               num_or_null(mean), "p95", num_or_null(p95), "max", num_or_null(max),
                               "n", n, "unavailable_rows", (json_int_t)c->n_missing);
         json_object_set_new(j, "available", json_boolean(n > 0));
+        json_object_set_new(j, "host", json_string(col_host(m, c)));
         if (c->note[0])
             json_object_set_new(j, "note", json_string(c->note));
         json_object_set_new(cols, c->name, j);
@@ -1537,7 +1866,45 @@ json_t *metrics_json(const struct metrics *m)
     json_object_set_new(o, "sampling_cpu_pct_of_core",
                         n_measured ? json_real(sample_ms / n_measured / 10.0) : json_null());
     json_object_set_new(o, "columns", cols);
+    json_object_set_new(o, "db_host", dbh_json(m));
+    json_object_set_new(o, "os_columns_host",
+                        json_string(m->dbh.local == 1 ? "driver+db (one host)" : "driver"));
     return o;
+}
+
+/* The database host's lines of the summary: its figures, or why there are none. */
+static void dbh_print(FILE *out, const struct metrics *m)
+{
+    const struct mdbh *h = &m->dbh;
+    double user = metrics_mean(m, "db_host_cpu_user_pct");
+
+    if (!h->url[0] || !h->scr) {
+        if (h->note[0])
+            fprintf(out, "  db host: not measured: %s\n", h->note);
+        return;
+    }
+    if (isnan(user)) {
+        fprintf(out, "  db host (%s): unavailable (%s)\n", h->url,
+                m->cols[col_find(m, "db_host_cpu_user_pct")].note);
+        return;
+    }
+    fprintf(out,
+            "  db host (means, %s): CPU user %.1f%%  system %.1f%%  iowait %.1f%%  steal "
+            "%.1f%%;  load1 %.2f\n",
+            h->url, user, metrics_mean(m, "db_host_cpu_system_pct"),
+            metrics_mean(m, "db_host_cpu_iowait_pct"), metrics_mean(m, "db_host_cpu_steal_pct"),
+            metrics_mean(m, "db_host_load1"));
+    if (!isnan(metrics_mean(m, "db_host_disk_data_write_mb_per_s")))
+        fprintf(out,
+                "  db host data disk %s: read %.2f MB/s  write %.2f MB/s  await %.2f ms  util "
+                "%.0f%%\n",
+                h->disk, metrics_mean(m, "db_host_disk_data_read_mb_per_s"),
+                metrics_mean(m, "db_host_disk_data_write_mb_per_s"),
+                metrics_mean(m, "db_host_disk_data_await_ms"),
+                metrics_mean(m, "db_host_disk_data_util_pct"));
+    else
+        fprintf(out, "  db host data disk: unavailable (%s)\n",
+                m->cols[col_find(m, "db_host_disk_data_write_mb_per_s")].note);
 }
 
 void metrics_print(FILE *out, const struct metrics *m)
@@ -1559,9 +1926,11 @@ void metrics_print(FILE *out, const struct metrics *m)
         }
     }
     fprintf(out,
-            "  metrics (means): CPU user %.1f%%  system %.1f%%  iowait %.1f%%  steal %.1f%%;"
-            "  sampling %.2f%% of a core\n",
-            user, sys, io, steal, sample_ms / 10.0);
+            "  metrics (means, %s): CPU user %.1f%%  system %.1f%%  iowait %.1f%%  steal "
+            "%.1f%%;  sampling %.2f%% of a core\n",
+            m->dbh.local == 1 ? "driver and db host: one host" : "driver host", user, sys, io,
+            steal, sample_ms / 10.0);
+    dbh_print(out, m);
     if (m->dev[0].name[0] && !isnan(rd))
         fprintf(out,
                 "  data disk %s: read %.2f MB/s  write %.2f MB/s  await %.2f ms  util %.0f%%\n",
@@ -1579,10 +1948,12 @@ void metrics_print(FILE *out, const struct metrics *m)
     else
         fprintf(out, "  checkpoints unavailable (%s)\n",
                 m->cols[col_find(m, "db_checkpoints_per_s")].note);
-    /* Columns never available: say so once each, with why. */
+    /* Columns never available: say so once each, with why (the db host's
+     * only when it was scraped at all: else its line said why). */
     for (int i = 0; i < m->ncol; i++) {
         double mean, p95, max;
-        if (!m->cols[i].n_missing || col_stats(m, i, &mean, &p95, &max) > 0)
+        if (!m->cols[i].n_missing || col_stats(m, i, &mean, &p95, &max) > 0 ||
+            (m->cols[i].src == SRC_DBH && !m->dbh.n_ok))
             continue;
         if (n_unavail++ < 8)
             fprintf(out, "  unavailable: %s (%s)\n", m->cols[i].name, m->cols[i].note);

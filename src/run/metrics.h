@@ -43,6 +43,14 @@ struct metrics_opts {
     const char *devices;     /* more devices, comma-separated ("sdb,nvme0n1"), or NULL */
     int synthetic;           /* the null driver: no database statistics */
     struct mserve *serve;    /* publish there each tick, or NULL (kept, not owned) */
+    /* Whose host the OS figures are: the database's too (1), not (0), unknown (-1). */
+    int db_local;
+    const char *db_where;       /* how the server is reached ("unix socket", "10.0.0.5") */
+    const char *db_host_url;    /* the database host's node_exporter (db_host_* columns) */
+    const char *db_host_token;  /* its bearer token, or NULL (copied, never recorded) */
+    const char *db_datadir;     /* the server's data_directory, or NULL: its disk there */
+    const char *db_host_device; /* run.db_host_device, or NULL */
+    const char *db_host_note;   /* why there is no db host source (a part of several), or NULL */
 };
 
 /* A new sampler (heap), or NULL with e. */
@@ -73,7 +81,7 @@ void metrics_tick(struct metrics *m, const struct series_row *row, const struct 
  * copied (they must outlive m).  One of v, v_int, v_real or state is set.
  */
 struct metrics_series {
-    const char *family;              /* "tpccbench_load_rows_total" */
+    const char *family; /* "tpccbench_load_rows_total" */
     const char *help;
     int counter;                     /* 1: counter, 0: gauge */
     const char *label;               /* with n > 1: the label the values differ by ("table") */
@@ -118,6 +126,9 @@ void metrics_print(FILE *out, const struct metrics *m);
  * else "metrics_checkpoints".
  */
 const char *metrics_checkpoints_stmt(long server_version_num, int have_17);
+
+/* Whose figures column name is: "driver", "db" or "driver+db" (one host), or NULL. */
+const char *metrics_col_host(const struct metrics *m, const char *name);
 
 /* Mean over the measured rows of column name, NaN when none (tests). */
 double metrics_mean(const struct metrics *m, const char *name);

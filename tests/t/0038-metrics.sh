@@ -124,7 +124,7 @@ is "$rc" 0 "run --vus 4 --duration 10s --metrics-listen 127.0.0.1:$port: exit 0"
 d=$(rec it)
 [ -n "$d" ] && [ -f "$d/run.json" ] || bail_out "no run record results/*-it/run.json"
 okc "[ -s '$d/metrics.csv' ]" "metrics.csv is written beside series.csv"
-like "$out" "*metrics (means): CPU user*" "the summary prints the CPU means"
+like "$out" "*metrics (means, driver and db host: one host): CPU user*" "the summary prints the CPU means, naming the host (one: the server is local)"
 like "$out" "*WAL * MB/s*checkpoints*" "the summary prints WAL MB/s and checkpoints"
 like "$err" "*metrics: http://127.0.0.1:$port/metrics*" "run says where the endpoint is"
 

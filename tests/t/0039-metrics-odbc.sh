@@ -26,7 +26,7 @@ run load "$bin" load -c "$cfg" --label load
 is "$rc" 0 "load W=1 through ODBC (MariaDB)" || explain
 run it "$bin" run -c "$cfg" --vus 2 --duration 4s --warmup 1s --label it
 is "$rc" 0 "run 4 s through ODBC (MariaDB): exit 0" || explain
-like "$out" "*metrics (means): CPU user*" "the summary prints the metrics"
+like "$out" "*metrics (means, * host*): CPU user*" "the summary prints the metrics, naming the host"
 d=$(rec it)
 ok "$([ -s "$d/metrics.csv" ]; echo $?)" "metrics.csv is written"
 jcheck "$d/run.json" "

@@ -938,16 +938,20 @@ static void test_metrics_columns(void **state)
     t = printed(&c, CMP_CSV);
     expect_contains("csv header", t,
                     ",cpu_pct,cpu_pct_min,cpu_pct_max,iowait_pct,iowait_pct_min,iowait_pct_max,"
-                    "disk_mb_per_s,disk_mb_per_s_min,disk_mb_per_s_max,metrics_note,changes\n");
+                    "disk_mb_per_s,disk_mb_per_s_min,disk_mb_per_s_max,db_host_cpu_pct,"
+                    "db_host_cpu_pct_min,db_host_cpu_pct_max,db_host_iowait_pct,"
+                    "db_host_iowait_pct_min,db_host_iowait_pct_max,db_host_disk_mb_per_s,"
+                    "db_host_disk_mb_per_s_min,db_host_disk_mb_per_s_max,metrics_note,changes\n");
     /* Step 1: an older record: empty cells and why. */
     expect_contains("csv old", t,
-                    ",,,,,,,,,,no metrics in this record (written before tpccbench recorded "
-                    "them),");
-    expect_contains("csv now", t, ",40.5,40.5,40.5,2.25,2.25,2.25,21.5,21.5,21.5,,");
+                    ",,,,,,,,,,,,,,,,,,,no metrics in this record (written before tpccbench "
+                    "recorded them),");
+    expect_contains("csv now", t, ",40.5,40.5,40.5,2.25,2.25,2.25,21.5,21.5,21.5,,,,,,,,,,,");
     expect_contains("csv tmpfs", t,
-                    ",42,42,42,0,0,0,,,,data disk: the data directory is on tmpfs: no block "
+                    ",42,42,42,0,0,0,,,,,,,,,,,,,data disk: the data directory is on tmpfs: no block "
                     "device,");
-    expect_contains("csv off", t, ",,,,,,,,,,no metrics: the run had run.metrics false,");
+    expect_contains("csv off", t,
+                    ",,,,,,,,,,,,,,,,,,,no metrics: the run had run.metrics false,");
     free(t);
     t = printed(&c, CMP_TEXT);
     expect_contains("text", t,
