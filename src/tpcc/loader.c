@@ -412,18 +412,72 @@ int load_install_procedures(struct db_conn *c, const char *dialect, struct err *
     return 0;
 }
 
-/* Tables of the TPC-C schema present on connection c (0..9). */
-static int count_tables(struct load_shared *sh, struct db_conn *c, int64_t *n, struct err *e)
+/* The nine TPC-C tables, then the load's bookkeeping. */
+static const char *const schema_names[] = { "warehouse", "district", "customer",
+                                            "history",   "new_order", "orders",
+                                            "order_line", "item",    "stock",
+                                            "tpcc_meta", "tpcc_load_step" };
+#define N_TPCC_TABLES 9
+
+/* Tables of the TPC-C schema present on connection c (0..9), from the
+ * driver's catalog (ODBC: SQLTables) or the dialect's schema_tables (libpq);
+ * *bookkeeping (when not NULL): 1 when tpcc_meta and tpcc_load_step are
+ * both there, 0 when not, -1 when the catalog cannot tell. */
+static int count_tables(struct load_shared *sh, struct db_conn *c, int64_t *n, int *bookkeeping,
+                        struct err *e)
 {
-    int rc = db_query(c, sh->ad.sql[A_SCHEMA_TABLES], NULL, 0, e);
+    int found[sizeof(schema_names) / sizeof(schema_names[0])] = { 0 }, nf = 0, rc;
 
     *n = 0;
+    rc = db_tables(c, sh->ad.sql[A_SCHEMA_TABLES], schema_names,
+                   c->ops->tables ? (int)(sizeof(found) / sizeof(found[0])) : N_TPCC_TABLES, found,
+                   &nf, e);
     if (rc < 0)
         return rc;
-    /* No row at all (the null driver): no tables. */
-    if (db_next(c) == 1)
-        *n = db_col_int(c, 0);
-    return db_end_reads(c, e);
+    if (!c->ops->tables) {
+        *n = nf;
+        if (bookkeeping)
+            *bookkeeping = -1;
+        return 0;
+    }
+    for (int i = 0; i < N_TPCC_TABLES; i++)
+        *n += found[i];
+    if (bookkeeping)
+        *bookkeeping = found[N_TPCC_TABLES] && found[N_TPCC_TABLES + 1];
+    return 0;
+}
+
+/* The standard types a dialect's tables.sql names on its line "-- types:
+ * A B C", each one the DBMS must report (ODBC: SQLGetTypeInfo): else
+ * E_USAGE naming the type, before a table is created. */
+static int check_types(struct db_conn *c, const char *dialect, const char *tables,
+                       struct err *e)
+{
+    const char *line = strstr(tables, "-- types: ");
+    const char *names[16];
+    char buf[256];
+    int n = 0, found[16];
+
+    if (!line)
+        return 0;
+    snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+    for (char *t = buf; *t && n < 16;) {
+        size_t len = strcspn(t, " ");
+        if (len)
+            names[n++] = t;
+        t += len;
+        while (*t == ' ')
+            *t++ = '\0';
+    }
+    if (db_types(c, names, n, found, e) < 0)
+        return err_prefix(e, "reading the DBMS's types");
+    for (int i = 0; i < n; i++)
+        if (!found[i])
+            return err_set(e, E_USAGE,
+                           "the %s dialect's tables need type %s, which DBMS '%s' does not "
+                           "report (SQLGetTypeInfo): use a dialect of its own (schema.dialect)",
+                           dialect, names[i], c->server_name);
+    return 0;
 }
 
 /* One statement of drop.sql in its own transaction; a table that is not
@@ -459,7 +513,8 @@ static int create_schema(struct load_shared *sh, struct db_conn *c, const struct
 
     if (!tables || !drop)
         return err_set(e, E_USAGE, "dialect '%s' has no tables.sql/drop.sql", o->dialect);
-    if ((rc = count_tables(sh, c, &n, e)) < 0)
+    if ((rc = count_tables(sh, c, &n, NULL, e)) < 0 ||
+        (rc = check_types(c, o->dialect, tables, e)) < 0)
         return rc;
     if (n > 0 && !o->drop)
         return err_set(e, E_USAGE,
@@ -493,15 +548,20 @@ static int read_steps(struct load_shared *sh, struct db_conn *c, struct load_opt
                       struct done_steps *done, int *fresh, struct err *e)
 {
     int64_t n;
-    int rc, have_plan = 0;
+    int rc, have_plan = 0, keep = -1;
 
     *fresh = 0;
-    if ((rc = count_tables(sh, c, &n, e)) < 0)
+    if ((rc = count_tables(sh, c, &n, &keep, e)) < 0)
         return rc;
     if (n == 0) {
         *fresh = 1;
         return 0;
     }
+    if (keep == 0)
+        return err_set(e, E_USAGE,
+                       "cannot resume: the schema has no load bookkeeping (tpcc_meta, "
+                       "tpcc_load_step are not both in the catalog); run 'tpccbench load "
+                       "--drop' to load again");
     if ((rc = db_query(c, sh->ad.sql[A_META_GET], NULL, 0, e)) < 0)
         return err_prefix(e, "reading tpcc_meta");
     n = db_next(c);
@@ -625,7 +685,7 @@ static int part_schema(struct load_shared *sh, struct load_opts *eff, struct don
 
         if ((rc = loadpart_read(c, &sh->lp, &sh->ad, 1, &plan, seen, sizeof(seen), e)) < 0)
             return err_prefix(e, "reading the plan of run '%s'", o->run_id);
-        if (rc == 0 && (rc = count_tables(sh, c, &n, e)) < 0)
+        if (rc == 0 && (rc = count_tables(sh, c, &n, NULL, e)) < 0)
             return rc;
         if (plan.run_id[0] && (strcmp(plan.run_id, o->run_id) != 0 || plan.parts != o->parts))
             return err_set(e, E_USAGE,
