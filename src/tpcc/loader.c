@@ -767,6 +767,17 @@ static void say_scale(struct load *l)
         __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
 }
 
+/* The load's path as the driver found it (the record's load.path). */
+static void load_path_of(const struct db_conn *c, struct load_stats *st)
+{
+    if (c->caps.known) {
+        snprintf(st->path, sizeof(st->path), "%s", c->caps.load_path);
+        snprintf(st->path_why, sizeof(st->path_why), "%s", c->caps.load_why);
+    } else {
+        snprintf(st->path, sizeof(st->path), "bulk (driver %.16s)", c->ops->name);
+    }
+}
+
 /* Connect: the admin statements and run.jobs connections. */
 static int load_connect(struct load *l, struct err *e)
 {
@@ -781,6 +792,7 @@ static int load_connect(struct load *l, struct err *e)
     for (; l->nconn < o->jobs; l->nconn++)
         if ((rc = db_connect(o->ops, NULL, o->args, &l->sh.conns[l->nconn], e)) < 0)
             return rc;
+    load_path_of(l->sh.conns[0], l->st);
     return 0;
 }
 
