@@ -7,10 +7,11 @@ set -eu
 what=${1:-build}
 # libasan8, libubsan1, liblsan0, libtsan2: the runtimes of make test-asan and test-tsan.
 # iproute2 (test): ip netns and veth pairs, for tests/t/0097-parts-netns.sh.
+# libsqliteodbc, sqlite3 (test): SQLite through ODBC and its shell, for tests/t/0074-odbc-sqlite.sh.
 pkgs="gcc make libasan8 libubsan1 liblsan0 libtsan2 libpq-dev libyaml-dev libjansson-dev unixodbc-dev libmicrohttpd-dev"
 case "$what" in
     build) ;;
-    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus iproute2" ;;
+    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb libsqliteodbc sqlite3 mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus iproute2" ;;
     demo) pkgs="$pkgs postgresql postgresql-client" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libclang-rt-dev: the libFuzzer runtime
     *) echo "deps.sh: unknown target '$what' (build, test, demo or fuzz)" >&2; exit 2 ;;

@@ -520,8 +520,12 @@ struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
         snprintf(m->d_note, sizeof(m->d_note), "driver null: no database behind it");
     } else if ((m->n_mq = dialect_has_versions(m->dialect) ? MQ_N : MQ_NBASE),
                dialect_load(&m->d, m->dialect, "admin", mq_names, m->n_mq, e) < 0) {
-        snprintf(m->d_note, sizeof(m->d_note), "no metrics statements for dialect '%.31s': %.200s",
-                 m->dialect, e->msg);
+        /* An absent statement's message names the dialect and why. */
+        if (e->code == E_USAGE)
+            snprintf(m->d_note, sizeof(m->d_note), "%.290s", e->msg);
+        else
+            snprintf(m->d_note, sizeof(m->d_note),
+                     "no metrics statements for dialect '%.31s': %.200s", m->dialect, e->msg);
         err_clear(e);
     } else {
         m->have_d = 1;
