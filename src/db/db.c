@@ -488,6 +488,19 @@ int db_types(struct db_conn *c, const char *const *names, int n, int *found, str
     return db_end_reads(c, e);
 }
 
+int db_unique_key(struct db_conn *c, const char *table, const char *cols, int *found,
+                  struct err *e)
+{
+    int rc;
+
+    *found = 0;
+    if (!c->ops->unique_key)
+        return 1;
+    if ((rc = c->ops->unique_key(c, table, cols, found, e)) < 0)
+        return rc;
+    return db_end_reads(c, e);
+}
+
 int db_set_isolation(struct db_conn *c, const char *name, int stmt_id, struct err *e)
 {
     int rc;

@@ -239,6 +239,10 @@ struct db_ops {
                   struct err *e);
     int (*types)(struct db_conn *c, const char *const *names, int n, int *found,
                  struct err *e);
+    /* *found 1 when table has a unique index on exactly the columns cols
+     * ("a, b", any order), else 0.  NULL: the driver cannot tell. */
+    int (*unique_key)(struct db_conn *c, const char *table, const char *cols, int *found,
+                      struct err *e);
     /* Set the isolation level (a run.isolation name) of the connection's
      * transactions from the next one on, refused (E_USAGE) when the DBMS
      * does not offer it.  NULL: the dialect's iso_* statement does it. */
@@ -321,6 +325,10 @@ int db_tables(struct db_conn *c, const char *schema_tables_sql, const char *cons
 /* Which of the standard types names[0..n-1] the DBMS has (ops->types);
  * 1 when the driver cannot tell (every found[i] set to 1). */
 int db_types(struct db_conn *c, const char *const *names, int n, int *found, struct err *e);
+/* *found 1 when table has a unique key on exactly cols (ops->unique_key,
+ * the catalog); 1 (nothing to say) when the driver cannot tell. */
+int db_unique_key(struct db_conn *c, const char *table, const char *cols, int *found,
+                  struct err *e);
 /* Set run.isolation name on c: ops->set_isolation, else dialect statement
  * stmt_id.  c->caps.txn_level then says the level set. */
 int db_set_isolation(struct db_conn *c, const char *name, int stmt_id, struct err *e);

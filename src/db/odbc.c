@@ -989,6 +989,70 @@ static int od_types(struct db_conn *c, const char *const *names, int n, int *fou
     return 0;
 }
 
+/* Does the index of (NUL-separated) columns have exactly the columns of
+ * want ("a, b, c"), in any order? */
+static int same_columns(const char *have, int nhave, const char *want)
+{
+    const char *at = want, *name;
+    size_t n;
+    int nwant = 0;
+
+    while (db_next_name(&at, &name, &n)) {
+        const char *h = have;
+        int hit = 0;
+        nwant++;
+        for (int i = 0; i < nhave; i++, h += strlen(h) + 1)
+            hit |= strlen(h) == n && strncasecmp(h, name, n) == 0;
+        if (!hit)
+            return 0;
+    }
+    return nwant == nhave;
+}
+
+/* Whether table has a unique index on exactly the columns cols (a key),
+ * from the catalog: SQLStatistics's unique indexes, column by column. */
+static int od_unique_key(struct db_conn *c, const char *table, const char *cols, int *found,
+                         struct err *e)
+{
+    struct od_conn *o = O(c);
+    char name[128], cur[128] = "", have[1024], tab[128];
+    SQLCHAR col[128];
+    SQLLEN len;
+    size_t used = 0;
+    int nhave = 0;
+
+    close_cursor(o);
+    *found = 0;
+    snprintf(tab, sizeof(tab), "%s", table);
+    for (char *p = tab; *p; p++)
+        *p = (char)(o->ident_case == SQL_IC_UPPER ? toupper((unsigned char)*p) : *p);
+    c->n_roundtrips++;
+    if (!ok(SQLStatistics(o->tmp, NULL, 0, NULL, 0, (SQLCHAR *)tab, SQL_NTS, SQL_INDEX_UNIQUE,
+                          SQL_QUICK)))
+        return od_fail(o, SQL_HANDLE_STMT, o->tmp, "reading the indexes (SQLStatistics)", e);
+    for (int more = 1; more;) {
+        more = ok(SQLFetch(o->tmp));
+        if (more && (!ok(SQLGetData(o->tmp, 6, SQL_C_CHAR, name, sizeof(name), &len)) ||
+                     len == SQL_NULL_DATA))
+            continue; /* the table's statistics row: no index */
+        if (!more || strcmp(name, cur) != 0) {
+            if (nhave && same_columns(have, nhave, cols))
+                *found = 1;
+            snprintf(cur, sizeof(cur), "%s", more ? name : "");
+            used = 0;
+            nhave = 0;
+        }
+        if (more && ok(SQLGetData(o->tmp, 9, SQL_C_CHAR, col, sizeof(col), &len)) &&
+            len != SQL_NULL_DATA && used + strlen((char *)col) + 1 < sizeof(have)) {
+            memcpy(have + used, col, strlen((char *)col) + 1);
+            used += strlen((char *)col) + 1;
+            nhave++;
+        }
+    }
+    SQLFreeStmt(o->tmp, SQL_CLOSE);
+    return 0;
+}
+
 /* run.isolation through the connection attribute, where the DBMS offers it
  * (SQL_TXN_ISOLATION_OPTION); else E_USAGE with the levels it has.  Ends
  * the transaction the connection may hold, as the attribute needs. */
@@ -1037,4 +1101,5 @@ const struct db_ops db_odbc_ops = {
     .tables = od_tables,
     .types = od_types,
     .set_isolation = od_set_isolation,
+    .unique_key = od_unique_key,
 };
