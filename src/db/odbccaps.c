@@ -79,15 +79,15 @@ int odbc_caps_decide(const struct odbc_info *in, struct odbc_caps *out, struct e
     out->catalog = in->has_tables;
     for (size_t i = 0; i < N_ISO; i++)
         if (out->isolation & iso_names[i].iso)
-            used += (size_t)snprintf(out->isolation_list + used,
-                                     used < sizeof(out->isolation_list)
-                                         ? sizeof(out->isolation_list) - used
-                                         : 0,
-                                     "%s%s", used ? ", " : "", iso_names[i].name);
+            used += (size_t)snprintf(
+                out->isolation_list + used,
+                used < sizeof(out->isolation_list) ? sizeof(out->isolation_list) - used : 0, "%s%s",
+                used ? ", " : "", iso_names[i].name);
     if (!out->isolation_list[0])
-        snprintf(out->isolation_list, sizeof(out->isolation_list), "none of read committed, "
-                                                                    "repeatable read, "
-                                                                    "serializable");
+        snprintf(out->isolation_list, sizeof(out->isolation_list),
+                 "none of read committed, "
+                 "repeatable read, "
+                 "serializable");
     load_path(in, out);
     if (!out->transactions)
         return err_set(e, E_USAGE,

@@ -20,21 +20,21 @@
 
 /* The raw answers of one driver and DBMS (tests/helper/odbc_info prints them). */
 struct odbc_info {
-    char dbms_name[64];             /* SQL_DBMS_NAME */
-    char dbms_ver[64];              /* SQL_DBMS_VER */
-    char driver_name[64];           /* SQL_DRIVER_NAME */
-    char driver_odbc_ver[16];       /* SQL_DRIVER_ODBC_VER */
-    unsigned txn_capable;           /* SQL_TXN_CAPABLE: SQL_TC_* */
-    unsigned default_isolation;     /* SQL_DEFAULT_TXN_ISOLATION: one SQL_TXN_* bit */
-    unsigned isolation_options;     /* SQL_TXN_ISOLATION_OPTION: SQL_TXN_* bits */
+    char dbms_name[64];              /* SQL_DBMS_NAME */
+    char dbms_ver[64];               /* SQL_DBMS_VER */
+    char driver_name[64];            /* SQL_DRIVER_NAME */
+    char driver_odbc_ver[16];        /* SQL_DRIVER_ODBC_VER */
+    unsigned txn_capable;            /* SQL_TXN_CAPABLE: SQL_TC_* */
+    unsigned default_isolation;      /* SQL_DEFAULT_TXN_ISOLATION: one SQL_TXN_* bit */
+    unsigned isolation_options;      /* SQL_TXN_ISOLATION_OPTION: SQL_TXN_* bits */
     unsigned param_array_row_counts; /* SQL_PARAM_ARRAY_ROW_COUNTS: SQL_PARC_* (0: no answer) */
-    unsigned param_array_selects;   /* SQL_PARAM_ARRAY_SELECTS: SQL_PAS_* (0: no answer) */
-    unsigned batch_support;         /* SQL_BATCH_SUPPORT: SQL_BS_* bits */
-    unsigned max_identifier_len;    /* SQL_MAX_IDENTIFIER_LEN (0: no limit or unknown) */
-    int has_tables;                 /* SQLGetFunctions(SQL_API_SQLTABLES) */
-    int has_statistics;             /* SQLGetFunctions(SQL_API_SQLSTATISTICS) */
-    int has_typeinfo;               /* SQLGetFunctions(SQL_API_SQLGETTYPEINFO) */
-    int paramset_ok;                /* SQL_ATTR_PARAMSET_SIZE 1000 set and read back */
+    unsigned param_array_selects;    /* SQL_PARAM_ARRAY_SELECTS: SQL_PAS_* (0: no answer) */
+    unsigned batch_support;          /* SQL_BATCH_SUPPORT: SQL_BS_* bits */
+    unsigned max_identifier_len;     /* SQL_MAX_IDENTIFIER_LEN (0: no limit or unknown) */
+    int has_tables;                  /* SQLGetFunctions(SQL_API_SQLTABLES) */
+    int has_statistics;              /* SQLGetFunctions(SQL_API_SQLSTATISTICS) */
+    int has_typeinfo;                /* SQLGetFunctions(SQL_API_SQLGETTYPEINFO) */
+    int paramset_ok;                 /* SQL_ATTR_PARAMSET_SIZE 1000 set and read back */
 };
 
 /* The load's path. */
@@ -44,20 +44,20 @@ enum odbc_load_path {
 };
 
 /* Isolation levels as tpccbench names them (run.isolation). */
-#define ODBC_ISO_READ_COMMITTED DB_ISO_READ_COMMITTED
+#define ODBC_ISO_READ_COMMITTED  DB_ISO_READ_COMMITTED
 #define ODBC_ISO_REPEATABLE_READ DB_ISO_REPEATABLE_READ
-#define ODBC_ISO_SERIALIZABLE DB_ISO_SERIALIZABLE
+#define ODBC_ISO_SERIALIZABLE    DB_ISO_SERIALIZABLE
 
 /* What tpccbench decided from struct odbc_info. */
 struct odbc_caps {
-    int transactions;          /* 1: commit and rollback exist (else nothing runs) */
-    unsigned isolation;        /* ODBC_ISO_* this DBMS offers */
-    unsigned default_isolation; /* ODBC_ISO_* of its default, 0 for another level */
-    int load_path;             /* enum odbc_load_path */
-    char load_why[160];        /* why that path: what the driver answered */
+    int transactions;            /* 1: commit and rollback exist (else nothing runs) */
+    unsigned isolation;          /* ODBC_ISO_* this DBMS offers */
+    unsigned default_isolation;  /* ODBC_ISO_* of its default, 0 for another level */
+    int load_path;               /* enum odbc_load_path */
+    char load_why[160];          /* why that path: what the driver answered */
     unsigned max_identifier_len; /* as answered, 0 = no limit */
-    int catalog;               /* 1: SQLTables and SQLStatistics are there */
-    char isolation_list[96];   /* the levels offered, for messages: "serializable" */
+    int catalog;                 /* 1: SQLTables and SQLStatistics are there */
+    char isolation_list[96];     /* the levels offered, for messages: "serializable" */
 };
 
 /* The longest name tpccbench creates (index orders_customer_idx). */

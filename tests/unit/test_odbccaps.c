@@ -85,14 +85,14 @@ static void test_psqlodbc(void **state)
     (void)state;
     assert_int_equal(odbc_caps_decide(&psqlodbc, &k, &e), 0);
     assert_int_equal(k.transactions, 1);
-    assert_int_equal(k.isolation, ODBC_ISO_READ_COMMITTED | ODBC_ISO_REPEATABLE_READ |
-                                      ODBC_ISO_SERIALIZABLE);
+    assert_int_equal(k.isolation,
+                     ODBC_ISO_READ_COMMITTED | ODBC_ISO_REPEATABLE_READ | ODBC_ISO_SERIALIZABLE);
     assert_int_equal(k.default_isolation, ODBC_ISO_READ_COMMITTED);
     assert_string_equal(k.isolation_list, "read committed, repeatable read, serializable");
     assert_int_equal(k.load_path, ODBC_LOAD_ARRAY);
-    assert_string_equal(k.load_why,
-                        "array binding: SQL_ATTR_PARAMSET_SIZE accepted, SQL_PARAM_ARRAY_ROW_COUNTS "
-                        "SQL_PARC_BATCH");
+    assert_string_equal(
+        k.load_why, "array binding: SQL_ATTR_PARAMSET_SIZE accepted, SQL_PARAM_ARRAY_ROW_COUNTS "
+                    "SQL_PARC_BATCH");
     assert_int_equal(k.max_identifier_len, 63);
     assert_int_equal(k.catalog, 1);
     assert_int_equal(odbc_caps_isolation(&k, "PostgreSQL", "read committed", &e), 0);
@@ -109,9 +109,9 @@ static void test_mariadb(void **state)
     assert_int_equal(k.transactions, 1);
     assert_int_equal(k.default_isolation, 0); /* not answered */
     assert_int_equal(k.load_path, ODBC_LOAD_ARRAY);
-    assert_string_equal(k.load_why,
-                        "array binding: SQL_ATTR_PARAMSET_SIZE accepted, SQL_PARAM_ARRAY_ROW_COUNTS "
-                        "SQL_PARC_NO_BATCH");
+    assert_string_equal(
+        k.load_why, "array binding: SQL_ATTR_PARAMSET_SIZE accepted, SQL_PARAM_ARRAY_ROW_COUNTS "
+                    "SQL_PARC_NO_BATCH");
     assert_int_equal(odbc_caps_isolation(&k, "MariaDB", "repeatable read", &e), 0);
     /* Its own codes: deadlock and lock wait timeout retried, lost server. */
     assert_int_equal(odbc_error_class("MariaDB", "40001", 1213), E_RETRY);
