@@ -480,9 +480,34 @@ static int check_types(struct db_conn *c, const char *dialect, const char *table
     return 0;
 }
 
+/* 1 when stmt is "DROP TABLE name" and the catalog (ODBC) has no table
+ * name: a DBMS whose SQLSTATE for it is generic (SQLite: HY000). */
+static int dropped_absent(struct db_conn *c, const char *stmt)
+{
+    const char *p = stmt + strspn(stmt, " \t\r\n");
+    const char *one[1];
+    char name[64];
+    int found = 0, n = 0;
+    struct err ignore;
+    size_t len;
+
+    if (!c->ops->tables || strncasecmp(p, "DROP TABLE ", 11) != 0)
+        return 0;
+    p += 11;
+    p += strspn(p, " ");
+    len = strcspn(p, " ;\r\n");
+    if (len == 0 || len >= sizeof(name))
+        return 0;
+    memcpy(name, p, len);
+    name[len] = '\0';
+    one[0] = name;
+    return db_tables(c, NULL, one, 1, &found, &n, &ignore) == 0 && n == 0;
+}
+
 /* One statement of drop.sql in its own transaction; a table that is not
- * there (undefined table: 42P01, 42S02) is passed over, so a partial schema
- * drops even in a dialect without DROP ... IF EXISTS. */
+ * there (undefined table: 42P01, 42S02, or not in the catalog) is passed
+ * over, so a partial schema drops even in a dialect without DROP ... IF
+ * EXISTS. */
 static int drop_one(const char *stmt, void *arg)
 {
     struct exec_arg *a = arg;
@@ -492,7 +517,8 @@ static int drop_one(const char *stmt, void *arg)
         db_commit(a->c, a->e) == 0)
         return 0;
     db_rollback(a->c, &ignore);
-    if (strcmp(a->e->sqlstate, "42P01") == 0 || strcmp(a->e->sqlstate, "42S02") == 0) {
+    if (strcmp(a->e->sqlstate, "42P01") == 0 || strcmp(a->e->sqlstate, "42S02") == 0 ||
+        dropped_absent(a->c, stmt)) {
         err_clear(a->e);
         return 0;
     }
