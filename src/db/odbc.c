@@ -9,9 +9,17 @@
  * with SQLFetch + SQLGetData into per-column buffers.  Bulk loads use array
  * parameter binding (SQL_ATTR_PARAMSET_SIZE) in batches, in an INSERT whose
  * table and column names are quoted the DBMS's way (SQL_IDENTIFIER_QUOTE_CHAR,
- * SQL_IDENTIFIER_CASE).  Errors are classed
- * from SQLGetDiagRec: 40001/40P01 and MySQL's deadlock/lock-wait codes are
- * retryable, class 08 and lost-server codes mean the connection is gone.
+ * SQL_IDENTIFIER_CASE); a driver without parameter arrays gets the same
+ * rows one per execution.  At connect, what the driver answers (SQLGetInfo,
+ * SQLGetFunctions) is read and judged by odbccaps.c: a DBMS without
+ * transactions is refused, run.isolation is set through
+ * SQL_ATTR_TXN_ISOLATION among the levels offered, and the load's path and
+ * the rest go into c->caps for the record.  What exists comes from the
+ * catalog (SQLTables, SQLStatistics, SQLGetTypeInfo), never from a query of
+ * the dialect.  Errors are classed from SQLGetDiagRec by odbc_error_class():
+ * 40001/40P01 and each DBMS's own busy, deadlock and lock-wait codes
+ * (MySQL's 1213/1205, SQLite's 5/6 under HY000) are retryable, class 08
+ * and lost-server codes mean the connection is gone.
  * The password goes into the connection string as PWD={...} ('}' doubled),
  * which is wiped right after SQLDriverConnect.
  */

@@ -125,20 +125,21 @@ int odbc_caps_isolation(const struct odbc_caps *caps, const char *dbms, const ch
 
 int odbc_error_class(const char *dbms, const char *state, long native)
 {
-    int mysql = dbms && (strcasestr(dbms, "mysql") || strcasestr(dbms, "mariadb"));
     int sqlite = dbms && strcasestr(dbms, "sqlite");
 
     if (strcmp(state, "40001") == 0 || strcmp(state, "40P01") == 0)
         return E_RETRY;
-    /* Some drivers do not name their DBMS before the connection is up:
-     * MySQL's codes are taken from any DBMS that is not SQLite. */
-    if (!sqlite && (native == 1213 || native == 1205))
+    if (sqlite)
+        /* SQLITE_BUSY, SQLITE_LOCKED; its other natives are not MySQL's. */
+        return strcmp(state, "HY000") == 0 && (native == 5 || native == 6) ? E_RETRY
+               : strncmp(state, "08", 2) == 0                              ? E_CONN
+                                                                           : E_FAIL;
+    /* MySQL's codes are taken from any other DBMS: some drivers do not
+     * name theirs before the connection is up. */
+    if (native == 1213 || native == 1205)
         return E_RETRY;
-    if (sqlite && strcmp(state, "HY000") == 0 && (native == 5 || native == 6))
-        return E_RETRY; /* SQLITE_BUSY, SQLITE_LOCKED */
-    if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P0", 4) == 0)
-        return E_CONN;
-    if ((mysql || !sqlite) && (native == 2006 || native == 2013))
+    if (strncmp(state, "08", 2) == 0 || strncmp(state, "57P0", 4) == 0 || native == 2006 ||
+        native == 2013)
         return E_CONN;
     return E_FAIL;
 }
