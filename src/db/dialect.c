@@ -172,9 +172,10 @@ static void read_absent(struct dialect *d, const char *src, const char *const *n
             continue;
         for (int i = 0; i < n; i++) {
             const char *want = names[i][0] == '?' ? names[i] + 1 : names[i];
+            long len = (long)((eol ? eol : colon + strlen(colon)) - colon) - 2;
             if (strlen(want) == (size_t)(colon - nm) && strncmp(want, nm, (size_t)(colon - nm)) == 0)
-                snprintf(d->absent[i], sizeof(d->absent[i]), "%.*s",
-                         (int)((eol ? eol : colon + strlen(colon)) - colon - 2), colon + 2);
+                snprintf(d->absent[i], sizeof(d->absent[i]), "%.*s", len > 0 ? (int)len : 0,
+                         len > 0 ? colon + 2 : "");
         }
     }
 }
