@@ -119,8 +119,18 @@ struct job {
 static void fail_shared(struct load_shared *sh, const struct err *e)
 {
     pthread_mutex_lock(&sh->lock);
-    if (sh->err.code == E_OK)
+    if (sh->err.code == E_OK) {
         sh->err = *e;
+        /* Jobs that wait on each other's locks (SQLite: one writer at a
+         * time) fail as a busy error: say what to change. */
+        if (e->code == E_RETRY && sh->o->jobs > 1) {
+            size_t n = strlen(sh->err.msg);
+            snprintf(sh->err.msg + n, sizeof(sh->err.msg) - n,
+                     "; the load's %d jobs held each other's locks: a DBMS that takes one "
+                     "writer at a time needs load.jobs: 1 (--jobs 1)",
+                     sh->o->jobs);
+        }
+    }
     pthread_mutex_unlock(&sh->lock);
     __atomic_store_n(&sh->abort, 1, __ATOMIC_RELAXED);
 }
