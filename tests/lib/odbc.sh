@@ -14,7 +14,9 @@
 #     tpcc-maria   MariaDB on 127.0.0.1:$MARIA_TEST_PORT, database tpcc, user tpcc
 #     tpcc-sqlite  SQLite, the database file $SQLITE_TEST_DB, busy timeout
 #                  200 ms (Timeout: a locked database answers SQLITE_BUSY soon,
-#                  which tpccbench retries, rather than after 100 s)
+#                  which tpccbench retries, rather than after 100 s; the
+#                  driver leaks what it reads of a DSN, so 0074 connects with
+#                  "Driver=SQLite3;Database=...;Timeout=200" instead)
 #
 # A DSN whose port (or file) variable is unset is left out.  No password is written: the
 # caller passes it through the environment (database.password_env), and the

@@ -2,7 +2,7 @@
 # 0074-odbc-sqlite.sh - a third DBMS through the generic path: SQLite through
 # Debian's ODBC driver (libsqliteodbc), the database file in the test's temp
 # directory, the driver registered with unixODBC as tests/lib/odbc.sh does
-# for the others (DSN tpcc-sqlite, busy timeout 200 ms).  No dialect of its
+# for the others (driver SQLite3, busy timeout 200 ms).  No dialect of its
 # own: the ansi one, chosen from SQL_DBMS_NAME.
 #
 # What exists comes from ODBC's catalog (SQLTables), the types from
@@ -24,11 +24,14 @@ t_begin t0074 odbc
 t_copy_bin
 command -v sqlite3 >/dev/null 2>&1 || bail_out "sqlite3 is missing: scripts/deps.sh test installs it"
 
-# cfg FILE [RUN]: the SQLite DSN, 1 warehouse, one load job (SQLite takes
-# one writer at a time), run section RUN (default: serializable).
+# cfg FILE [RUN]: SQLite through the registered driver, the file in $tmp,
+# its busy timeout 200 ms, 1 warehouse, one load job (SQLite takes one
+# writer at a time), run section RUN (default: serializable).  A connection
+# string, not odbc.ini's DSN tpcc-sqlite: the driver leaks what it reads of
+# a DSN (a leak report under make test-asan, in the driver's own code).
 cfg() {
     cat >"$1" <<EOF
-database: {driver: odbc, managed: false, dsn: "DSN=tpcc-sqlite"}
+database: {driver: odbc, managed: false, dsn: "Driver=SQLite3;Database=$tmp/tpcc.db;Timeout=200"}
 schema: {warehouses: 1}
 load: {jobs: 1}
 run: {${2:-isolation: serializable}}
@@ -36,9 +39,10 @@ results: {dir: "$tmp/results"}
 EOF
 }
 cfg "$tmp/c.yaml"
+sed 's|dsn: "[^"]*"|dsn: "DSN=tpcc-no-such-dsn"|' "$tmp/c.yaml" >"$tmp/nodsn.yaml"
 SQLITE_TEST_DB=$tmp/tpcc.db
 export SQLITE_TEST_DB
-t_odbc_built "$tmp/c.yaml"
+t_odbc_built "$tmp/nodsn.yaml"
 t_odbc_up
 [ -n "$ODBC_TEST_SQLITE_DRIVER" ] ||
     bail_out "the SQLite ODBC driver is missing: scripts/deps.sh test installs libsqliteodbc"
@@ -93,7 +97,7 @@ run keys "$bin" check -c "$tmp/c.yaml"
 like "$out" "*ok       keys: a unique index on each table's key (the catalog, SQLStatistics)*" \
     "check finds every table's key in the catalog" || explain
 cp "$SQLITE_TEST_DB" "$tmp/nokey.db" && sqlite3 "$tmp/nokey.db" 'drop index stock_pkey'
-sed "s|DSN=tpcc-sqlite|Driver=SQLite3;Database=$tmp/nokey.db|" "$tmp/c.yaml" >"$tmp/nokey.yaml"
+sed "s|Database=$tmp/tpcc.db|Database=$tmp/nokey.db|" "$tmp/c.yaml" >"$tmp/nokey.yaml"
 run nokey "$bin" check -c "$tmp/nokey.yaml"
 is "$rc" 1 "check of a copy without stock's key: exit 1" || explain
 like "$out" "*stock has no unique index on (s_w_id, s_i_id)*" "the missing key is named"
