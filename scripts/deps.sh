@@ -11,10 +11,11 @@ what=${1:-build}
 # prometheus-node-exporter (test): a real one for tests/t/0044-db-host-metrics.sh
 # (the test starts its own on a loopback port; never the system service); openssl
 # (test): its self-signed certificate for the HTTPS case.
+# libsqliteodbc, sqlite3 (test): SQLite through ODBC and its shell, for tests/t/0074-odbc-sqlite.sh.
 pkgs="gcc make libasan8 libubsan1 liblsan0 libtsan2 libpq-dev libyaml-dev libjansson-dev unixodbc-dev libmicrohttpd-dev libcurl4-openssl-dev"
 case "$what" in
     build) ;;
-    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus prometheus-node-exporter openssl iproute2" ;;
+    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb libsqliteodbc sqlite3 mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus prometheus-node-exporter openssl iproute2" ;;
     demo) pkgs="$pkgs postgresql postgresql-client" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libclang-rt-dev: the libFuzzer runtime
     *) echo "deps.sh: unknown target '$what' (build, test, demo or fuzz)" >&2; exit 2 ;;

@@ -1,6 +1,11 @@
 -- The nine TPC-C tables (clause 1.3), generic ANSI SQL dialect: the fallback
 -- for a DBMS that has no dialect of its own (schema.dialect: ansi).  Standard
--- types only: INTEGER, SMALLINT, BIGINT, DECIMAL, VARCHAR, CHAR, TIMESTAMP.
+-- types only, each of which the loader first finds in the DBMS's own list
+-- (ODBC's SQLGetTypeInfo; a DBMS without one is refused, naming it):
+-- types: INTEGER SMALLINT BIGINT NUMERIC VARCHAR CHAR TIMESTAMP
+-- (NUMERIC rather than DECIMAL, its twin: SQLite's driver lists only the
+-- first; SQLite keeps either as binary floating point where a value is not
+-- whole, so the consistency conditions compare money to the cent.)
 -- Without keys: the loader adds primary keys and indexes after the data
 -- (indexes.sql).  Text compares as the DBMS's default collation does; with
 -- one that ignores case, customers chosen by last name may differ from
@@ -14,8 +19,8 @@ CREATE TABLE warehouse (
     w_city     VARCHAR(20)   NOT NULL,
     w_state    CHAR(2)       NOT NULL,
     w_zip      CHAR(9)       NOT NULL,
-    w_tax      DECIMAL(4,4)  NOT NULL,
-    w_ytd      DECIMAL(12,2) NOT NULL
+    w_tax      NUMERIC(4,4)  NOT NULL,
+    w_ytd      NUMERIC(12,2) NOT NULL
 );
 
 CREATE TABLE district (
@@ -27,8 +32,8 @@ CREATE TABLE district (
     d_city      VARCHAR(20)   NOT NULL,
     d_state     CHAR(2)       NOT NULL,
     d_zip       CHAR(9)       NOT NULL,
-    d_tax       DECIMAL(4,4)  NOT NULL,
-    d_ytd       DECIMAL(12,2) NOT NULL,
+    d_tax       NUMERIC(4,4)  NOT NULL,
+    d_ytd       NUMERIC(12,2) NOT NULL,
     d_next_o_id INTEGER       NOT NULL
 );
 
@@ -47,10 +52,10 @@ CREATE TABLE customer (
     c_phone        CHAR(16)      NOT NULL,
     c_since        TIMESTAMP     NOT NULL,
     c_credit       CHAR(2)       NOT NULL,
-    c_credit_lim   DECIMAL(12,2) NOT NULL,
-    c_discount     DECIMAL(4,4)  NOT NULL,
-    c_balance      DECIMAL(12,2) NOT NULL,
-    c_ytd_payment  DECIMAL(12,2) NOT NULL,
+    c_credit_lim   NUMERIC(12,2) NOT NULL,
+    c_discount     NUMERIC(4,4)  NOT NULL,
+    c_balance      NUMERIC(12,2) NOT NULL,
+    c_ytd_payment  NUMERIC(12,2) NOT NULL,
     c_payment_cnt  INTEGER       NOT NULL,
     c_delivery_cnt INTEGER       NOT NULL,
     c_data         VARCHAR(500)  NOT NULL
@@ -63,7 +68,7 @@ CREATE TABLE history (
     h_d_id   SMALLINT     NOT NULL,
     h_w_id   INTEGER      NOT NULL,
     h_date   TIMESTAMP    NOT NULL,
-    h_amount DECIMAL(6,2) NOT NULL,
+    h_amount NUMERIC(6,2) NOT NULL,
     h_data   VARCHAR(24)  NOT NULL
 );
 
@@ -93,7 +98,7 @@ CREATE TABLE order_line (
     ol_supply_w_id INTEGER      NOT NULL,
     ol_delivery_d  TIMESTAMP  ,
     ol_quantity    SMALLINT     NOT NULL,
-    ol_amount      DECIMAL(6,2) NOT NULL,
+    ol_amount      NUMERIC(6,2) NOT NULL,
     ol_dist_info   CHAR(24)     NOT NULL
 );
 
@@ -101,7 +106,7 @@ CREATE TABLE item (
     i_id    INTEGER      NOT NULL,
     i_im_id INTEGER      NOT NULL,
     i_name  VARCHAR(24)  NOT NULL,
-    i_price DECIMAL(5,2) NOT NULL,
+    i_price NUMERIC(5,2) NOT NULL,
     i_data  VARCHAR(50)  NOT NULL
 );
 

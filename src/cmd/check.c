@@ -34,9 +34,14 @@ json_t *check_json(const struct check_result *r)
     if (r->counts_ran)
         for (int t = 0; t < T_NTABLES; t++)
             json_object_set_new(counts, tpcc_table_name(t), json_integer(r->counts[t]));
-    return json_pack("{s:b, s:i, s:b, s:o, s:o, s:s}", "ok", r->n_failed == 0, "failed",
-                     r->n_failed, "fresh", r->fresh, "conditions", conds, "counts", counts,
-                     "counts_detail", r->counts_ok || !r->counts_ran ? "" : r->counts_detail);
+    json_t *j = json_pack("{s:b, s:i, s:b, s:o, s:o, s:s}", "ok", r->n_failed == 0, "failed",
+                          r->n_failed, "fresh", r->fresh, "conditions", conds, "counts", counts,
+                          "counts_detail", r->counts_ok || !r->counts_ran ? "" : r->counts_detail);
+
+    if (j && r->keys_ran)
+        json_object_set_new(j, "keys", json_pack("{s:b, s:s}", "ok", r->keys_ok, "detail",
+                                                 r->keys_ok ? "" : r->keys_detail));
+    return j;
 }
 
 void check_print(FILE *out, const struct check_result *r)
@@ -59,6 +64,13 @@ void check_print(FILE *out, const struct check_result *r)
         fprintf(out, "\n");
         if (!r->counts_ok)
             fprintf(out, "            %s\n", r->counts_detail);
+    }
+    if (r->keys_ran) {
+        fprintf(out, "  %-4s     keys: a unique index on each table's key (the catalog, "
+                     "SQLStatistics)\n",
+                r->keys_ok ? "ok" : "FAIL");
+        if (!r->keys_ok)
+            fprintf(out, "            %s\n", r->keys_detail);
     }
     fprintf(out, "%s\n", r->n_failed ? "consistency: FAILED" : "consistency: all passed");
 }

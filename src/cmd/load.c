@@ -101,6 +101,11 @@ static json_t *load_json(const struct load_opts *o, const struct load_stats *st)
 {
     json_t *j = load_stats_json(o, st);
 
+    if (st->path[0])
+        json_object_set_new(j, "path", json_string(st->path));
+    if (st->path_why[0])
+        json_object_set_new(j, "path_why", json_string(st->path_why));
+
     if (st->parts > 1)
         json_object_set_new(j, "part", load_part_json(o, st));
     return j;

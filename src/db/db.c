@@ -212,6 +212,8 @@ int db_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct 
     int rc;
 
     c->last_op = DB_OP_EXEC;
+    if (!c->dialect->sql[id])
+        return dialect_absent(c->dialect, id, e);
     if (fault_hit(c, DB_OP_EXEC, e))
         return e->code;
     if (c->hook_fn && c->hook_id == id)
@@ -228,6 +230,8 @@ int db_prepare(struct db_conn *c, int id, struct err *e)
 {
     int rc;
 
+    if (!c->dialect->sql[id])
+        return dialect_absent(c->dialect, id, e);
     for (int k = 0; k < c->dialect->nsub[id]; k++)
         if ((rc = prepare_slot(c, id, k, e)) < 0)
             return pooler_hint(c, rc, e);
@@ -251,6 +255,8 @@ int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, st
     c->last_op = id == DB_PIPE_COMMIT ? DB_OP_COMMIT : DB_OP_EXEC;
     if (id < 0)
         return c->ops->pipe_exec(c, id, NULL, p, np, e);
+    if (!c->dialect->sql[id])
+        return dialect_absent(c->dialect, id, e);
     if (c->dialect->nsub[id] != 1 ||
         (c->statements == DB_STMT_PREPARED && !c->prepared[id * DB_MAX_SUB]))
         return err_set(e, E_FAIL, "statement %d is not one prepared statement (db_prepare)", id);
@@ -440,6 +446,73 @@ int db_end_reads(struct db_conn *c, struct err *e)
     if (c->ops->flags & DB_F_AUTOCOMMIT)
         return 0;
     return db_commit(c, e);
+}
+
+int db_tables(struct db_conn *c, const char *schema_tables_sql, const char *const *names, int n,
+              int *found, int *n_found, struct err *e)
+{
+    int rc;
+
+    *n_found = 0;
+    if (c->ops->tables) {
+        if ((rc = c->ops->tables(c, names, n, found, e)) < 0)
+            return rc;
+        for (int i = 0; i < n; i++)
+            *n_found += found[i] != 0;
+        return db_end_reads(c, e);
+    }
+    if (!schema_tables_sql)
+        return err_set(e, E_USAGE,
+                       "the %s driver has no catalog and the dialect no schema_tables "
+                       "statement: tpccbench cannot tell which tables exist",
+                       c->ops->name);
+    if ((rc = db_query(c, schema_tables_sql, NULL, 0, e)) < 0)
+        return rc;
+    /* No row at all (the null driver): no tables. */
+    if (db_next(c) == 1)
+        *n_found = (int)db_col_int(c, 0);
+    return db_end_reads(c, e);
+}
+
+int db_types(struct db_conn *c, const char *const *names, int n, int *found, struct err *e)
+{
+    int rc;
+
+    if (!c->ops->types) {
+        for (int i = 0; i < n; i++)
+            found[i] = 1;
+        return 1;
+    }
+    if ((rc = c->ops->types(c, names, n, found, e)) < 0)
+        return rc;
+    return db_end_reads(c, e);
+}
+
+int db_unique_key(struct db_conn *c, const char *table, const char *cols, int *found,
+                  struct err *e)
+{
+    int rc;
+
+    *found = 0;
+    if (!c->ops->unique_key)
+        return 1;
+    if ((rc = c->ops->unique_key(c, table, cols, found, e)) < 0)
+        return rc;
+    return db_end_reads(c, e);
+}
+
+int db_set_isolation(struct db_conn *c, const char *name, int stmt_id, struct err *e)
+{
+    int rc;
+
+    if (c->ops->set_isolation)
+        return c->ops->set_isolation(c, name, e);
+    if ((rc = db_exec(c, stmt_id, NULL, 0, e)) < 0)
+        return rc;
+    c->caps.txn_level = strcmp(name, "serializable") == 0      ? DB_ISO_SERIALIZABLE
+                        : strcmp(name, "repeatable read") == 0 ? DB_ISO_REPEATABLE_READ
+                                                               : DB_ISO_READ_COMMITTED;
+    return 0;
 }
 
 int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e)

@@ -89,6 +89,28 @@ struct db_connect_args {
 #define DB_MAX_SLOTS (DB_MAX_STMTS * DB_MAX_SUB) /* prepared statements per connection */
 #define DB_MAX_PARAMS 64
 
+/* Isolation levels (struct db_caps.txn_level; odbccaps.h's ODBC_ISO_* are these). */
+#define DB_ISO_READ_COMMITTED 0x1
+#define DB_ISO_REPEATABLE_READ 0x2
+#define DB_ISO_SERIALIZABLE 0x4
+
+/* What a driver found out about its DBMS at connect (ODBC: SQLGetInfo,
+ * SQLGetFunctions), for the record's environment; known 0 when the driver
+ * does not ask (libpq: PostgreSQL's own queries say what is needed). */
+struct db_caps {
+    int known;
+    char source[48];            /* "ODBC SQLGetInfo (sqlite3odbc.so 03.00)" */
+    char transactions[64];      /* SQL_TXN_CAPABLE, in words */
+    char isolation[96];         /* the levels offered */
+    char default_isolation[32]; /* the DBMS's default level, "unknown" */
+    char load_path[32];         /* "array binding" | "row at a time" */
+    char load_why[160];         /* what decided it */
+    unsigned max_identifier_len; /* 0: no limit or not told */
+    char catalog[64];           /* how tables are found: "SQLTables, SQLStatistics" */
+    int rows_load;              /* 1: bulk_* send one row per execution */
+    int txn_level;              /* DB_ISO_* set by db_set_isolation, 0 not set */
+};
+
 /* A connection: core state plus the driver's private part.  Owned by one thread. */
 struct db_conn {
     const struct db_ops *ops;
@@ -99,6 +121,7 @@ struct db_conn {
     char server_name[64];          /* DBMS name, e.g. "PostgreSQL" */
     char server_version[64];       /* e.g. "15.18" */
     int statements;                /* enum db_statements, from the connect arguments */
+    struct db_caps caps;           /* filled by the driver's connect (ODBC) */
 
     unsigned last_op; /* DB_OP_* of the last wrapper call: was a lost connection at commit? */
 
@@ -207,6 +230,23 @@ struct db_ops {
     /* Ask the server to cancel what c is running now, from another thread
      * (c's owner gets an error back).  NULL: the driver cannot. */
     void (*cancel)(struct db_conn *c);
+
+    /* The DBMS's own catalog.  tables: which of names[0..n-1] exist as
+     * tables (found[i] 1 or 0, names compared without case); types: which
+     * of the standard type names names[0..n-1] ("DECIMAL") it has.  NULL:
+     * the driver asks no catalog (libpq: the dialect's schema_tables). */
+    int (*tables)(struct db_conn *c, const char *const *names, int n, int *found,
+                  struct err *e);
+    int (*types)(struct db_conn *c, const char *const *names, int n, int *found,
+                 struct err *e);
+    /* *found 1 when table has a unique index on exactly the columns cols
+     * ("a, b", any order), else 0.  NULL: the driver cannot tell. */
+    int (*unique_key)(struct db_conn *c, const char *table, const char *cols, int *found,
+                      struct err *e);
+    /* Set the isolation level (a run.isolation name) of the connection's
+     * transactions from the next one on, refused (E_USAGE) when the DBMS
+     * does not offer it.  NULL: the dialect's iso_* statement does it. */
+    int (*set_isolation)(struct db_conn *c, const char *name, struct err *e);
 };
 
 /* The registered drivers, in one explicit array (db.c). */
@@ -275,6 +315,23 @@ int db_pipe_result(struct db_conn *c, int k);
 /* End the implicit transaction a driver without autocommit (ODBC) opened
  * with reads; nothing for drivers with autocommit. */
 int db_end_reads(struct db_conn *c, struct err *e);
+
+/* Which of names[0..n-1] exist as tables, through the driver's catalog
+ * (ops->tables), else the dialect's admin statement schema_tables
+ * (sql, which counts them: then *n_found only, found untouched).  *n_found
+ * = how many exist. */
+int db_tables(struct db_conn *c, const char *schema_tables_sql, const char *const *names, int n,
+              int *found, int *n_found, struct err *e);
+/* Which of the standard types names[0..n-1] the DBMS has (ops->types);
+ * 1 when the driver cannot tell (every found[i] set to 1). */
+int db_types(struct db_conn *c, const char *const *names, int n, int *found, struct err *e);
+/* *found 1 when table has a unique key on exactly cols (ops->unique_key,
+ * the catalog); 1 (nothing to say) when the driver cannot tell. */
+int db_unique_key(struct db_conn *c, const char *table, const char *cols, int *found,
+                  struct err *e);
+/* Set run.isolation name on c: ops->set_isolation, else dialect statement
+ * stmt_id.  c->caps.txn_level then says the level set. */
+int db_set_isolation(struct db_conn *c, const char *name, int stmt_id, struct err *e);
 
 /* Query returning a single integer (first column of the first row). */
 int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e);

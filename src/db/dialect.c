@@ -163,6 +163,30 @@ static int add_sub(const char *stmt, void *arg)
     return 0;
 }
 
+/* The "-- absent: NAME: REASON" lines of src into d->absent (the ids of names). */
+static void read_absent(struct dialect *d, const char *src, const char *const *names, int n)
+{
+    for (const char *p = src; (p = strstr(p, "-- absent: ")) != NULL; p++) {
+        const char *nm = p + 11, *colon = strchr(nm, ':'), *eol = strchr(nm, '\n');
+        if (!colon || (eol && colon > eol))
+            continue;
+        for (int i = 0; i < n; i++) {
+            const char *want = names[i][0] == '?' ? names[i] + 1 : names[i];
+            long len = (long)((eol ? eol : colon + strlen(colon)) - colon) - 2;
+            if (strlen(want) == (size_t)(colon - nm) && strncmp(want, nm, (size_t)(colon - nm)) == 0)
+                snprintf(d->absent[i], sizeof(d->absent[i]), "%.*s", len > 0 ? (int)len : 0,
+                         len > 0 ? colon + 2 : "");
+        }
+    }
+}
+
+int dialect_absent(const struct dialect *d, int id, struct err *e)
+{
+    return err_set(e, E_USAGE, "'%s' is not available in the %s dialect%s%s",
+                   d->names[id] ? d->names[id] : "?", d->name, d->absent[id][0] ? ": " : "",
+                   d->absent[id]);
+}
+
 int dialect_load(struct dialect *d, const char *name, const char *file,
                  const char *const *names, int n, struct err *e)
 {
@@ -195,7 +219,7 @@ int dialect_load(struct dialect *d, const char *name, const char *file,
                                                          t[-1] == ';');)
             *--t = '\0';
         for (int i = 0; i < n; i++)
-            if (strcmp(names[i], nm) == 0) {
+            if (strcmp(names[i][0] == '?' ? names[i] + 1 : names[i], nm) == 0) {
                 d->sql[i] = body;
                 d->names[i] = nm;
                 d->nparams[i] = count_params(body);
@@ -204,10 +228,24 @@ int dialect_load(struct dialect *d, const char *name, const char *file,
             break;
         p = next;
     }
+    read_absent(d, src, names, n);
     for (int i = 0; i < n; i++) {
         struct split_ctx x = { .d = d, .id = i, .failed = 0 };
+        if (!d->sql[i] && names[i][0] == '?') {
+            d->names[i] = names[i] + 1;
+            if (!d->absent[i][0])
+                snprintf(d->absent[i], sizeof(d->absent[i]), "schema/%s/%s.sql has no '%s'",
+                         name, file, names[i] + 1);
+            continue;
+        }
         if (!d->sql[i]) {
             int id = i;
+            if (d->absent[id][0]) {
+                d->names[id] = names[id];
+                dialect_absent(d, id, e);
+                dialect_release(d);
+                return e->code;
+            }
             dialect_release(d);
             return err_set(e, E_FAIL, "dialect '%s' lacks statement '%s'", name, names[id]);
         }

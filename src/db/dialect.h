@@ -4,7 +4,11 @@
  * The text comes from schema/<dialect>/<file>.sql (compiled in): blocks
  * that start with a line "-- name: NAME".  Callers give the list of names in
  * the order of their statement ids; dialect_load() fails if any is missing,
- * so a dialect cannot silently lack a statement.
+ * so a dialect cannot silently lack a statement.  A name the caller marks
+ * optional ("?backend_id") may be absent: its sql is then NULL, and a line
+ * "-- absent: NAME: REASON" of the file says why (what a DBMS of that
+ * dialect cannot tell), which dialect_absent() reports: a dialect never
+ * holds a statement shaped to return nothing in place of a fact it lacks.
  */
 #ifndef TPCC_DIALECT_H
 #define TPCC_DIALECT_H
@@ -26,7 +30,7 @@ struct dialect_sub {
 
 struct dialect {
     char name[32];                   /* folder under schema/: "postgresql" */
-    const char *sql[DB_MAX_STMTS];   /* whole block text by id (points into text) */
+    const char *sql[DB_MAX_STMTS];   /* whole block text by id (points into text); NULL: absent */
     /* The block's name by id ("os_get_customer", points into text): what a
      * driver without a server (null) knows a statement by, ids being only
      * the caller's order of names. */
@@ -35,6 +39,9 @@ struct dialect {
     int nsub[DB_MAX_STMTS];          /* statements in the block */
     struct dialect_sub sub[DB_MAX_STMTS][DB_MAX_SUB];
     char *text;                      /* owned copy of the .sql file, cut in place */
+    /* Why an optional statement is absent (its "-- absent:" line), "" if
+     * it is there or the file says nothing. */
+    char absent[DB_MAX_STMTS][160];
 };
 
 /* The dialect for a DBMS name as SQLGetInfo reports it ("PostgreSQL",
@@ -52,6 +59,10 @@ int sql_to_qmark(const char *sql, char *out, size_t cap, unsigned char *map, int
 int dialect_load(struct dialect *d, const char *name, const char *file,
                  const char *const *names, int n, struct err *e);
 void dialect_release(struct dialect *d);
+
+/* Statement id of d is absent: E_USAGE into e naming it, the dialect and
+ * the reason ("is not available in the ansi dialect: ..."); returns it. */
+int dialect_absent(const struct dialect *d, int id, struct err *e);
 
 /* Split a SQL script into statements at ";" line ends, calling fn for each
  * (comments and blank statements skipped); stops at the first non-zero. */

@@ -31,7 +31,7 @@
  * then says why the DBMS part is unknown.
  */
 enum fp_stmt { FP_SERVER = 0, FP_SETTINGS, FP_NSTMTS };
-static const char *const fp_names[FP_NSTMTS] = { "fp_server", "fp_settings" };
+static const char *const fp_names[FP_NSTMTS] = { "?fp_server", "?fp_settings" };
 
 /* The sysctls a database tuning study looks at (relative to /proc/sys). */
 static const char *const sysctls[] = {
@@ -534,6 +534,32 @@ static json_t *storage_unknown(const char *datadir)
     return s;
 }
 
+/* What the dialect cannot ask (dbms.unavailable: fact -> why) and what the
+ * driver found out about the DBMS at connect (dbms.capabilities). */
+static void dbms_unavailable(json_t *dbms, const struct dialect *ad, const struct db_conn *c)
+{
+    json_t *un = json_object();
+    const struct db_caps *k = &c->caps;
+
+    if (!ad->sql[FP_SERVER])
+        json_object_set_new(un, "server", json_string(ad->absent[FP_SERVER]));
+    if (!ad->sql[FP_SETTINGS])
+        json_object_set_new(un, "settings", json_string(ad->absent[FP_SETTINGS]));
+    if (json_object_size(un))
+        json_object_set_new(dbms, "unavailable", un);
+    else
+        json_decref(un);
+    if (!k->known)
+        return;
+    json_object_set_new(
+        dbms, "capabilities",
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:s}", "source", k->source,
+                  "transactions", k->transactions, "isolation_levels", k->isolation,
+                  "default_isolation", k->default_isolation, "load_path", k->load_path,
+                  "load_path_why", k->load_why, "max_identifier_len",
+                  (json_int_t)k->max_identifier_len, "catalog", k->catalog));
+}
+
 void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_connect_args *a,
                       const char *dialect)
 {
@@ -550,7 +576,9 @@ void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_con
     if ((rc = db_connect(ops, NULL, a, &c, &e)) == 0 &&
         (rc = dialect_load(&ad, dialect, "admin", fp_names, FP_NSTMTS, &e)) < 0)
         err_prefix(&e, "no fingerprint statements for dialect '%s'", dialect);
-    if (rc == 0 && (rc = db_query(c, ad.sql[FP_SERVER], NULL, 0, &e)) == 0) {
+    if (rc == 0)
+        dbms_unavailable(dbms, &ad, c);
+    if (rc == 0 && ad.sql[FP_SERVER] && (rc = db_query(c, ad.sql[FP_SERVER], NULL, 0, &e)) == 0) {
         if (db_next(c)) {
             const char *addr = col(c, 0), *v = col(c, 2), *dd = col(c, 3), *p = col(c, 1);
             snprintf(via, sizeof(via), "%s", addr ? addr : "unix socket");
@@ -561,7 +589,7 @@ void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_con
                 ;
         }
     }
-    if (rc == 0 && (rc = db_query(c, ad.sql[FP_SETTINGS], NULL, 0, &e)) == 0) {
+    if (rc == 0 && ad.sql[FP_SETTINGS] && (rc = db_query(c, ad.sql[FP_SETTINGS], NULL, 0, &e)) == 0) {
         while (db_next(c)) {
             const char *name = col(c, 0), *val = col(c, 1), *src = col(c, 2);
             char shown[2048];

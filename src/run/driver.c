@@ -293,8 +293,12 @@ static int phase_prepare(struct run *x, struct err *e)
     if ((rc = txn_dialect_load(&sh->d, x->o->dialect, e)) < 0 ||
         (rc = admin_dialect_load(&x->ad, x->o->dialect, e)) < 0)
         return rc;
-    if (strlen(x->ad.sql[A_BACKEND_ID]) < sizeof(sh->backend_sql))
+    /* A dialect that cannot ask has none: no pooler is ever seen. */
+    if (x->ad.sql[A_BACKEND_ID] && strlen(x->ad.sql[A_BACKEND_ID]) < sizeof(sh->backend_sql))
         snprintf(sh->backend_sql, sizeof(sh->backend_sql), "%s", x->ad.sql[A_BACKEND_ID]);
+    else if (!x->ad.sql[A_BACKEND_ID])
+        snprintf(r->backend_unavailable, sizeof(r->backend_unavailable), "%s",
+                 x->ad.absent[A_BACKEND_ID]);
     /* The monitor's own connection: load facts, RTT probe, New-Order counts. */
     if ((rc = db_connect(x->o->ops, &sh->d, x->o->args, &x->mc, e)) < 0)
         return rc;

@@ -94,6 +94,7 @@ struct run_result {
     char server_name[64], server_version[64];
     uint64_t seed;               /* run RNG seed */
     uint64_t deliveries_pending; /* deferred deliveries not run at the end */
+    char backend_unavailable[192]; /* why no connection can say its server process ("" if it can) */
     int backend_connections;     /* connections that said which server process serves them,
                                   * right after the connect phase */
     int backend_distinct;        /* ... and how many different processes they named: fewer

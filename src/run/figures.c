@@ -478,11 +478,16 @@ int figures_pooler_seen(const struct run_result *r)
  * and what the run saw. */
 static json_t *pooler_json(const struct config *cfg, const struct run_result *r)
 {
-    return json_pack("{s:o, s:b, s:i, s:i, s:i, s:i}", "declared",
-                     cfg->database.pooler[0] ? json_string(cfg->database.pooler) : json_null(),
-                     "seen", figures_pooler_seen(r), "connections", r->backend_connections,
-                     "server_processes", r->backend_distinct, "monitor_samples", r->backend_samples,
-                     "monitor_changes", r->backend_changes);
+    json_t *p = json_pack("{s:o, s:b, s:i, s:i, s:i, s:i}", "declared",
+                          cfg->database.pooler[0] ? json_string(cfg->database.pooler) : json_null(),
+                          "seen", figures_pooler_seen(r), "connections", r->backend_connections,
+                          "server_processes", r->backend_distinct, "monitor_samples",
+                          r->backend_samples, "monitor_changes", r->backend_changes);
+
+    /* The dialect cannot ask which server process serves a connection. */
+    if (p && r->backend_unavailable[0])
+        json_object_set_new(p, "detection_unavailable", json_string(r->backend_unavailable));
+    return p;
 }
 
 /* The deck the terminals dealt from: its cards, per type, and where it came from. */

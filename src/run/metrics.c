@@ -55,6 +55,10 @@ enum {
     MQ_CHECKPOINTS_17,
     MQ_N
 };
+/* Each may be absent from a dialect (an "-- absent:" line says why). */
+static const char *const mq_load_names[MQ_N] = { "?metrics_counters",       "?metrics_wal",
+                                                 "?metrics_checkpoints",    "?metrics_sessions",
+                                                 "?metrics_server_version", "?metrics_checkpoints_17" };
 static const char *const mq_names[MQ_N] = { "metrics_counters",       "metrics_wal",
                                             "metrics_checkpoints",    "metrics_sessions",
                                             "metrics_server_version", "metrics_checkpoints_17" };
@@ -591,6 +595,18 @@ static void dbh_setup(struct metrics *m, const struct metrics_opts *o)
     }
 }
 
+/* 1 with e set (the first one's reason) when d holds none of its n
+ * metrics statements, d released; else 0. */
+static int none_present(struct dialect *d, int n, struct err *e)
+{
+    for (int q = 0; q < n; q++)
+        if (d->sql[q])
+            return 0;
+    dialect_absent(d, 0, e);
+    dialect_release(d);
+    return 1;
+}
+
 struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
 {
     struct metrics *m = calloc(1, sizeof(*m));
@@ -649,9 +665,14 @@ struct metrics *metrics_new(const struct metrics_opts *o, struct err *e)
     if (m->synthetic) {
         snprintf(m->d_note, sizeof(m->d_note), "driver null: no database behind it");
     } else if ((m->n_mq = dialect_has_versions(m->dialect) ? MQ_N : MQ_NBASE),
-               dialect_load(&m->d, m->dialect, "admin", mq_names, m->n_mq, e) < 0) {
-        snprintf(m->d_note, sizeof(m->d_note), "no metrics statements for dialect '%.31s': %.200s",
-                 m->dialect, e->msg);
+               dialect_load(&m->d, m->dialect, "admin", mq_load_names, m->n_mq, e) < 0 ||
+               none_present(&m->d, m->n_mq, e)) {
+        /* An absent statement's message names the dialect and why. */
+        if (e->code == E_USAGE)
+            snprintf(m->d_note, sizeof(m->d_note), "%.290s", e->msg);
+        else
+            snprintf(m->d_note, sizeof(m->d_note),
+                     "no metrics statements for dialect '%.31s': %.200s", m->dialect, e->msg);
         err_clear(e);
     } else {
         m->have_d = 1;
@@ -767,6 +788,12 @@ static void db_read(struct mdb *w, double *val, int *have, char notes[MQ_N][300]
         int rc;
         if (w->stmt_off[q])
             continue;
+        if (!w->d->sql[q]) {
+            struct err why;
+            dialect_absent(w->d, q, &why);
+            snprintf(notes[q], sizeof(notes[q]), "%.290s", why.msg);
+            continue;
+        }
         err_clear(&e);
         if ((rc = db_query(c, w->d->sql[q], NULL, 0, &e)) < 0) {
             snprintf(notes[q], sizeof(notes[q]), "%s: %.220s%s", mq_names[q], e.msg,

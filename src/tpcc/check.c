@@ -123,6 +123,40 @@ static int check_counts(struct db_conn *c, const struct dialect *ad, struct chec
     return 0;
 }
 
+/* Each table's key as the catalog shows it: a unique index on exactly
+ * these columns (a primary key is one), which the index phase made. */
+static int check_keys(struct db_conn *c, struct check_result *r, struct err *e)
+{
+    static const char *const keys[][2] = {
+        { "warehouse", "w_id" },
+        { "district", "d_w_id, d_id" },
+        { "customer", "c_w_id, c_d_id, c_id" },
+        { "new_order", "no_w_id, no_d_id, no_o_id" },
+        { "orders", "o_w_id, o_d_id, o_id" },
+        { "order_line", "ol_w_id, ol_d_id, ol_o_id, ol_number" },
+        { "item", "i_id" },
+        { "stock", "s_w_id, s_i_id" },
+    };
+    int found, rc;
+
+    r->keys_ok = 1;
+    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+        if ((rc = db_unique_key(c, keys[i][0], keys[i][1], &found, e)) < 0)
+            return err_prefix(e, "reading the keys of %s", keys[i][0]);
+        if (rc > 0)
+            return 0; /* the driver cannot tell */
+        r->keys_ran = 1;
+        if (!found && r->keys_ok) {
+            r->keys_ok = 0;
+            snprintf(r->keys_detail, sizeof(r->keys_detail),
+                     "%s has no unique index on (%s): did the load's index phase run?",
+                     keys[i][0], keys[i][1]);
+            r->n_failed++;
+        }
+    }
+    return 0;
+}
+
 int check_run(struct db_conn *c, const struct dialect *ad, unsigned mask, struct check_result *r,
               struct err *e)
 {
@@ -165,7 +199,7 @@ int check_run(struct db_conn *c, const struct dialect *ad, unsigned mask, struct
         }
         cc->seconds = (double)(clock_us() - t0) / 1e6;
     }
-    if (auto_mask)
-        return check_counts(c, ad, r, e);
-    return 0;
+    if (auto_mask && (rc = check_counts(c, ad, r, e)) == 0)
+        rc = check_keys(c, r, e);
+    return auto_mask ? rc : 0;
 }

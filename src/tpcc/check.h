@@ -33,6 +33,9 @@ struct check_result {
     int64_t counts[T_NTABLES];       /* rows per table */
     int64_t sum_ol_cnt;              /* sum(o_ol_cnt) */
     char counts_detail[256];         /* first count out of range */
+    int keys_ran;                    /* 1: the keys were looked up in the catalog (ODBC) */
+    int keys_ok;                     /* 1: every table has its key */
+    char keys_detail[256];           /* the first table without its key */
     int n_failed;                    /* conditions and counts that failed */
 };
 
@@ -45,6 +48,8 @@ const char *check_cond_text(const struct check_result *r, int k);
  * never change.  Condition 11 as the spec states it holds only until the
  * first Delivery: on a database that is not fresh it runs generalized,
  * count(orders) - count(new_order) = 2100 + sum(c_delivery_cnt) per district.
+ * With mask 0 and a driver with a catalog of its own (ODBC), also each
+ * table's key: a unique index on its key columns (SQLStatistics).
  * Returns 0 when it could run the checks (r->n_failed says whether they
  * held). */
 int check_run(struct db_conn *c, const struct dialect *ad, unsigned mask, struct check_result *r,

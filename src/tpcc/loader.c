@@ -119,8 +119,18 @@ struct job {
 static void fail_shared(struct load_shared *sh, const struct err *e)
 {
     pthread_mutex_lock(&sh->lock);
-    if (sh->err.code == E_OK)
+    if (sh->err.code == E_OK) {
         sh->err = *e;
+        /* Jobs that wait on each other's locks (SQLite: one writer at a
+         * time) fail as a busy error: say what to change. */
+        if (e->code == E_RETRY && sh->o->jobs > 1) {
+            size_t n = strlen(sh->err.msg);
+            snprintf(sh->err.msg + n, sizeof(sh->err.msg) - n,
+                     "; the load's %d jobs held each other's locks: a DBMS that takes one "
+                     "writer at a time needs load.jobs: 1 (--jobs 1)",
+                     sh->o->jobs);
+        }
+    }
     pthread_mutex_unlock(&sh->lock);
     __atomic_store_n(&sh->abort, 1, __ATOMIC_RELAXED);
 }
@@ -412,23 +422,102 @@ int load_install_procedures(struct db_conn *c, const char *dialect, struct err *
     return 0;
 }
 
-/* Tables of the TPC-C schema present on connection c (0..9). */
-static int count_tables(struct load_shared *sh, struct db_conn *c, int64_t *n, struct err *e)
+/* The nine TPC-C tables, then the load's bookkeeping. */
+static const char *const schema_names[] = { "warehouse", "district", "customer",
+                                            "history",   "new_order", "orders",
+                                            "order_line", "item",    "stock",
+                                            "tpcc_meta", "tpcc_load_step" };
+#define N_TPCC_TABLES 9
+
+/* Tables of the TPC-C schema present on connection c (0..9), from the
+ * driver's catalog (ODBC: SQLTables) or the dialect's schema_tables (libpq);
+ * *bookkeeping (when not NULL): 1 when tpcc_meta and tpcc_load_step are
+ * both there, 0 when not, -1 when the catalog cannot tell. */
+static int count_tables(struct load_shared *sh, struct db_conn *c, int64_t *n, int *bookkeeping,
+                        struct err *e)
 {
-    int rc = db_query(c, sh->ad.sql[A_SCHEMA_TABLES], NULL, 0, e);
+    int found[sizeof(schema_names) / sizeof(schema_names[0])] = { 0 }, nf = 0, rc;
 
     *n = 0;
+    rc = db_tables(c, sh->ad.sql[A_SCHEMA_TABLES], schema_names,
+                   c->ops->tables ? (int)(sizeof(found) / sizeof(found[0])) : N_TPCC_TABLES, found,
+                   &nf, e);
     if (rc < 0)
         return rc;
-    /* No row at all (the null driver): no tables. */
-    if (db_next(c) == 1)
-        *n = db_col_int(c, 0);
-    return db_end_reads(c, e);
+    if (!c->ops->tables) {
+        *n = nf;
+        if (bookkeeping)
+            *bookkeeping = -1;
+        return 0;
+    }
+    for (int i = 0; i < N_TPCC_TABLES; i++)
+        *n += found[i];
+    if (bookkeeping)
+        *bookkeeping = found[N_TPCC_TABLES] && found[N_TPCC_TABLES + 1];
+    return 0;
+}
+
+/* The standard types a dialect's tables.sql names on its line "-- types:
+ * A B C", each one the DBMS must report (ODBC: SQLGetTypeInfo): else
+ * E_USAGE naming the type, before a table is created. */
+static int check_types(struct db_conn *c, const char *dialect, const char *tables,
+                       struct err *e)
+{
+    const char *line = strstr(tables, "-- types: ");
+    const char *names[16];
+    char buf[256];
+    int n = 0, found[16];
+
+    if (!line)
+        return 0;
+    snprintf(buf, sizeof(buf), "%.*s", (int)strcspn(line + 10, "\n"), line + 10);
+    for (char *t = buf; *t && n < 16;) {
+        size_t len = strcspn(t, " ");
+        if (len)
+            names[n++] = t;
+        t += len;
+        while (*t == ' ')
+            *t++ = '\0';
+    }
+    if (db_types(c, names, n, found, e) < 0)
+        return err_prefix(e, "reading the DBMS's types");
+    for (int i = 0; i < n; i++)
+        if (!found[i])
+            return err_set(e, E_USAGE,
+                           "the %s dialect's tables need type %s, which DBMS '%s' does not "
+                           "report (SQLGetTypeInfo): use a dialect of its own (schema.dialect)",
+                           dialect, names[i], c->server_name);
+    return 0;
+}
+
+/* 1 when stmt is "DROP TABLE name" and the catalog (ODBC) has no table
+ * name: a DBMS whose SQLSTATE for it is generic (SQLite: HY000). */
+static int dropped_absent(struct db_conn *c, const char *stmt)
+{
+    const char *p = stmt + strspn(stmt, " \t\r\n");
+    const char *one[1];
+    char name[64];
+    int found = 0, n = 0;
+    struct err ignore;
+    size_t len;
+
+    if (!c->ops->tables || strncasecmp(p, "DROP TABLE ", 11) != 0)
+        return 0;
+    p += 11;
+    p += strspn(p, " ");
+    len = strcspn(p, " ;\r\n");
+    if (len == 0 || len >= sizeof(name))
+        return 0;
+    memcpy(name, p, len);
+    name[len] = '\0';
+    one[0] = name;
+    return db_tables(c, NULL, one, 1, &found, &n, &ignore) == 0 && n == 0;
 }
 
 /* One statement of drop.sql in its own transaction; a table that is not
- * there (undefined table: 42P01, 42S02) is passed over, so a partial schema
- * drops even in a dialect without DROP ... IF EXISTS. */
+ * there (undefined table: 42P01, 42S02, or not in the catalog) is passed
+ * over, so a partial schema drops even in a dialect without DROP ... IF
+ * EXISTS. */
 static int drop_one(const char *stmt, void *arg)
 {
     struct exec_arg *a = arg;
@@ -438,7 +527,8 @@ static int drop_one(const char *stmt, void *arg)
         db_commit(a->c, a->e) == 0)
         return 0;
     db_rollback(a->c, &ignore);
-    if (strcmp(a->e->sqlstate, "42P01") == 0 || strcmp(a->e->sqlstate, "42S02") == 0) {
+    if (strcmp(a->e->sqlstate, "42P01") == 0 || strcmp(a->e->sqlstate, "42S02") == 0 ||
+        dropped_absent(a->c, stmt)) {
         err_clear(a->e);
         return 0;
     }
@@ -459,7 +549,8 @@ static int create_schema(struct load_shared *sh, struct db_conn *c, const struct
 
     if (!tables || !drop)
         return err_set(e, E_USAGE, "dialect '%s' has no tables.sql/drop.sql", o->dialect);
-    if ((rc = count_tables(sh, c, &n, e)) < 0)
+    if ((rc = count_tables(sh, c, &n, NULL, e)) < 0 ||
+        (rc = check_types(c, o->dialect, tables, e)) < 0)
         return rc;
     if (n > 0 && !o->drop)
         return err_set(e, E_USAGE,
@@ -493,15 +584,20 @@ static int read_steps(struct load_shared *sh, struct db_conn *c, struct load_opt
                       struct done_steps *done, int *fresh, struct err *e)
 {
     int64_t n;
-    int rc, have_plan = 0;
+    int rc, have_plan = 0, keep = -1;
 
     *fresh = 0;
-    if ((rc = count_tables(sh, c, &n, e)) < 0)
+    if ((rc = count_tables(sh, c, &n, &keep, e)) < 0)
         return rc;
     if (n == 0) {
         *fresh = 1;
         return 0;
     }
+    if (keep == 0)
+        return err_set(e, E_USAGE,
+                       "cannot resume: the schema has no load bookkeeping (tpcc_meta, "
+                       "tpcc_load_step are not both in the catalog); run 'tpccbench load "
+                       "--drop' to load again");
     if ((rc = db_query(c, sh->ad.sql[A_META_GET], NULL, 0, e)) < 0)
         return err_prefix(e, "reading tpcc_meta");
     n = db_next(c);
@@ -625,7 +721,7 @@ static int part_schema(struct load_shared *sh, struct load_opts *eff, struct don
 
         if ((rc = loadpart_read(c, &sh->lp, &sh->ad, 1, &plan, seen, sizeof(seen), e)) < 0)
             return err_prefix(e, "reading the plan of run '%s'", o->run_id);
-        if (rc == 0 && (rc = count_tables(sh, c, &n, e)) < 0)
+        if (rc == 0 && (rc = count_tables(sh, c, &n, NULL, e)) < 0)
             return rc;
         if (plan.run_id[0] && (strcmp(plan.run_id, o->run_id) != 0 || plan.parts != o->parts))
             return err_set(e, E_USAGE,
@@ -707,6 +803,17 @@ static void say_scale(struct load *l)
         __atomic_store_n(&o->live->warehouses, o->warehouses, __ATOMIC_RELAXED);
 }
 
+/* The load's path as the driver found it (the record's load.path). */
+static void load_path_of(const struct db_conn *c, struct load_stats *st)
+{
+    if (c->caps.known) {
+        snprintf(st->path, sizeof(st->path), "%s", c->caps.load_path);
+        snprintf(st->path_why, sizeof(st->path_why), "%s", c->caps.load_why);
+    } else {
+        snprintf(st->path, sizeof(st->path), "bulk (driver %.16s)", c->ops->name);
+    }
+}
+
 /* Connect: the admin statements and run.jobs connections. */
 static int load_connect(struct load *l, struct err *e)
 {
@@ -721,6 +828,7 @@ static int load_connect(struct load *l, struct err *e)
     for (; l->nconn < o->jobs; l->nconn++)
         if ((rc = db_connect(o->ops, NULL, o->args, &l->sh.conns[l->nconn], e)) < 0)
             return rc;
+    load_path_of(l->sh.conns[0], l->st);
     return 0;
 }
 

@@ -97,6 +97,10 @@ struct load_stats {
     int indexer;            /* the part that builds keys, indexes, ANALYZE; 0: not yet */
     int parts_copied;       /* parts whose ranges were committed at this one's end */
     char parts_missing[96]; /* the parts still copying then, "1,3" */
+    /* How rows reach the DBMS: "array binding" or "row at a time" (ODBC,
+     * from SQLGetInfo), else "bulk (driver X)"; and why (ODBC). */
+    char path[32];
+    char path_why[160];
 };
 
 int load_run(const struct load_opts *o, struct load_stats *st, struct err *e);

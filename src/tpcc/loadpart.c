@@ -85,7 +85,11 @@ int loadpart_read(struct db_conn *c, const struct dialect *d, const struct diale
         }
         /* A table is missing: no schema at all, or one without part loads. */
         err_clear(e);
-        if ((rc = db_query_int(c, admin->sql[A_SCHEMA_TABLES], &n, e)) < 0) {
+        if (!admin->sql[A_SCHEMA_TABLES])
+            rc = dialect_absent(admin, A_SCHEMA_TABLES, e);
+        else
+            rc = db_query_int(c, admin->sql[A_SCHEMA_TABLES], &n, e);
+        if (rc < 0) {
             snprintf(seen, len, "reading the plan failed: %s", e->msg);
             return rc;
         }

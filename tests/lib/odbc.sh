@@ -6,18 +6,25 @@
 #     tpccbench ... (database.dsn "DSN=tpcc-pg" or "DSN=tpcc-maria")
 #
 # odbc_setup DIR writes DIR/odbcinst.ini with the drivers "PostgreSQL Unicode"
-# (psqlODBC, package odbc-postgresql) and "MariaDB" (Connector/ODBC, package
-# odbc-mariadb), and DIR/odbc.ini with two DSNs:
+# (psqlODBC, package odbc-postgresql), "MariaDB" (Connector/ODBC, package
+# odbc-mariadb) and "SQLite3" (package libsqliteodbc), and DIR/odbc.ini with
+# the DSNs:
 #
 #     tpcc-pg      PostgreSQL on 127.0.0.1:$PG_TEST_PORT, database tpcc, user tpcc
 #     tpcc-maria   MariaDB on 127.0.0.1:$MARIA_TEST_PORT, database tpcc, user tpcc
+#     tpcc-sqlite  SQLite, the database file $SQLITE_TEST_DB, busy timeout
+#                  200 ms (Timeout: a locked database answers SQLITE_BUSY soon,
+#                  which tpccbench retries, rather than after 100 s; the
+#                  driver leaks what it reads of a DSN, so 0074 connects with
+#                  "Driver=SQLite3;Database=...;Timeout=200" instead)
 #
-# A DSN whose port variable is unset is left out.  No password is written: the
+# A DSN whose port (or file) variable is unset is left out.  No password is written: the
 # caller passes it through the environment (database.password_env), and the
 # driver adds it to the connection string in memory.  It exports ODBCSYSINI=DIR
 # and ODBCINI=DIR/odbc.ini, so unixODBC reads only these files (not
-# /etc/odbc.ini or ~/.odbc.ini), and ODBC_TEST_PG_DRIVER / ODBC_TEST_MARIA_DRIVER,
-# the paths of the driver libraries ("" when not installed).
+# /etc/odbc.ini or ~/.odbc.ini), and ODBC_TEST_PG_DRIVER / ODBC_TEST_MARIA_DRIVER
+# / ODBC_TEST_SQLITE_DRIVER, the paths of the driver libraries ("" when not
+# installed).
 #
 # odbc_cfg FILE DSN [PASSWORD_ENV [SCHEMA]] writes a tpccbench config for a
 # test (see below).
@@ -51,8 +58,10 @@ odbc_setup() {
     mkdir -p "$_dir" || return 1
     ODBC_TEST_PG_DRIVER=$(odbc__lib odbc-postgresql psqlodbcw.so) || ODBC_TEST_PG_DRIVER=
     ODBC_TEST_MARIA_DRIVER=$(odbc__lib odbc-mariadb libmaodbc.so) || ODBC_TEST_MARIA_DRIVER=
-    if [ -z "$ODBC_TEST_PG_DRIVER" ] && [ -z "$ODBC_TEST_MARIA_DRIVER" ]; then
-        echo "odbc_setup: no ODBC driver found: apt-get install odbc-postgresql odbc-mariadb" >&2
+    ODBC_TEST_SQLITE_DRIVER=$(odbc__lib libsqliteodbc libsqlite3odbc.so) || ODBC_TEST_SQLITE_DRIVER=
+    if [ -z "$ODBC_TEST_PG_DRIVER" ] && [ -z "$ODBC_TEST_MARIA_DRIVER" ] &&
+        [ -z "$ODBC_TEST_SQLITE_DRIVER" ]; then
+        echo "odbc_setup: no ODBC driver found: apt-get install odbc-postgresql odbc-mariadb libsqliteodbc" >&2
         return 1
     fi
     {
@@ -64,6 +73,10 @@ odbc_setup() {
             printf '[MariaDB]\nDescription=MariaDB Connector/ODBC (tests/lib/odbc.sh)\nDriver=%s\n\n' \
                 "$ODBC_TEST_MARIA_DRIVER"
         fi
+        if [ -n "$ODBC_TEST_SQLITE_DRIVER" ]; then
+            printf '[SQLite3]\nDescription=SQLite ODBC driver (tests/lib/odbc.sh)\nDriver=%s\n\n' \
+                "$ODBC_TEST_SQLITE_DRIVER"
+        fi
     } >"$_dir/odbcinst.ini" || return 1
     {
         if [ -n "$ODBC_TEST_PG_DRIVER" ] && [ -n "${PG_TEST_PORT:-}" ]; then
@@ -74,10 +87,13 @@ odbc_setup() {
             printf '[tpcc-maria]\nDriver=MariaDB\nServer=127.0.0.1\nPort=%s\nDatabase=tpcc\nUser=tpcc\n\n' \
                 "$MARIA_TEST_PORT"
         fi
+        if [ -n "$ODBC_TEST_SQLITE_DRIVER" ] && [ -n "${SQLITE_TEST_DB:-}" ]; then
+            printf '[tpcc-sqlite]\nDriver=SQLite3\nDatabase=%s\nTimeout=200\n\n' "$SQLITE_TEST_DB"
+        fi
     } >"$_dir/odbc.ini" || return 1
     ODBCSYSINI=$_dir
     ODBCINI=$_dir/odbc.ini
-    export ODBCSYSINI ODBCINI ODBC_TEST_PG_DRIVER ODBC_TEST_MARIA_DRIVER
+    export ODBCSYSINI ODBCINI ODBC_TEST_PG_DRIVER ODBC_TEST_MARIA_DRIVER ODBC_TEST_SQLITE_DRIVER
 }
 
 # odbc_cfg FILE DSN [PASSWORD_ENV [SCHEMA]]: write FILE, a test's config of

@@ -85,11 +85,25 @@ static void test_admin_sql(void **state)
     assert_non_null(sql);
     assert_non_null(strstr(sql, "'server_version_num'"));
     dialect_release(&d);
-    /* The other dialects have neither: they keep metrics_checkpoints. */
+    /* The other dialects have neither; mysql's InnoDB counts no
+     * checkpoints: the statement is absent, and loading it says why. */
     assert_null(admin_stmt(&d, "mysql", "metrics_checkpoints_17"));
     assert_null(admin_stmt(&d, "ansi", "metrics_checkpoints_17"));
-    assert_non_null(admin_stmt(&d, "mysql", "metrics_checkpoints"));
-    dialect_release(&d);
+    assert_null(admin_stmt(&d, "mysql", "metrics_checkpoints"));
+    {
+        static const char *const opt[] = { "?metrics_checkpoints" };
+        struct err e;
+        assert_int_equal(dialect_load(&d, "mysql", "admin", opt, 1, &e), 0);
+        assert_null(d.sql[0]);
+        assert_string_equal(d.absent[0], "InnoDB counts no checkpoints (it checkpoints "
+                                         "continuously; the redo log's bytes are "
+                                         "db_wal_bytes_per_s)");
+        assert_int_equal(dialect_absent(&d, 0, &e), E_USAGE);
+        assert_string_equal(e.msg, "'metrics_checkpoints' is not available in the mysql dialect: "
+                                   "InnoDB counts no checkpoints (it checkpoints continuously; "
+                                   "the redo log's bytes are db_wal_bytes_per_s)");
+        dialect_release(&d);
+    }
 }
 
 int main(void)

@@ -1,0 +1,219 @@
+/*
+ * test_odbccaps.c - the capability decisions of src/db/odbccaps.c against
+ * what three real drivers answered (recorded once with tests/helper/odbc_info
+ * on Debian 12: psqlODBC 13.02 on PostgreSQL 15, MariaDB Connector/ODBC
+ * 3.1.15 on MariaDB 10.11, libsqliteodbc 0.9998 with SQLite 3.39), and
+ * against answers no driver gave us but some could (no transactions, short
+ * names, no catalog).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <sql.h>
+#include <sqlext.h>
+
+#include "db/odbccaps.h"
+
+/* odbc_info DSN=tpcc-pg (psqlODBC, "PostgreSQL Unicode"). */
+static const struct odbc_info psqlodbc = {
+    .dbms_name = "PostgreSQL",
+    .dbms_ver = "15.0.18",
+    .driver_name = "psqlodbcw.so",
+    .driver_odbc_ver = "03.51",
+    .txn_capable = 2,
+    .default_isolation = 2,
+    .isolation_options = 15,
+    .param_array_row_counts = 1,
+    .param_array_selects = 1,
+    .batch_support = 3,
+    .max_identifier_len = 63,
+    .has_tables = 1,
+    .has_statistics = 1,
+    .has_typeinfo = 1,
+    .paramset_ok = 1,
+};
+
+/* odbc_info DSN=tpcc-maria (MariaDB Connector/ODBC). */
+static const struct odbc_info mariadb = {
+    .dbms_name = "MariaDB",
+    .dbms_ver = "10.11.000019",
+    .driver_name = "libmaodbc.so",
+    .driver_odbc_ver = "03.51",
+    .txn_capable = 3,
+    .default_isolation = 0,
+    .isolation_options = 15,
+    .param_array_row_counts = 2,
+    .param_array_selects = 2,
+    .batch_support = 15,
+    .max_identifier_len = 256,
+    .has_tables = 1,
+    .has_statistics = 1,
+    .has_typeinfo = 1,
+    .paramset_ok = 1,
+};
+
+/* odbc_info 'Driver=SQLite3;Database=/tmp/t.db' (libsqliteodbc). */
+static const struct odbc_info sqlite = {
+    .dbms_name = "SQLite",
+    .dbms_ver = "3.39.3",
+    .driver_name = "sqlite3odbc.so",
+    .driver_odbc_ver = "03.00",
+    .txn_capable = 2,
+    .default_isolation = 8,
+    .isolation_options = 8,
+    .param_array_row_counts = 0,
+    .param_array_selects = 0,
+    .batch_support = 0,
+    .max_identifier_len = 255,
+    .has_tables = 1,
+    .has_statistics = 1,
+    .has_typeinfo = 1,
+    .paramset_ok = 1,
+};
+
+static void test_psqlodbc(void **state)
+{
+    struct odbc_caps k;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(odbc_caps_decide(&psqlodbc, &k, &e), 0);
+    assert_int_equal(k.transactions, 1);
+    assert_int_equal(k.isolation,
+                     ODBC_ISO_READ_COMMITTED | ODBC_ISO_REPEATABLE_READ | ODBC_ISO_SERIALIZABLE);
+    assert_int_equal(k.default_isolation, ODBC_ISO_READ_COMMITTED);
+    assert_string_equal(k.isolation_list, "read committed, repeatable read, serializable");
+    assert_int_equal(k.load_path, ODBC_LOAD_ARRAY);
+    assert_string_equal(
+        k.load_why, "array binding: SQL_ATTR_PARAMSET_SIZE accepted, SQL_PARAM_ARRAY_ROW_COUNTS "
+                    "SQL_PARC_BATCH");
+    assert_int_equal(k.max_identifier_len, 63);
+    assert_int_equal(k.catalog, 1);
+    assert_int_equal(odbc_caps_isolation(&k, "PostgreSQL", "read committed", &e), 0);
+    assert_int_equal(odbc_caps_isolation(&k, "PostgreSQL", "serializable", &e), 0);
+}
+
+static void test_mariadb(void **state)
+{
+    struct odbc_caps k;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(odbc_caps_decide(&mariadb, &k, &e), 0);
+    assert_int_equal(k.transactions, 1);
+    assert_int_equal(k.default_isolation, 0); /* not answered */
+    assert_int_equal(k.load_path, ODBC_LOAD_ARRAY);
+    assert_string_equal(
+        k.load_why, "array binding: SQL_ATTR_PARAMSET_SIZE accepted, SQL_PARAM_ARRAY_ROW_COUNTS "
+                    "SQL_PARC_NO_BATCH");
+    assert_int_equal(odbc_caps_isolation(&k, "MariaDB", "repeatable read", &e), 0);
+    /* Its own codes: deadlock and lock wait timeout retried, lost server. */
+    assert_int_equal(odbc_error_class("MariaDB", "40001", 1213), E_RETRY);
+    assert_int_equal(odbc_error_class("MariaDB", "HY000", 1205), E_RETRY);
+    assert_int_equal(odbc_error_class("MariaDB", "HY000", 2013), E_CONN);
+    assert_int_equal(odbc_error_class("MariaDB", "HY000", 5), E_FAIL);
+}
+
+static void test_sqlite(void **state)
+{
+    struct odbc_caps k;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(odbc_caps_decide(&sqlite, &k, &e), 0);
+    assert_int_equal(k.transactions, 1);
+    assert_int_equal(k.isolation, ODBC_ISO_SERIALIZABLE);
+    assert_int_equal(k.default_isolation, ODBC_ISO_SERIALIZABLE);
+    assert_string_equal(k.isolation_list, "serializable");
+    /* The size is accepted, but no row counts of arrays: one row at a time. */
+    assert_int_equal(k.load_path, ODBC_LOAD_ROWS);
+    assert_string_equal(k.load_why,
+                        "row at a time: SQL_PARAM_ARRAY_ROW_COUNTS has no answer (no parameter "
+                        "arrays)");
+    assert_int_equal(odbc_caps_isolation(&k, "SQLite", "serializable", &e), 0);
+    assert_int_equal(odbc_caps_isolation(&k, "SQLite", "read committed", &e), E_USAGE);
+    assert_string_equal(e.msg, "run.isolation 'read committed': DBMS 'SQLite' offers serializable "
+                               "(SQL_TXN_ISOLATION_OPTION): set run.isolation to one of them");
+    /* SQLITE_BUSY and SQLITE_LOCKED come as HY000: retried on SQLite only. */
+    assert_int_equal(odbc_error_class("SQLite", "HY000", 5), E_RETRY);
+    assert_int_equal(odbc_error_class("SQLite", "HY000", 6), E_RETRY);
+    assert_int_equal(odbc_error_class("SQLite", "HY000", 1), E_FAIL);
+    assert_int_equal(odbc_error_class("SQLite", "HY000", 1213), E_FAIL);
+    assert_int_equal(odbc_error_class("PostgreSQL", "HY000", 5), E_FAIL);
+    assert_int_equal(odbc_error_class("PostgreSQL", "40001", 7), E_RETRY);
+    assert_int_equal(odbc_error_class("PostgreSQL", "08006", 0), E_CONN);
+}
+
+/* Answers some driver could give: each refusal names the DBMS and the lack. */
+static void test_refusals(void **state)
+{
+    struct odbc_info in = sqlite;
+    struct odbc_caps k;
+    struct err e;
+
+    (void)state;
+    snprintf(in.dbms_name, sizeof(in.dbms_name), "FlatFiles");
+    in.txn_capable = SQL_TC_NONE;
+    assert_int_equal(odbc_caps_decide(&in, &k, &e), E_USAGE);
+    assert_int_equal(k.transactions, 0);
+    assert_string_equal(e.msg, "DBMS 'FlatFiles' supports no transactions (its ODBC driver answers "
+                               "SQL_TXN_CAPABLE = SQL_TC_NONE): TPC-C needs commit and rollback");
+
+    in = sqlite;
+    in.max_identifier_len = 18;
+    assert_int_equal(odbc_caps_decide(&in, &k, &e), E_USAGE);
+    assert_string_equal(e.msg, "DBMS 'SQLite' takes names of at most 18 characters "
+                               "(SQL_MAX_IDENTIFIER_LEN); the TPC-C schema needs 19 "
+                               "('orders_customer_idx')");
+    in.max_identifier_len = 19;
+    assert_int_equal(odbc_caps_decide(&in, &k, &e), 0);
+
+    in = sqlite;
+    in.has_tables = 0;
+    assert_int_equal(odbc_caps_decide(&in, &k, &e), E_USAGE);
+    assert_non_null(strstr(e.msg, "has no SQLTables"));
+
+    /* A driver that refuses the array size: row at a time, saying so. */
+    in = psqlodbc;
+    in.paramset_ok = 0;
+    assert_int_equal(odbc_caps_decide(&in, &k, &e), 0);
+    assert_int_equal(k.load_path, ODBC_LOAD_ROWS);
+    assert_string_equal(k.load_why, "row at a time: the driver refused SQL_ATTR_PARAMSET_SIZE > 1");
+
+    /* Only read uncommitted: none of ours. */
+    in = psqlodbc;
+    in.isolation_options = SQL_TXN_READ_UNCOMMITTED;
+    assert_int_equal(odbc_caps_decide(&in, &k, &e), 0);
+    assert_int_equal(odbc_caps_isolation(&k, "X", "serializable", &e), E_USAGE);
+    assert_non_null(strstr(e.msg, "offers none of read committed"));
+}
+
+/* The recorded answers print as odbc_info printed them. */
+static void test_format(void **state)
+{
+    char out[1024];
+
+    (void)state;
+    odbc_info_format(&sqlite, out, sizeof(out));
+    assert_string_equal(out, "dbms_name SQLite\ndbms_ver 3.39.3\ndriver_name sqlite3odbc.so\n"
+                             "driver_odbc_ver 03.00\ntxn_capable 2\ndefault_isolation 8\n"
+                             "isolation_options 8\nparam_array_row_counts 0\n"
+                             "param_array_selects 0\nbatch_support 0\nmax_identifier_len 255\n"
+                             "has_tables 1\nhas_statistics 1\nhas_typeinfo 1\nparamset_ok 1\n");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_psqlodbc), cmocka_unit_test(test_mariadb),
+        cmocka_unit_test(test_sqlite),   cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_format),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
