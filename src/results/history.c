@@ -22,7 +22,7 @@
 /* The deepest folder below an argument that is searched for run folders. */
 #define MAX_DEPTH 8
 /* Fields of an index line before the figures. */
-#define N_HEAD 7
+#define N_HEAD HIST_INDEX_HEAD
 
 /* ------------------------------------------------------------------ */
 /* A record's line                                                      */
@@ -112,8 +112,14 @@ static void why_out(json_t *doc, const struct cmp_run *r, char *out, size_t len)
         snprintf(out, len, "a load's record (no run)");
     else if (!kind || (strcmp(kind, "run") != 0 && strcmp(kind, "bench") != 0))
         snprintf(out, len, "kind '%s' (not a run or a bench)", kind ? kind : "none");
-    else if (strcmp(r->status, "complete") != 0)
-        snprintf(out, len, "status '%s' (not complete)", r->status[0] ? r->status : "none");
+    else if (strcmp(r->status, "complete") != 0) {
+        /* A "running" one: still running, or crashed (pid N gone). */
+        char life[160];
+        if (record_liveness(doc, life, sizeof(life)) != RECORD_ENDED)
+            snprintf(out, len, "%.70s (not complete)", life);
+        else
+            snprintf(out, len, "status '%s' (not complete)", r->status[0] ? r->status : "none");
+    }
     else if (isnan(r->v[CMP_NOTPM]))
         snprintf(out, len, "no run figures");
 }

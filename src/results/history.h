@@ -38,7 +38,9 @@
 #define HIST_INDEX_NAME "history.idx"
 /* The index's first line: change its number whenever what a line holds or how its series
  * key is made changes, so that an older index is taken as damaged and rebuilt. */
-#define HIST_INDEX_HEADER "tpccbench history index 1"
+#define HIST_INDEX_HEADER "tpccbench history index 2"
+/* Fields of an index line before its CMP_NMETRICS figures. */
+#define HIST_INDEX_HEAD   7
 #define HIST_MAX_METRICS  16           /* figures judged per series */
 #define HIST_CUSTOM       CMP_NMETRICS /* the --metric PATH figure */
 #define HIST_MAX_REASONS  16           /* distinct reasons records are left out */

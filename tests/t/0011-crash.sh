@@ -136,6 +136,9 @@ check(isinstance(c.get('by_pid'), int) and c['by_pid'] != $killed_pid, 'crashed.
 is "$(find "$tmp/results" -name '*.tmp*' | sort)" "" "no temp files left in results"
 run cmp2 "$bin" compare "$(dirname "$killed_rec")" "$(dirname "$(rec_json done)")" --force
 like "$both" "*has status 'crashed (pid $killed_pid gone)'*" "compare reads the marked record the same way"
+run hist "$bin" history "$(dirname "$killed_rec")" "$(dirname "$(rec_json done)")"
+like "$both" "*crashed (pid $killed_pid gone) (not complete)*" "history names the killed run crashed where it leaves it out" ||
+    explain
 
 # ---------------------------------------------------------------------------
 # 1. The lock: two commands starting at once, on a stopped cluster and on a new one.
