@@ -25,8 +25,7 @@
 /* Small helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-/* The value at dotted path in doc, or NULL. */
-static json_t *jget(json_t *doc, const char *path)
+json_t *cmp_jpath(json_t *doc, const char *path)
 {
     char key[128];
 
@@ -244,7 +243,7 @@ static int get_typed(json_t *doc, const char *path, json_type want, json_t **out
         [JSON_INTEGER] = "an integer",  [JSON_REAL] = "a number",  [JSON_TRUE] = "true or false",
         [JSON_FALSE] = "true or false", [JSON_NULL] = "null",
     };
-    json_t *v = jget(doc, path);
+    json_t *v = cmp_jpath(doc, path);
     char got[48];
 
     *out = v;
@@ -267,7 +266,7 @@ static int get_str(json_t *doc, const char *path, const char **out, const char *
 /* A number at path, or NAN; E_USAGE when present but not a number (null counts as absent). */
 static int get_num(json_t *doc, const char *path, double *out, const char *name, struct err *e)
 {
-    json_t *v = jget(doc, path);
+    json_t *v = cmp_jpath(doc, path);
     char got[48];
 
     *out = NAN;
@@ -305,7 +304,7 @@ static void metrics_why(json_t *doc, struct cmp_run *r);
  */
 static void redact_record(json_t *doc)
 {
-    json_t *db = jget(doc, "config.database"), *set = jget(doc, "environment.dbms.settings");
+    json_t *db = cmp_jpath(doc, "config.database"), *set = cmp_jpath(doc, "environment.dbms.settings");
     const char *key;
     json_t *v;
 
@@ -347,7 +346,7 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
     for (size_t i = 0; i < sizeof(shape) / sizeof(shape[0]); i++)
         if ((rc = get_typed(doc, shape[i].path, shape[i].type, &v, name, e)) < 0)
             return rc;
-    ver = jget(doc, "tool.record_version");
+    ver = cmp_jpath(doc, "tool.record_version");
     if (!ver)
         return err_set(e, E_USAGE,
                        "%s: not a tpccbench run record (no tool.record_version); give a run "
@@ -367,7 +366,7 @@ int cmp_run_from_json(struct cmp_run *r, json_t *doc, const char *name, struct e
                        "%s: record_version %lld is not valid (they start at 1): " DAMAGED, name,
                        (long long)json_integer_value(ver));
     /* Every record tpccbench writes has a label: steps are grouped by it. */
-    if (!jget(doc, "label"))
+    if (!cmp_jpath(doc, "label"))
         return err_set(e, E_USAGE, "%s: 'label' is missing: " DAMAGED, name);
     if ((rc = get_str(doc, "label", &r->label, name, e)) < 0 ||
         (rc = get_str(doc, "change", &r->change, name, e)) < 0 ||
@@ -432,7 +431,7 @@ static const char *column_note(json_t *doc, const char *col)
     char path[128];
 
     snprintf(path, sizeof(path), "metrics.columns.%s.note", col);
-    return json_string_value(jget(doc, path));
+    return json_string_value(cmp_jpath(doc, path));
 }
 
 /* Why r's metrics figures are absent (r->metrics_note; "" when all are there):
@@ -441,7 +440,7 @@ static const char *column_note(json_t *doc, const char *col)
 static void metrics_why(json_t *doc, struct cmp_run *r)
 {
     const char *n;
-    json_t *on = jget(doc, "config.run.metrics");
+    json_t *on = cmp_jpath(doc, "config.run.metrics");
     const char *kind = json_string_value(json_object_get(doc, "kind"));
 
     r->metrics_note[0] = '\0';
@@ -458,7 +457,7 @@ static void metrics_why(json_t *doc, struct cmp_run *r)
         else if (kind && strcmp(kind, "load") == 0)
             snprintf(r->metrics_note, sizeof(r->metrics_note),
                      "no metrics: a load's record (metrics are sampled for runs)");
-        else if (json_is_object(json_object_get(doc, "run")) && !jget(doc, "run.notpm"))
+        else if (json_is_object(json_object_get(doc, "run")) && !cmp_jpath(doc, "run.notpm"))
             snprintf(r->metrics_note, sizeof(r->metrics_note),
                      "no metrics: the run ended before it measured anything");
         else
@@ -846,7 +845,7 @@ static int has_diff(const struct cmp_diff *d, int n, const char *path)
 /* The source of server setting name in run r ("default" when not recorded). */
 static const char *setting_source(const struct cmp_run *r, const char *name)
 {
-    json_t *src = json_object_get(jget(r->doc, "environment.dbms.settings_source"), name);
+    json_t *src = json_object_get(cmp_jpath(r->doc, "environment.dbms.settings_source"), name);
 
     return json_is_string(src) ? json_string_value(src) : "default";
 }
@@ -1033,7 +1032,7 @@ static int check_comparable(struct cmp *c, int force, struct err *e)
 {
     for (int i = 1; i < c->n_runs; i++) {
         for (size_t k = 0; k < sizeof(same) / sizeof(same[0]); k++) {
-            json_t *a = jget(c->runs[0].doc, same[k].path), *b = jget(c->runs[i].doc, same[k].path);
+            json_t *a = cmp_jpath(c->runs[0].doc, same[k].path), *b = cmp_jpath(c->runs[i].doc, same[k].path);
             char va[128], vb[128];
             if (a && b && json_equal(a, b))
                 continue;
@@ -1102,7 +1101,7 @@ int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct
     }
     for (int i = 0; i < n_runs; i++) {
         const struct cmp_run *r = &runs[i];
-        json_t *valid = jget(r->doc, "run.validity.valid");
+        json_t *valid = cmp_jpath(r->doc, "run.validity.valid");
         if (strcmp(r->status, "complete") != 0)
             add_warning(c, "run '%s' (%s) has status '%s'%s", r->name, r->label,
                         r->status[0] ? r->status : "none",
@@ -1119,13 +1118,13 @@ int cmp_build(struct cmp *c, struct cmp_run *runs, int n_runs, int force, struct
         if (json_is_false(valid)) {
             /* Name the checks that failed: "new_order_rollback_pct 0.62 not in [0.9, 1.1]";
              * a record that says so, those too few to judge apart. */
-            const char *verdict = json_string_value(jget(r->doc, "run.validity.verdict"));
+            const char *verdict = json_string_value(cmp_jpath(r->doc, "run.validity.verdict"));
             int undetermined = verdict && strncmp(verdict, "undetermined", 12) == 0;
             char why[512] = "";
             size_t o = 0;
             const char *k;
             json_t *it;
-            json_object_foreach(jget(r->doc, "run.validity"), k, it)
+            json_object_foreach(cmp_jpath(r->doc, "run.validity"), k, it)
             {
                 const char *rule = json_string_value(json_object_get(it, "rule"));
                 const char *iv = json_string_value(json_object_get(it, "verdict"));
@@ -1820,7 +1819,7 @@ static void print_markdown(FILE *out, const struct cmp *c)
     }
 }
 
-static void csv_field(FILE *out, const char *s, int last)
+void cmp_csv_field(FILE *out, const char *s, int last)
 {
     if (strpbrk(s, ",\"\n\r")) {
         fputc('"', out);
@@ -1891,8 +1890,8 @@ static void print_csv(FILE *out, const struct cmp *c)
         char buf[4096];
         size_t o = 0;
         fprintf(out, "%d,", s + 1);
-        csv_field(out, r->label, 0);
-        csv_field(out, r->change, 0);
+        cmp_csv_field(out, r->label, 0);
+        cmp_csv_field(out, r->change, 0);
         fprintf(out, "%d,", st->n);
         for (int k = 0; k < 4; k++) {
             int m = ms[k];
@@ -1910,7 +1909,7 @@ static void print_csv(FILE *out, const struct cmp *c)
             csv_num(out, st->lo[mms[k]], "%.6g");
             csv_num(out, st->hi[mms[k]], "%.6g");
         }
-        csv_field(out, step_metrics_note(c, st), 0);
+        cmp_csv_field(out, step_metrics_note(c, st), 0);
         buf[0] = '\0';
         for (int i = 0; i < st->n_diffs && o + 1 < sizeof(buf); i++) {
             int w = snprintf(buf + o, sizeof(buf) - o, "%s%s: %s -> %s%s", i ? "; " : "",
@@ -1920,7 +1919,7 @@ static void print_csv(FILE *out, const struct cmp *c)
                 break;
             o += (size_t)w;
         }
-        csv_field(out, buf, !sig);
+        cmp_csv_field(out, buf, !sig);
         for (int f = 0; sig && f < CMP_NSIG; f++)
             for (int against = 0; against < 2; against++) {
                 struct sig_result sr = { .gain = NAN, .lo = NAN, .hi = NAN };

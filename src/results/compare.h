@@ -263,4 +263,10 @@ void cmp_fmt_value(char *buf, size_t len, int metric, double v);
 /* "+1011.1 %" or "-" */
 void cmp_fmt_pct(char *buf, size_t len, double frac);
 
+/* The value at a dotted path ("run.transactions.new_order") in doc, or NULL. */
+json_t *cmp_jpath(json_t *doc, const char *path);
+/* One CSV field (quoted when it holds a comma, a quote or a line end), then a
+ * comma, or a line end when last. */
+void cmp_csv_field(FILE *out, const char *s, int last);
+
 #endif

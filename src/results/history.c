@@ -28,24 +28,6 @@
 /* A record's line                                                      */
 /* ------------------------------------------------------------------ */
 
-/* The value at dotted path in doc, or NULL. */
-static json_t *jpath(json_t *doc, const char *path)
-{
-    char key[128];
-
-    while (doc && *path) {
-        size_t n = strcspn(path, ".");
-        if (n >= sizeof(key))
-            return NULL;
-        memcpy(key, path, n);
-        key[n] = '\0';
-        doc = json_is_object(doc) ? json_object_get(doc, key) : NULL;
-        path += n;
-        if (*path == '.')
-            path++;
-    }
-    return doc;
-}
 
 /* Copy s into out with tabs and line ends made blanks (an index field). */
 static void field(char *out, size_t len, const char *s)
@@ -75,7 +57,7 @@ static const char *key_part(json_t *v, char *buf, size_t len)
 static void series_key(json_t *doc, char *out, size_t len)
 {
     char k[32], w[32], t[32], c[32], mode[32], th[8], iso[64], d[32], db[64], mix[64];
-    json_t *m = jpath(doc, "config.run.mix");
+    json_t *m = cmp_jpath(doc, "config.run.mix");
     size_t o = 0;
 
     mix[0] = '\0';
@@ -92,14 +74,14 @@ static void series_key(json_t *doc, char *out, size_t len)
              "%s, W=%s, %s terminals, %s connections, %s mode, mix %s, think time %s, %s, "
              "%s s, %s",
              key_part(json_object_get(doc, "kind"), k, sizeof(k)),
-             key_part(jpath(doc, "config.schema.warehouses"), w, sizeof(w)),
-             key_part(jpath(doc, "run.terminals.count"), t, sizeof(t)),
-             key_part(jpath(doc, "run.terminals.connections"), c, sizeof(c)),
-             key_part(jpath(doc, "run.mode"), mode, sizeof(mode)), mix,
-             key_part(jpath(doc, "config.run.think_time"), th, sizeof(th)),
-             key_part(jpath(doc, "config.run.isolation"), iso, sizeof(iso)),
-             key_part(jpath(doc, "config.run.duration_s"), d, sizeof(d)),
-             key_part(jpath(doc, "environment.dbms.name"), db, sizeof(db)));
+             key_part(cmp_jpath(doc, "config.schema.warehouses"), w, sizeof(w)),
+             key_part(cmp_jpath(doc, "run.terminals.count"), t, sizeof(t)),
+             key_part(cmp_jpath(doc, "run.terminals.connections"), c, sizeof(c)),
+             key_part(cmp_jpath(doc, "run.mode"), mode, sizeof(mode)), mix,
+             key_part(cmp_jpath(doc, "config.run.think_time"), th, sizeof(th)),
+             key_part(cmp_jpath(doc, "config.run.isolation"), iso, sizeof(iso)),
+             key_part(cmp_jpath(doc, "config.run.duration_s"), d, sizeof(d)),
+             key_part(cmp_jpath(doc, "environment.dbms.name"), db, sizeof(db)));
 }
 
 /* Why a record (kind, status) is left out, "" when it is usable. */
@@ -484,7 +466,7 @@ static double custom_figure(const char *path, const struct hist_rec *r)
     snprintf(p, sizeof(p), "%s/run.json", r->dir);
     if (!(doc = json_load_file(p, 0, NULL)))
         return NAN;
-    v = jpath(doc, path);
+    v = cmp_jpath(doc, path);
     if (json_is_number(v))
         x = json_number_value(v);
     json_decref(doc);

@@ -248,22 +248,6 @@ static void print_text(FILE *out, const struct hist *h, int md)
     }
 }
 
-static void csv_field(FILE *out, const char *s, int last)
-{
-    if (strpbrk(s, ",\"\n\r")) {
-        fputc('"', out);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', out);
-            fputc(*s, out);
-        }
-        fputc('"', out);
-    } else {
-        fputs(s, out);
-    }
-    fputc(last ? '\n' : ',', out);
-}
-
 static void csv_num(FILE *out, double v, int last)
 {
     if (!isnan(v) && !isinf(v))
@@ -285,8 +269,8 @@ static void print_csv(FILE *out, const struct hist *h)
             hist_metric_name(h, m->metric, mn, sizeof(mn));
             for (int c = 0; c < (m->n_cps ? m->n_cps : 1); c++) {
                 fprintf(out, "%d,", s + 1);
-                csv_field(out, sr->key, 0);
-                csv_field(out, mn, 0);
+                cmp_csv_field(out, sr->key, 0);
+                cmp_csv_field(out, mn, 0);
                 fprintf(out, "%s,%d,", state_name(m->state), m->n);
                 if (!m->n_cps) {
                     fputs(",,,,,,,,,,\n", out);
@@ -296,9 +280,9 @@ static void print_csv(FILE *out, const struct hist *h)
                     const struct hist_cp *cp = &m->cps[c];
                     const struct hist_rec *r = &h->set.recs[sr->runs[cp->run]];
                     fprintf(out, "%d,", cp->run + 1);
-                    csv_field(out, r->name, 0);
-                    csv_field(out, r->started, 0);
-                    csv_field(out, r->label, 0);
+                    cmp_csv_field(out, r->name, 0);
+                    cmp_csv_field(out, r->started, 0);
+                    cmp_csv_field(out, r->label, 0);
                     csv_num(out, cp->pt.med_before, 0);
                     csv_num(out, cp->pt.med_after, 0);
                     csv_num(out, cp->pt.change * 100, 0);
@@ -306,7 +290,7 @@ static void print_csv(FILE *out, const struct hist *h)
                     csv_num(out, cp->pt.ci_hi * 100, 0);
                     csv_num(out, cp->pt.p, 0);
                     hist_fmt_what(what, sizeof(what), hist_what_at(sr, cp->run));
-                    csv_field(out, what, 1);
+                    cmp_csv_field(out, what, 1);
                 }
             }
         }
