@@ -108,9 +108,19 @@ t = rec['run']['terminals']
 check(t.get('count') == 20, 'think time: 10 terminals per warehouse by default', t.get('count'))
 check('time_scale' in t.get('deviation', ''), 'the time scale is recorded as a deviation', t)
 e = t.get('efficiency_pct', 0)
-check(85 <= e <= 115, 'efficiency %.1f %% of the 12.86 NOTPM per warehouse (scaled) is within [85, 115]' % e, t)
 v = rec['run']['validity']
-check(v.get('efficiency_pct', {}).get('ok') is True, 'efficiency is an input-validity line, ok', v.get('efficiency_pct'))
+lag = t.get('schedule_lag_p99_ms', 0)
+# On a machine so loaded that the terminals were dispatched late (lag p99
+# over the 10 ms bound: a fresh chroot running 4 test files on 2 cores saw
+# 768 ms), they offer less than their think times allow; the record must
+# then say so in its validity, and the efficiency bound does not apply.
+if lag <= 10:
+    check(85 <= e <= 115, 'efficiency %.1f %% of the 12.86 NOTPM per warehouse (scaled) is within [85, 115]' % e, t)
+    check(v.get('efficiency_pct', {}).get('ok') is True, 'efficiency is an input-validity line, ok', v.get('efficiency_pct'))
+else:
+    check(v.get('schedule_lag_p99_ms', {}).get('ok') is False,
+          'terminals dispatched late (lag p99 %.0f ms): the record says the schedule lag is out of bounds' % lag, v.get('schedule_lag_p99_ms'))
+    check('efficiency_pct' in v, 'efficiency is an input-validity line (%.1f %%, the driver behind)' % e, v.get('efficiency_pct'))
 "
 
 # A delay proxy (no delay) in front of the server, to freeze the network with SIGSTOP.
