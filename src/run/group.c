@@ -7,7 +7,8 @@
  * transaction, sent as one pipeline (txn_batch_send) and read back, without
  * waiting, when its socket is readable (txn_batch_recv).  The thread keeps
  * every connection busy while terminals are due: it takes them from the
- * scheduler without waiting (sched_take_now), and sleeps in one ppoll() on
+ * scheduler without waiting, all that is due in one hold of its lock
+ * (sched_take_many), and sleeps in one ppoll() on
  * its busy connections and the scheduler's bell (rung when a terminal put
  * back is due first) until a result comes, the next terminal is due, or 20
  * ms passed (to see a phase change).  A lost connection is reconnected with
@@ -178,54 +179,82 @@ static void slot_unsend(struct shared *sh, struct gslot *s)
     s->n = 0;
 }
 
-/*
- * Give free connections the terminals due now: first one each, then (with
- * run.batch > 1) more to each while no other worker waits for work.  A
- * deferred Delivery is queued at once and does not use the connection.
- */
-static void dispatch(struct shared *sh, struct gslot *sl, int k)
+/* Start t (taken at now) on s: 1 when it joined s's round trip, 0 when it
+ * was a deferred Delivery, queued at once without using the connection. */
+static int slot_give(struct gslot *s, struct terminal *t, uint64_t now, int measured)
 {
-    int measured = phase_get(sh) == PH_MEASURE, batch = sh->cfg->run.batch;
     struct err e;
 
-    for (int i = 0; i < k; i++) {
-        struct gslot *s = &sl[i];
-        struct terminal *t;
-        uint64_t now;
-        if (s->sent || !s->v->c)
-            continue;
-        while (s->n == 0 && (t = sched_take_now(&sh->sched, now = clock_us())) != NULL) {
-            if (phase_get(sh) == PH_PAUSE) {
-                /* Taken just as the barrier went up: give it back untouched,
-                 * and what was gathered but not sent too. */
-                sched_put(&sh->sched, t);
-                for (int j = 0; j < k; j++)
-                    if (!sl[j].sent)
-                        slot_unsend(sh, &sl[j]);
-                return;
-            }
-            term_start(s->v, t, now);
-            if (term_deferred(s->v, t))
-                term_defer(s->v, t, measured, &e);
-            else
-                s->bt[s->n++] = t;
-        }
-        if (s->n == 0)
-            break; /* nothing is due */
+    term_start(s->v, t, now);
+    if (term_deferred(s->v, t)) {
+        term_defer(s->v, t, measured, &e);
+        return 0;
     }
-    for (int i = 0; i < k && batch > 1; i++) {
-        struct gslot *s = &sl[i];
-        struct terminal *t;
+    s->bt[s->n++] = t;
+    return 1;
+}
+
+/* Room on the group's free connections: one terminal on each empty one
+ * (first), or up to run.batch on each gathering one (fill). */
+static int slot_room(const struct gslot *s, int first, int batch)
+{
+    if (s->sent || !s->v->c)
+        return 0;
+    if (first)
+        return s->n == 0;
+    return s->n > 0 && s->n < batch ? batch - s->n : 0;
+}
+
+/*
+ * Hand the terminals due now to the free connections, all of them taken in
+ * one hold of the scheduler's lock (again only when a deferred Delivery
+ * among them left room): first one to each empty connection (first), then
+ * (fill, run.batch > 1) more to each while no other worker waits for work.
+ * 1 when the barrier went up meanwhile: what was taken is put back.
+ */
+static int dispatch_round(struct shared *sh, struct gslot *sl, int k, int first, int measured)
+{
+    struct terminal *got[RUN_GROUP_MAX * TXN_BATCH_MAX];
+    int batch = sh->cfg->run.batch;
+
+    for (;;) {
+        int want = 0, n, placed = 0, j = 0;
         uint64_t now;
-        while (!s->sent && s->n > 0 && s->n < batch &&
-               (t = sched_take_due(&sh->sched, now = clock_us())) != NULL) {
-            term_start(s->v, t, now);
-            if (term_deferred(s->v, t))
-                term_defer(s->v, t, measured, &e);
-            else
-                s->bt[s->n++] = t;
+        for (int i = 0; i < k; i++)
+            want += slot_room(&sl[i], first, batch);
+        if (want == 0)
+            return 0;
+        n = sched_take_many(&sh->sched, now = clock_us(), got, want, !first);
+        if (first && n > 0 && phase_get(sh) == PH_PAUSE) {
+            /* Taken just as the barrier went up: give them back untouched. */
+            for (int i = 0; i < n; i++)
+                sched_put(&sh->sched, got[i]);
+            return 1;
         }
+        for (int i = 0; i < n; i++) {
+            while (slot_room(&sl[j], first, batch) == 0)
+                j++;
+            placed += slot_give(&sl[j], got[i], now, measured);
+        }
+        if (n < want || placed == n)
+            return 0; /* nothing more is due, or no room is left */
     }
+}
+
+/* Give free connections the terminals due now, and send each one's round trip. */
+static void dispatch(struct shared *sh, struct gslot *sl, int k)
+{
+    int measured = phase_get(sh) == PH_MEASURE;
+
+    if (dispatch_round(sh, sl, k, 1, measured)) {
+        /* The barrier: what was gathered but not sent goes back too. */
+        for (int j = 0; j < k; j++)
+            if (!sl[j].sent)
+                slot_unsend(sh, &sl[j]);
+        return;
+    }
+    if (sh->cfg->run.batch > 1)
+        dispatch_round(sh, sl, k, 0, measured);
     for (int i = 0; i < k; i++)
         if (!sl[i].sent && sl[i].n > 0)
             slot_send(&sl[i]);

@@ -169,6 +169,18 @@ struct terminal *sched_take_now(struct sched *s, uint64_t now_us)
     return t;
 }
 
+int sched_take_many(struct sched *s, uint64_t now_us, struct terminal **out, int max, int leave)
+{
+    int n = 0;
+
+    pthread_mutex_lock(&s->lock);
+    if (!s->closed && !(leave && s->n_waiting))
+        while (n < max && s->n > 0 && s->heap[0].due_us <= now_us)
+            out[n++] = pop_first(s);
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}
+
 uint64_t sched_poll_begin(struct sched *s)
 {
     uint64_t due = UINT64_MAX;

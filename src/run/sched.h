@@ -63,6 +63,14 @@ struct terminal *sched_take_due(struct sched *s, uint64_t now_us);
 struct terminal *sched_take_now(struct sched *s, uint64_t now_us);
 
 /*
+ * Take up to max terminals due at now_us into out[], due first first, in
+ * one hold of the lock (a worker of several connections hands out all
+ * that is due at once); with leave, none while a worker waits (as
+ * sched_take_due).  Returns how many.  Never waits.
+ */
+int sched_take_many(struct sched *s, uint64_t now_us, struct terminal **out, int max, int leave);
+
+/*
  * A worker of several connections with one free is about to poll() its
  * connections and s->bell: from here until sched_poll_end() a put that
  * becomes the first rings the bell, and batches leave due terminals to it

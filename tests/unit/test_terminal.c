@@ -307,13 +307,51 @@ static void test_sched_poll(void **state)
     sched_release(&s);
 }
 
+/* All that is due in one hold: sched_take_many takes, due first first, at
+ * most max of those due at now; with leave, none while a worker waits; none
+ * once closed. */
+static void test_sched_take_many(void **state)
+{
+    static struct terminal t[5];
+    struct terminal *got[5];
+    struct sched s;
+    uint64_t now = clock_us();
+    const int64_t due[5] = { -30, 400000, -10, -20, 0 };
+
+    (void)state;
+    assert_int_equal(sched_init(&s, 5), 0);
+    for (int i = 0; i < 5; i++) {
+        memset(&t[i], 0, sizeof(t[i]));
+        t[i].id = i;
+        t[i].due_us = (uint64_t)((int64_t)now + due[i]);
+        sched_put(&s, &t[i]);
+    }
+    assert_int_equal(sched_take_many(&s, now, got, 2, 0), 2);
+    assert_ptr_equal(got[0], &t[0]);
+    assert_ptr_equal(got[1], &t[3]);
+    assert_false(t[0].queued);
+    s.n_waiting = 1; /* as if a worker waited in sched_take() */
+    assert_int_equal(sched_take_many(&s, now, got, 5, 1), 0);
+    assert_int_equal(sched_take_many(&s, now, got, 5, 0), 2); /* t[2], t[4]: not t[1] */
+    assert_ptr_equal(got[0], &t[2]);
+    assert_ptr_equal(got[1], &t[4]);
+    s.n_waiting = 0;
+    assert_int_equal(sched_count(&s), 1);
+    assert_int_equal(sched_take_many(&s, now + 400000, got, 5, 1), 1);
+    assert_ptr_equal(got[0], &t[1]);
+    sched_put(&s, &t[1]);
+    sched_close(&s);
+    assert_int_equal(sched_take_many(&s, now + 1000000, got, 5, 0), 0);
+    sched_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_identity),   cmocka_unit_test(test_keying_think),
         cmocka_unit_test(test_pacing),     cmocka_unit_test(test_mean_cycle),
         cmocka_unit_test(test_sched_order), cmocka_unit_test(test_sched_take_due),
-        cmocka_unit_test(test_sched_poll),
+        cmocka_unit_test(test_sched_poll), cmocka_unit_test(test_sched_take_many),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
