@@ -79,6 +79,7 @@ struct shared {
     int n_terms;
     struct sched sched;      /* the terminals not being served, by intended time */
     struct term_pace pace;   /* how they offer load */
+    uint64_t timer_slack_ns; /* think time: group threads' timer slack (0: the kernel's) */
     int n_retired;           /* atomic: terminals that ran their run.transactions */
 };
 
