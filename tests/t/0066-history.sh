@@ -39,15 +39,9 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/util.sh"
 
-t_begin t0066 pg chrome
-chmod 755 "$tmp"
-res=$tmp/results
-t_extra_cleanup=stop_private
-stop_private() {
-    pg_stop_datadir "$res/pgdata"
-}
+t_study t0066 chrome
 
-cat >"$tmp/study.yaml" <<'EOF2'
+study_run sync "a 2-step study with 6 runs each exits 0" <<'EOF2'
 study: { name: sync, repeat: 6, order: sequential, reset: none }
 workload: { warehouses: 1, virtual_users: 2, warmup: 1s, duration: 4s }
 steps:
@@ -56,9 +50,6 @@ steps:
   - label: sync-off
     set: { synchronous_commit: "off" }
 EOF2
-timeout -k 5 600 "$bin" study "$tmp/study.yaml" --results-dir "$res" >"$tmp/study.out" 2>"$tmp/study.err"
-is "$?" 0 "a 2-step study with 6 runs each exits 0" || diag "$(tail -20 "$tmp/study.err")"
-sdir=$(ls -d "$res"/*-study-sync | head -1)
 
 run h1 "$bin" history "$res" --format json --alpha 0.01
 is "$rc" 0 "history over the results folder: exit 0" || explain
