@@ -22,11 +22,13 @@
  * Deferred Deliveries (sh->dl_group): the terminals queue them as a worker
  * of one does (their response time ends there), but never wait for room (a
  * full queue puts the terminal back a little later: the threads that would
- * wait are the queue's consumers).  After the due terminal work, a
- * connection still free takes one from the queue (dlq_take, without
+ * wait are the queue's consumers).  Before the due terminals are handed
+ * out, a free connection takes one from the queue (dlq_take, without
  * waiting) while fewer than run.delivery_workers are in flight over every
- * thread, and sends it as a round trip of its own; no delivery worker
- * thread or connection is started.  A retryable failure waits on its
+ * thread, and sends it as a round trip of its own (after them, a closed
+ * loop would leave it no connection: every one is always given a terminal
+ * due, and the queue fills); no delivery worker thread or connection is
+ * started.  A retryable failure waits on its
  * connection for the back-off (the connection takes no terminal meanwhile)
  * and goes again, up to run.max_retries; the completion (from its queueing)
  * goes into the thread's delivery stats (lead->dl_st, merged into
@@ -165,9 +167,9 @@ static void dl_send(struct gslot *s)
 }
 
 /*
- * After the terminals: on each connection still free, its Delivery waiting
- * for a retry once due, else (take) a new one from the queue while fewer
- * than run.delivery_workers are in flight (dlq_take).
+ * On each free connection: its Delivery waiting for a retry once due, else
+ * (take) a new one from the queue while fewer than run.delivery_workers are
+ * in flight (dlq_take).
  */
 static void dl_dispatch(struct shared *sh, struct gslot *sl, int k, int take)
 {
