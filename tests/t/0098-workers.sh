@@ -25,7 +25,10 @@
 #     failure, never a commit, though its result came back first;
 #  7. the null driver: 16 terminals x 25 transactions on 2 threads, exactly
 #     400, and a worker of several connections keeps each busy (TPS near 16
-#     connections / 1 ms);
+#     connections / 1 ms); with a deferred queue of 1 and 1 Delivery in
+#     flight, 32 terminals x 50 on 2 threads fill it, and the threads that
+#     empty it never wait for room (no deadlock): exactly 1600, the waits
+#     counted, every Delivery completed;
 #  8. one connection of a thread lost while the server takes new
 #     connections but does not answer them (tests/helper/holdproxy.py): its
 #     reconnect waits on a thread of its own, so the thread's other 7
@@ -171,6 +174,21 @@ run = rec.get('run', {})
 n = sum(t['count'] + t['rolled_back'] for t in run.get('transactions', {}).values())
 check(n == 400, 'exactly 400 transactions', n)
 check(run.get('terminals', {}).get('workers') == 2, 'on 2 workers', run.get('terminals'))
+"
+printf 'run: {delivery_queue: 1, delivery_workers: 1}\n' | cat "$tmp/null.yaml" - >"$tmp/nullq.yaml"
+run nullq "$bin" run -c "$tmp/nullq.yaml" --vus 32 --workers 2 --transactions 50 --warmup 0s \
+    --duration 60s --label nullq
+is "$rc" 0 "null driver, a deferred queue of 1 on 2 threads of 16 connections: exit 0" || explain
+jcheck "$(rec nullq)/run.json" "
+run = rec.get('run', {})
+n = sum(t['count'] + t['rolled_back'] for t in run.get('transactions', {}).values())
+dl = run.get('delivery', {})
+check(n == 1600 and run.get('measured_seconds', 60) < 30, 'exactly 1600 transactions, long before the 60 s', n, run.get('measured_seconds'))
+check(dl.get('queue_full_waits', 0) > 0 and dl.get('queue_full_wait_s', 0) > 0,
+      'the queue was full and the waits are counted', dl.get('queue_full_waits'), dl.get('queue_full_wait_s'))
+check(dl.get('completed', 0) > 0 and dl.get('completed') == run['transactions']['delivery']['count']
+      and dl.get('pending_at_end') == 0 and dl.get('districts') == 10 * dl.get('completed'),
+      'every Delivery queued completed', {k: dl.get(k) for k in ('completed', 'districts', 'pending_at_end')})
 "
 run nullt "$bin" run -c "$tmp/null.yaml" --vus 16 --workers 2 --warmup 1s --duration 3s --label nullt
 is "$rc" 0 "null driver, timed: exit 0" || explain
