@@ -111,7 +111,7 @@ endif
 # and a free port of its own, so they never meet); at the end the time each
 # file took, slowest first (scripts/test-times.sh), and prove's summary again.
 TEST_JOBS ?= 4
-PROVE     := prove --timer -j$(TEST_JOBS) --exec ''
+PROVE     := prove --timer --failures -j$(TEST_JOBS) --exec ''
 PROVE_LOG := $(B)/prove.log
 test: deps-test
 	$(MAKE) $(BIN) $(TEST_UNIT) $(HELPER_BIN)

@@ -1935,15 +1935,22 @@ static void print_csv(FILE *out, const struct cmp *c)
     }
 }
 
-static json_t *jnum(double v)
+json_t *cmp_jnum(double v)
 {
     return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
 
+void cmp_json_print(FILE *out, json_t *doc)
+{
+    json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    fputc('\n', out);
+    json_decref(doc);
+}
+
 static json_t *jfig(const struct cmp_step *st, int m)
 {
-    return json_pack("{s:o, s:o, s:o}", "median", jnum(st->med[m]), "min", jnum(st->lo[m]), "max",
-                     jnum(st->hi[m]));
+    return json_pack("{s:o, s:o, s:o}", "median", cmp_jnum(st->med[m]), "min", cmp_jnum(st->lo[m]),
+                     "max", cmp_jnum(st->hi[m]));
 }
 
 static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *rules,
@@ -1989,15 +1996,16 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
             const struct cmp_step *pv = &c->steps[s - 1], *f = &c->steps[0];
             json_object_set_new(
                 o, "gain_pct",
-                json_pack("{s:o, s:o, s:o, s:o, s:o}", "load",
-                          jnum(100 * cmp_gain(CMP_LOAD, pv->med[CMP_LOAD], st->med[CMP_LOAD])),
-                          "load_vs_first",
-                          jnum(100 * cmp_gain(CMP_LOAD, f->med[CMP_LOAD], st->med[CMP_LOAD])),
-                          "notpm",
-                          jnum(100 * cmp_gain(CMP_NOTPM, pv->med[CMP_NOTPM], st->med[CMP_NOTPM])),
-                          "tps", jnum(100 * cmp_gain(CMP_TPS, pv->med[CMP_TPS], st->med[CMP_TPS])),
-                          "new_order_p90_change",
-                          jnum(100 * cmp_gain(CMP_P90, pv->med[CMP_P90], st->med[CMP_P90]))));
+                json_pack(
+                    "{s:o, s:o, s:o, s:o, s:o}", "load",
+                    cmp_jnum(100 * cmp_gain(CMP_LOAD, pv->med[CMP_LOAD], st->med[CMP_LOAD])),
+                    "load_vs_first",
+                    cmp_jnum(100 * cmp_gain(CMP_LOAD, f->med[CMP_LOAD], st->med[CMP_LOAD])),
+                    "notpm",
+                    cmp_jnum(100 * cmp_gain(CMP_NOTPM, pv->med[CMP_NOTPM], st->med[CMP_NOTPM])),
+                    "tps", cmp_jnum(100 * cmp_gain(CMP_TPS, pv->med[CMP_TPS], st->med[CMP_TPS])),
+                    "new_order_p90_change",
+                    cmp_jnum(100 * cmp_gain(CMP_P90, pv->med[CMP_P90], st->med[CMP_P90]))));
             json_object_set_new(o, "within_noise",
                                 json_pack("{s:b, s:b, s:b, s:b, s:b}", "load",
                                           cmp_within_noise(c, s, s - 1, CMP_LOAD), "load_vs_first",
@@ -2022,10 +2030,10 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
                         continue;
                     json_array_append_new(
                         sg, json_pack("{s:i, s:s, s:o, s:o, s:o, s:o, s:i, s:i, s:s}", "against",
-                                      base + 1, "metric", sig_keys[f], "gain", jnum(sr.gain),
-                                      "ci_low", jnum(sr.lo), "ci_high", jnum(sr.hi), "df",
-                                      jnum(sr.df), "n_old", sr.n_old, "n_new", sr.n_new, "verdict",
-                                      sig_verdict_name(sr.verdict)));
+                                      base + 1, "metric", sig_keys[f], "gain", cmp_jnum(sr.gain),
+                                      "ci_low", cmp_jnum(sr.lo), "ci_high", cmp_jnum(sr.hi), "df",
+                                      cmp_jnum(sr.df), "n_old", sr.n_old, "n_new", sr.n_new,
+                                      "verdict", sig_verdict_name(sr.verdict)));
                 }
                 if (base == 0)
                     break;
@@ -2043,22 +2051,20 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
         json_array_append_new(
             gate, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:b}", "rule", rules[i].text, "metric",
                             cmp_metric_name(rules[i].metric, mn, sizeof(mn)), "old",
-                            jnum(verdicts[i].old_v), "new", jnum(verdicts[i].new_v), "change_pct",
-                            jnum(verdicts[i].change_pct), "tripped", verdicts[i].tripped,
-                            "within_noise", verdicts[i].within_noise));
+                            cmp_jnum(verdicts[i].old_v), "new", cmp_jnum(verdicts[i].new_v),
+                            "change_pct", cmp_jnum(verdicts[i].change_pct), "tripped",
+                            verdicts[i].tripped, "within_noise", verdicts[i].within_noise));
         if (verdicts[i].by_interval) {
             json_t *g = json_array_get(gate, json_array_size(gate) - 1);
-            json_object_set_new(g, "ci_low_pct", jnum(verdicts[i].ci_lo_pct));
-            json_object_set_new(g, "ci_high_pct", jnum(verdicts[i].ci_hi_pct));
+            json_object_set_new(g, "ci_low_pct", cmp_jnum(verdicts[i].ci_lo_pct));
+            json_object_set_new(g, "ci_high_pct", cmp_jnum(verdicts[i].ci_hi_pct));
             json_object_set_new(g, "judged_by", json_string("interval"));
         }
     }
     json_object_set_new(doc, "steps", steps);
     json_object_set_new(doc, "warnings", warn);
     json_object_set_new(doc, "gate", gate);
-    json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    fputc('\n', out);
-    json_decref(doc);
+    cmp_json_print(out, doc);
 }
 
 void cmp_print(FILE *out, const struct cmp *c, int format, const struct cmp_rule *rules,

@@ -268,5 +268,10 @@ json_t *cmp_jpath(json_t *doc, const char *path);
 /* One CSV field (quoted when it holds a comma, a quote or a line end), then a
  * comma, or a line end when last. */
 void cmp_csv_field(FILE *out, const char *s, int last);
+/* v as a JSON number, or null where it is NaN (no figure) or infinite. */
+json_t *cmp_jnum(double v);
+/* doc as compare and history print their JSON (indented, keys in their
+ * order, 10 significant digits), a line end, then doc freed. */
+void cmp_json_print(FILE *out, json_t *doc);
 
 #endif

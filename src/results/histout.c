@@ -297,11 +297,6 @@ static void print_csv(FILE *out, const struct hist *h)
     }
 }
 
-static json_t *jnum(double v)
-{
-    return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
 static json_t *json_what(const struct hist_what *w)
 {
     json_t *a = json_array();
@@ -325,14 +320,14 @@ static json_t *json_metric(const struct hist *h, const struct hist_series *sr,
         const struct hist_cp *cp = &m->cps[c];
         const struct hist_rec *r = &h->set.recs[sr->runs[cp->run]];
         const struct hist_what *w = hist_what_at(sr, cp->run);
-        json_t *j =
-            json_pack("{s:i, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                      "run_index", cp->run + 1, "run", r->name, "dir", r->dir, "started",
-                      r->started, "label", r->label, "runs_before", cp->pt.at - cp->pt.from,
-                      "runs_after", json_integer(cp->pt.to - cp->pt.at), "median_before",
-                      jnum(cp->pt.med_before), "median_after", jnum(cp->pt.med_after), "change_pct",
-                      jnum(cp->pt.change * 100), "ci_low_pct", jnum(cp->pt.ci_lo * 100),
-                      "ci_high_pct", jnum(cp->pt.ci_hi * 100), "p_value", jnum(cp->pt.p));
+        json_t *j = json_pack(
+            "{s:i, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "run_index",
+            cp->run + 1, "run", r->name, "dir", r->dir, "started", r->started, "label", r->label,
+            "runs_before", cp->pt.at - cp->pt.from, "runs_after",
+            json_integer(cp->pt.to - cp->pt.at), "median_before", cmp_jnum(cp->pt.med_before),
+            "median_after", cmp_jnum(cp->pt.med_after), "change_pct", cmp_jnum(cp->pt.change * 100),
+            "ci_low_pct", cmp_jnum(cp->pt.ci_lo * 100), "ci_high_pct", cmp_jnum(cp->pt.ci_hi * 100),
+            "p_value", cmp_jnum(cp->pt.p));
         json_object_set_new(j, "changes", json_what(w));
         json_object_set_new(j, "n_changes", json_integer(w ? w->n_changes : 0));
         if (w && w->err[0])
@@ -357,7 +352,8 @@ static json_t *json_series(const struct hist *h, int s)
             char mn[128];
             hist_metric_name(h, sr->m[k].metric, mn, sizeof(mn));
             json_object_set_new(
-                v, mn, jnum(sr->m[k].metric == HIST_CUSTOM ? r->custom : r->v[sr->m[k].metric]));
+                v, mn,
+                cmp_jnum(sr->m[k].metric == HIST_CUSTOM ? r->custom : r->v[sr->m[k].metric]));
         }
         json_array_append_new(runs, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "index", i + 1,
                                               "run", r->name, "dir", r->dir, "started", r->started,
@@ -386,9 +382,9 @@ static void print_json(FILE *out, const struct hist *h, const struct hist_trip *
         json_array_append_new(
             gate, json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:o}", "rule", t->rule->text,
                             "series", t->series + 1, "run", h->set.recs[sr->runs[cp->run]].name,
-                            "old", jnum(t->v.old_v), "new", jnum(t->v.new_v), "change_pct",
-                            jnum(t->v.change_pct), "ci_low_pct", jnum(t->v.ci_lo_pct),
-                            "ci_high_pct", jnum(t->v.ci_hi_pct)));
+                            "old", cmp_jnum(t->v.old_v), "new", cmp_jnum(t->v.new_v), "change_pct",
+                            cmp_jnum(t->v.change_pct), "ci_low_pct", cmp_jnum(t->v.ci_lo_pct),
+                            "ci_high_pct", cmp_jnum(t->v.ci_hi_pct)));
     }
     json_object_set_new(doc, "method",
                         json_pack("{s:s, s:f, s:f, s:i, s:i}", "name",
@@ -401,9 +397,7 @@ static void print_json(FILE *out, const struct hist *h, const struct hist_trip *
     json_object_set_new(doc, "skipped", skipped);
     json_object_set_new(doc, "series", series);
     json_object_set_new(doc, "gate", gate);
-    json_dumpf(doc, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
-    fputc('\n', out);
-    json_decref(doc);
+    cmp_json_print(out, doc);
 }
 
 /* ------------------------------------------------------------------ */

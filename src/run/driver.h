@@ -90,6 +90,7 @@ struct run_result {
     int load;                    /* enum term_load: closed, think, open */
     double offered_tps;          /* think: what the terminals offer at most; open: run.rate */
     double time_scale;           /* keying and think times were multiplied by this */
+    double timer_slack_us;       /* the group threads' timer slack (0: the kernel's own) */
     int mode;                    /* enum run_mode used (never auto) */
     char server_name[64], server_version[64];
     uint64_t seed;               /* run RNG seed */

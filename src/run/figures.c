@@ -445,8 +445,10 @@ static json_t *terminals_json(const struct config *cfg, const struct run_result 
                   lat_json(&r->measured.lag), "waits_over_think_time",
                   (json_int_t)r->measured.waits_over_think, "schedule_lag_p99_ms", f->lag_p99_ms);
 
-    if (r->load == TERM_THINK)
+    if (r->load == TERM_THINK) {
         json_object_set_new(o, "efficiency_pct", json_real(f->efficiency_pct));
+        json_object_set_new(o, "timer_slack_us", json_real(r->timer_slack_us));
+    }
     /* Context switches of the terminals' worker threads (getrusage RUSAGE_THREAD). */
     json_object_set_new(o, "wakes_per_tx", isnan(f->wakes_per_tx) ? json_null()
                                                                   : json_real(f->wakes_per_tx));

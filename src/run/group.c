@@ -41,6 +41,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -583,6 +584,8 @@ void *group_main(void *arg)
         sl[i].v = &lead[i];
         sl[i].dst = lead->dl_st;
     }
+    if (sh->timer_slack_ns > 50000) /* the thread's ppoll() may wake that much later */
+        prctl(PR_SET_TIMERSLACK, (unsigned long)sh->timer_slack_ns, 0UL, 0UL, 0UL);
     if (group_start(sh, lead, k) < 0)
         goto out;
     for (;;) {

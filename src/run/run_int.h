@@ -85,6 +85,7 @@ struct shared {
     int n_terms;
     struct sched sched;      /* the terminals not being served, by intended time */
     struct term_pace pace;   /* how they offer load */
+    uint64_t timer_slack_ns; /* think time: group threads' timer slack (0: the kernel's) */
     int n_retired;           /* atomic: terminals that ran their run.transactions */
     int dl_group;            /* 1: the group threads run the deferred Deliveries (group.c),
                               * no delivery workers are started */

@@ -41,8 +41,8 @@
 #     busy_port / busy_port_free  a port of 127.0.0.1 held open, then let go
 #
 # and the opening of a script: t_begin, t_helper, t_copy_bin, t_private,
-# t_pg_up, t_pg, t_pg_cfg, t_pg_load, t_maria_up, t_odbc_up, t_odbc_built,
-# t_load (each described below).
+# t_study, t_pg_up, t_pg, t_pg_cfg, t_pg_load, t_maria_up, t_odbc_up,
+# t_odbc_built, t_load (each described below).
 
 # tap.sh once: a second copy would count the tests from 1 again.
 [ -n "${tap__n+set}" ] || . "$root/tests/lib/tap.sh"
@@ -277,6 +277,18 @@ t_private() {
     chmod 755 "$tmp"
     t_copy_bin
     t_datadir=$tmp/$_pdir
+}
+
+# t_study NAME [LIB...]: t_private NAME results/pgdata study LIB... for a
+# script that runs `tpccbench study` on the private PostgreSQL, which a
+# study with --results-dir $res keeps in $res/pgdata (t_cleanup stops it
+# there; `pg_stop_datadir "$t_datadir"` earlier).  Sets what t_private
+# sets and res=$tmp/results; study.sh gives study_run.
+t_study() {
+    _sname=$1
+    shift
+    t_private "$_sname" results/pgdata study "$@"
+    res=$tmp/results
 }
 
 # t_pg_up: start the test PostgreSQL of pg.sh, bailing out with its reason

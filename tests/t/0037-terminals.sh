@@ -66,6 +66,20 @@ w = run.get('terminals', {}).get('wakes_per_tx')
 check(isinstance(w, float) and 0.05 < w < 50, 'the record counts the workers\' wakes per transaction', w)
 "
 like "$out" "*of a core, *.* wakes per tx*" "the summary shows wakes per transaction beside driver CPU" || explain
+# One wake serves the terminals due within the timer slack: 1/10,000 of the
+# mean cycle (20.7 s of keying and think time over the mix, x 0.01 here), at
+# most 1 ms (time scale 1).
+run slack "$bin" run -c "$tmp/null.yaml" --warehouses 100 --think-time true --duration 2s --warmup 1s \
+    --label slack
+is "$rc" 0 "the null driver at time scale 1: exit 0" || explain
+jcheck "$(rec null)/run.json" "
+s = rec.get('run', {}).get('terminals', {}).get('timer_slack_us')
+check(isinstance(s, float) and 20.5 < s < 20.9, 'time scale 0.01: the timer slack is 1/10,000 of the mean cycle', s)
+"
+jcheck "$(rec slack)/run.json" "
+s = rec.get('run', {}).get('terminals', {}).get('timer_slack_us')
+check(s == 1000.0, 'time scale 1: the timer slack is at most 1 ms', s)
+"
 
 # 6. Batches: several terminals' transactions in one round trip.
 run batch "$bin" run -c "$cfg" --terminals 20 --connections 4 --batch 4 --duration 8s --warmup 1s \

@@ -18,16 +18,8 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/util.sh"
 
-t_begin t0061
+t_begin t0061 chrome
 t_copy_bin
-
-chrome=
-for c in chromium chromium-browser google-chrome; do
-    if command -v "$c" >/dev/null 2>&1; then
-        chrome=$c
-        break
-    fi
-done
 
 # Four records: baseline twice (repeats), shared_buffers, synchronous_commit.
 python3 - "$tmp/results" <<'EOF'
@@ -125,29 +117,8 @@ like "$(cat "$tmp/bad.err")" "tpccbench report: '$f' is truncated*" "the message
 [ ! -e "$tmp/bad.html" ]
 ok $? "and no report is written"
 
-if [ -z "$chrome" ]; then
-    skip "no chromium: install it with 'apt-get install chromium' to render the report"
-    done_testing
-fi
-
-# chrome NAME ARGS...: headless Chromium on the report; stdout NAME.out, stderr NAME.err.
-chrome() {
-    _n=$1
-    shift
-    _ud=$(mktemp -d "$tmp/chrome.XXXXXX")
-    timeout -k 5 60 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-        --disable-background-networking --disable-component-update --disable-sync \
-        --user-data-dir="$_ud" --enable-logging=stderr --v=0 "$@" "file://$html" \
-        >"$tmp/$_n.out" 2>"$tmp/$_n.err" </dev/null
-}
-
-chrome dom --dump-dom
-ok $? "chromium --dump-dom: exit 0" || diag "$(tail -5 "$tmp/dom.err")"
-if grep -qE 'Uncaught|CONSOLE.*(Error|error)' "$tmp/dom.err"; then
-    fail "no script error while loading" "$(grep -E 'Uncaught|CONSOLE' "$tmp/dom.err" | head -5)"
-else
-    pass "no script error while loading"
-fi
+chrome_need "the report"
+chrome_dom "$html"
 python3 - "$tmp/dom.out" >"$tmp/checks" 2>&1 <<'EOF'
 import re, sys
 dom = open(sys.argv[1]).read()
@@ -192,7 +163,7 @@ while IFS= read -r l; do
     esac
 done <"$tmp/checks"
 
-chrome shot --hide-scrollbars --window-size=1280,2600 --screenshot="$tmp/shot.png"
+chrome_run shot "$html" --hide-scrollbars --window-size=1280,2600 --screenshot="$tmp/shot.png"
 ok $? "chromium --screenshot: exit 0" || diag "$(tail -5 "$tmp/shot.err")"
 size=$(wc -c <"$tmp/shot.png" 2>/dev/null || echo 0)
 [ "$size" -gt 50000 ] && [ "$(head -c 4 "$tmp/shot.png" | tail -c 3)" = PNG ]
@@ -200,7 +171,7 @@ ok $? "the screenshot is a PNG with content ($size bytes)"
 if [ -n "${TPCC_REPORT_SHOT:-}" ]; then
     cp "$tmp/shot.png" "$TPCC_REPORT_SHOT" && note "screenshot kept in $TPCC_REPORT_SHOT"
 fi
-chrome pdf --print-to-pdf="$tmp/report.pdf" --no-pdf-header-footer
+chrome_run pdf "$html" --print-to-pdf="$tmp/report.pdf" --no-pdf-header-footer
 [ "$(head -c 4 "$tmp/report.pdf" 2>/dev/null)" = "%PDF" ]
 ok $? "it prints to PDF (print CSS)"
 

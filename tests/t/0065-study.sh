@@ -19,20 +19,14 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/util.sh"
 
-t_begin t0065 pg
-chmod 755 "$tmp"
-res=$tmp/results
-t_extra_cleanup=stop_private
-stop_private() {
-    pg_stop_datadir "$res/pgdata"
-}
+t_study t0065
 py() {
     _code=$1
     shift
     python3 -c "import json,sys,glob; $_code" "$@"
 }
 
-cat >"$tmp/study.yaml" <<'EOF2'
+study_run basics "a 3-step study with 2 repeats exits 0" <<'EOF2'
 study: { name: basics, repeat: 2, order: interleaved, reset: template }
 workload: { warehouses: 1, virtual_users: 2, warmup: 1s, duration: 5s }
 steps:
@@ -42,10 +36,6 @@ steps:
   - label: shared-buffers
     set: { shared_buffers: 192MB }
 EOF2
-timeout -k 5 600 "$bin" study "$tmp/study.yaml" --results-dir "$res" >"$tmp/out" 2>"$tmp/err"
-is "$?" 0 "a 3-step study with 2 repeats exits 0" || diag "$(tail -20 "$tmp/err")"
-sdir=$(ls -d "$res"/*-study-basics | head -1)
-sj=$sdir/study.json
 is "$(py 'd=json.load(open(sys.argv[1])); print(d["status"], len(d["runs"]), sum(r["status"]=="complete" for r in d["runs"]))' "$sj")" \
     "complete 6 6" "study.json: complete, 6 runs, all complete"
 is "$(py 'd=json.load(open(sys.argv[1])); print(",".join(r["label"] for r in d["runs"]))' "$sj")" \
@@ -59,9 +49,9 @@ print(" ".join(out))' "$sj")" "on/256MB off/256MB off/192MB on/256MB off/256MB o
     "every record's fingerprint shows its step's settings (cumulative)"
 is "$(py 'd=json.load(open(sys.argv[1])); print([r["restarted"] for r in d["runs"]].count(True), d["restarts"] >= 3)' "$sj")" \
     "3 True" "the server restarted before each shared-buffers run and after it (and at the end)"
-like "$(cat "$tmp/err")" "*study: restarting the server*" "the restart is said"
-like "$(cat "$tmp/out")" "*step  label*NOTPM*shared_buffers = 192MB*" "the step table names each change"
-like "$(cat "$tmp/out")" "*vs baseline: NOTPM *\\[*\\]*" "the gains come with their interval"
+like "$(cat "$tmp/basics.err")" "*study: restarting the server*" "the restart is said"
+like "$(cat "$tmp/basics.out")" "*step  label*NOTPM*shared_buffers = 192MB*" "the step table names each change"
+like "$(cat "$tmp/basics.out")" "*vs baseline: NOTPM *\\[*\\]*" "the gains come with their interval"
 is "$(py '
 import math
 d=json.load(open(sys.argv[1])); bad=[]
@@ -118,7 +108,7 @@ print([(s["label"], len(s["runs"])) for s in c["steps"]], got == want)' "$tmp/cm
     "compare groups the study's runs by step and gives the study's gains and verdicts"
 auto=$res/pgdata/postgresql.auto.conf
 is "$(grep -c -E '^(synchronous_commit|shared_buffers)' "$auto")" "0" "the settings are reset at the end"
-like "$(cat "$tmp/err")" "*settings are reset on the private server (restarted)*" "and the reset is said"
+like "$(cat "$tmp/basics.err")" "*settings are reset on the private server (restarted)*" "and the reset is said"
 
 # Refused before anything runs: nothing new in the results directory.
 nbefore=$(ls "$res" | wc -l)
@@ -183,7 +173,7 @@ like "$(cat "$tmp/r.err")" "*run 2 of 2*" "it runs the missing run"
 unlike "$(cat "$tmp/r.err")" "*run 1 of 2*" "and not the complete one"
 is "$(py 'd=json.load(open(sys.argv[1])); print(d["status"], [r["status"] for r in d["runs"]], d["runs"][0]["dir"]==sys.argv[2])' "$idir/study.json" "$first")" \
     "complete ['complete', 'complete'] True" "study.json: complete, the first run kept"
-stop_private
+pg_stop_datadir "$t_datadir"
 
 # An existing server cannot be restarted by the study: refused without restart_command.
 t_pg 1

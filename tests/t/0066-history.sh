@@ -39,15 +39,9 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/util.sh"
 
-t_begin t0066 pg
-chmod 755 "$tmp"
-res=$tmp/results
-t_extra_cleanup=stop_private
-stop_private() {
-    pg_stop_datadir "$res/pgdata"
-}
+t_study t0066 chrome
 
-cat >"$tmp/study.yaml" <<'EOF2'
+study_run sync "a 2-step study with 6 runs each exits 0" <<'EOF2'
 study: { name: sync, repeat: 6, order: sequential, reset: none }
 workload: { warehouses: 1, virtual_users: 2, warmup: 1s, duration: 4s }
 steps:
@@ -56,9 +50,6 @@ steps:
   - label: sync-off
     set: { synchronous_commit: "off" }
 EOF2
-timeout -k 5 600 "$bin" study "$tmp/study.yaml" --results-dir "$res" >"$tmp/study.out" 2>"$tmp/study.err"
-is "$?" 0 "a 2-step study with 6 runs each exits 0" || diag "$(tail -20 "$tmp/study.err")"
-sdir=$(ls -d "$res"/*-study-sync | head -1)
 
 run h1 "$bin" history "$res" --format json --alpha 0.01
 is "$rc" 0 "history over the results folder: exit 0" || explain
@@ -167,28 +158,8 @@ html=$tmp/history.html
 run rep "$bin" report --history "$res" --label 'sync-*' --alpha 0.01 -o "$html"
 is "$rc" 0 "report --history: exit 0" || explain
 is "$(grep -c -E '(src|href)="(https?:)?//' "$html")" "0" "the page loads nothing from elsewhere"
-chrome=
-for c in chromium chromium-browser google-chrome; do
-    if command -v "$c" >/dev/null 2>&1; then
-        chrome=$c
-        break
-    fi
-done
-if [ -z "$chrome" ]; then
-    skip "no chromium: install it with 'apt-get install chromium' to render the page"
-    done_testing
-fi
-_ud=$(mktemp -d "$tmp/chrome.XXXXXX")
-timeout -k 5 60 "$chrome" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$_ud" --enable-logging=stderr --v=0 --dump-dom "file://$html" \
-    >"$tmp/dom.out" 2>"$tmp/dom.err" </dev/null
-ok $? "chromium --dump-dom: exit 0" || diag "$(tail -5 "$tmp/dom.err")"
-if grep -qE 'Uncaught|CONSOLE.*(Error|error)' "$tmp/dom.err"; then
-    fail "no script error while loading" "$(grep -E 'Uncaught|CONSOLE' "$tmp/dom.err" | head -5)"
-else
-    pass "no script error while loading"
-fi
+chrome_need "the page"
+chrome_dom "$html"
 is "$(python3 - "$tmp/dom.out" <<'EOF2'
 import re, sys
 dom = open(sys.argv[1]).read()
