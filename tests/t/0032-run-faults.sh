@@ -2,7 +2,7 @@
 # 0032-run-faults.sh - database faults during `tpccbench run` against a real
 # PostgreSQL (tests/lib/pg.sh), 1 warehouse, 4 VUs, procedure mode.
 #
-#  1. the server restarted (-m immediate) 2 s into a 14 s measured window (time for the server to recover on a loaded machine):
+#  1. the server restarted (-m immediate) 2 s into a 20 s measured window (time for the server to recover on a loaded machine):
 #     the run completes, the outage shows in run.json and series.csv, lost
 #     connections and unknown outcomes are counted, conditions 1-4 hold;
 #  2. every backend killed by pg_terminate_backend: the same, in client mode;
@@ -55,11 +55,15 @@ check(run.get('notpm', 0) > 0, name + ': NOTPM > 0 (the run went on)')
 
 # ---------------------------------------------------------------------------
 # 1. Restart -m immediate 3 s into the measured window.
-bg_run restart --duration 14s --warmup 1s --vus 4
+# The window is 20 s: a fresh chroot at load average 11 saw no second of
+# throughput left after the restart in a 14 s one.
+bg_run restart --duration 20s --warmup 1s --vus 4
 bg_window restart
 sleep 2
+_t0=$(date +%s)
 pg_restart_immediate
 ok $? "pg_ctl restart -m immediate during the run"
+diag "the restart took $(($(date +%s) - _t0)) s (the window had 18 s left)"
 bg_complete restart
 outage_checks restart
 like "$(cat "$tmp/restart.out")" "*outage: * connections lost*" "restart: the summary names the outage"
