@@ -115,7 +115,7 @@ static int64_t test_count_lines(const struct test_out *o)
  * saw: whole rows only, no chunk above the buffer, counters that add up. */
 static void test_gen_into(const struct gen_ctx *g, int table, int w, struct test_out *o)
 {
-    struct gen_sink s = { test_put, o, NULL, TEST_SINK_CAP, 0, 0, 0 };
+    struct gen_sink s = { .put = test_put, .arg = o, .cap = TEST_SINK_CAP };
     size_t before = o->len;
     int64_t lines_before = test_count_lines(o);
     int rc;
@@ -965,7 +965,7 @@ static void test_put_error(void **state)
 
     for (int t = 0; t < T_NTABLES; t++) {
         struct test_out o = { .fail_rc = -7 };
-        struct gen_sink s = { test_put, &o, NULL, TEST_SINK_CAP, 0, 0, 0 };
+        struct gen_sink s = { .put = test_put, .arg = &o, .cap = TEST_SINK_CAP };
         int rc;
 
         s.buf = malloc(TEST_SINK_CAP);
