@@ -26,6 +26,7 @@ static const struct cmd_opt load_opts[] = {
     { "jobs", 'j', 1, "load.jobs", "parallel loader connections (default 2)" },
     { "seed", 0, 1, "load.seed", "data seed: the same seed gives the same rows (default 1)" },
     { "drop", 0, 0, "load.drop", "drop an existing TPC-C schema first" },
+    { "copy", 0, 1, "load.copy", "fast (binary COPY, FREEZE where it can) or text (default fast)" },
     { "resume", 0, 0, NULL, "continue a load that failed or was interrupted" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
@@ -96,6 +97,23 @@ static json_t *load_stats_json(const struct load_opts *o, const struct load_stat
         st->resumed, "steps_skipped", st->steps_skipped);
 }
 
+/* The record's "load.paths": how the rows went (libpq: "text COPY", or the
+ * fast paths the copy took; a driver with a path of its own: load.path). */
+static json_t *load_paths_json(const struct load_stats *st)
+{
+    json_t *a = json_array();
+
+    if (st->paths & LOAD_PATH_TEXT)
+        json_array_append_new(a, json_string("text COPY"));
+    if (st->paths & LOAD_PATH_BINARY)
+        json_array_append_new(a, json_string("binary COPY"));
+    if (st->paths & LOAD_PATH_WHOLE)
+        json_array_append_new(a, json_string("table per transaction: TRUNCATE, COPY FREEZE"));
+    if (st->paths & LOAD_PATH_WAL_MINIMAL)
+        json_array_append_new(a, json_string("wal_level minimal"));
+    return a;
+}
+
 /* The record's "load", with "part" for a part of several. */
 static json_t *load_json(const struct load_opts *o, const struct load_stats *st)
 {
@@ -105,6 +123,8 @@ static json_t *load_json(const struct load_opts *o, const struct load_stats *st)
         json_object_set_new(j, "path", json_string(st->path));
     if (st->path_why[0])
         json_object_set_new(j, "path_why", json_string(st->path_why));
+    if (st->paths)
+        json_object_set_new(j, "paths", load_paths_json(st));
 
     if (st->parts > 1)
         json_object_set_new(j, "part", load_part_json(o, st));
@@ -257,6 +277,7 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
         .warehouses = cfg->schema.warehouses,
         .jobs = cfg->load.jobs,
         .drop = cfg->load.drop,
+        .copy_text = cfg->load.copy_text,
         .resume = resume,
         .seed = (uint64_t)cfg->load.seed,
         .progress = stderr,
