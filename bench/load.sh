@@ -15,6 +15,7 @@ pg_start
 cat >"$work/bench.yaml" <<EOY
 database: {driver: postgres, managed: false, conninfo: "$PG_TEST_CONNINFO", password_env: TPCC_TEST_PASSWORD}
 results: {dir: $work/results, label: benchload}
+load: {copy: ${BENCH_LOAD_COPY:-fast}}
 EOY
 export PGPASSWORD=$TPCC_TEST_PASSWORD
 psql_() { "$PG_TEST_BINDIR/psql" -X -q -tA -v ON_ERROR_STOP=1 -d "$PG_TEST_CONNINFO" "$@"; }

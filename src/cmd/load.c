@@ -114,10 +114,22 @@ static json_t *load_paths_json(const struct load_stats *st)
     return a;
 }
 
-/* The record's "load", with "part" for a part of several. */
-static json_t *load_json(const struct load_opts *o, const struct load_stats *st)
+/* The record's "load", with "part" for a part of several; settings and
+ * after (taken): the private server's during and after the load, or NULL. */
+static json_t *load_json(const struct load_opts *o, struct load_stats *st, json_t *settings,
+                         json_t *after)
 {
-    json_t *j = load_stats_json(o, st);
+    const char *wal = settings ? json_string_value(json_object_get(settings, "wal_level")) : NULL;
+    json_t *j;
+
+    if (wal && strcmp(wal, "minimal") == 0)
+        st->paths |= LOAD_PATH_WAL_MINIMAL;
+    j = load_stats_json(o, st);
+    /* The private server's settings during the load and after it (the run's). */
+    if (settings)
+        json_object_set_new(j, "settings", settings);
+    if (after)
+        json_object_set_new(j, "settings_after", after);
 
     if (st->path[0])
         json_object_set_new(j, "path", json_string(st->path));
@@ -264,6 +276,50 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, int resum
     return load_part_with_session(s, rec, dir, resume, serve, NULL, NULL, e);
 }
 
+/* "minimal|0" as {"wal_level": "minimal", "max_wal_senders": "0"}. */
+static json_t *settings_json(char *got)
+{
+    char *bar = strchr(got, '|');
+
+    if (bar)
+        *bar++ = '\0';
+    return json_pack("{s:s, s:s}", "wal_level", got, "max_wal_senders", bar ? bar : "");
+}
+
+/*
+ * The private server's load settings: restarted with wal_level minimal and
+ * max_wal_senders 0 (its tables written in the transaction that truncated
+ * them skip the WAL, and so do the index builds) when it is this command's
+ * (started or adopted), the load is of one process and load.copy is fast;
+ * load.settings in the record says what the restarted server showed.  A
+ * user's server is never restarted.  Returns 1 when restarted (restore it
+ * with load_settings_off), 0 when not, or the failure.
+ */
+static int load_settings_on(struct session *s, const struct load_opts *o, json_t **settings,
+                            struct err *e)
+{
+    char got[128];
+
+    if (!s->managed || !s->mpg.started || o->parts > 1 || o->copy_text)
+        return 0;
+    if (managed_load_settings(&s->mpg, 1, got, sizeof(got), e) < 0)
+        return err_prefix(e, "restarting the private server with the load's settings");
+    *settings = settings_json(got);
+    return 1;
+}
+
+/* The private server restarted with the run's settings after the load. */
+static int load_settings_off(struct session *s, json_t **after, struct err *e)
+{
+    char got[128];
+
+    if (managed_load_settings(&s->mpg, 0, got, sizeof(got), e) < 0)
+        return err_prefix(e, "restarting the private server with the run's settings after the "
+                             "load");
+    *after = settings_json(got);
+    return 0;
+}
+
 /* Load with the session's database; fills the record's "load" and "status". */
 int load_part_with_session(struct session *s, json_t *rec, const char *dir, int resume,
                            struct mserve *serve, const struct part *part, const char *run_id,
@@ -289,8 +345,15 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
     struct load_stats st;
     struct load_live live;
     struct load_watch w;
-    int rc;
+    json_t *settings = NULL, *after = NULL;
+    int rc, restarted;
 
+    /* Before the sampler connects: the restart would cut its connection. */
+    if ((restarted = load_settings_on(s, &o, &settings, e)) < 0) {
+        json_object_set_new(rec, "status", json_string("failed"));
+        json_object_set_new(rec, "error", json_string(e->msg));
+        return e->code;
+    }
     memset(&live, 0, sizeof(live));
     memset(&w, 0, sizeof(w));
     w.live = &live;
@@ -310,7 +373,12 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
     /* The end as it was: served until the run's first tick (bench) or the exit. */
     watch_tick(&w);
     metrics_free(w.m);
-    json_object_set_new(rec, "load", load_json(&o, &st));
+    if (restarted) {
+        struct err e2;
+        if (load_settings_off(s, &after, &e2) < 0 && rc == 0)
+            rc = (*e = e2).code;
+    }
+    json_object_set_new(rec, "load", load_json(&o, &st, settings, after));
     if (rc == 0) {
         load_print_summary(stdout, &o, &st);
         return 0;
