@@ -135,8 +135,17 @@ static json_t *load_json(const struct load_opts *o, struct load_stats *st, json_
         json_object_set_new(j, "path", json_string(st->path));
     if (st->path_why[0])
         json_object_set_new(j, "path_why", json_string(st->path_why));
-    if (st->paths)
+    if (st->paths) {
+        int64_t total = 0;
+        for (int t = 0; t < T_NTABLES; t++)
+            total += st->rows[t];
         json_object_set_new(j, "paths", load_paths_json(st));
+        /* The rows this load sent by each path (a resume: only its own). */
+        json_object_set_new(j, "path_rows",
+                            json_pack("{s:I, s:I, s:I}", "text", (json_int_t)(total - st->rows_binary),
+                                      "binary", (json_int_t)st->rows_binary, "table_per_transaction",
+                                      (json_int_t)st->rows_whole));
+    }
 
     if (st->parts > 1)
         json_object_set_new(j, "part", load_part_json(o, st));

@@ -118,6 +118,7 @@ struct load_shared {
     double table_s[T_NTABLES];
     int64_t rows[T_NTABLES];
     int64_t bytes;
+    int64_t rows_binary, rows_whole; /* rows committed by those paths */
 };
 
 struct job {
@@ -251,6 +252,8 @@ static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const
     sh->table_s[u->table] += (double)(clock_us() - t0) / 1e6;
     sh->rows[u->table] += sink.rows;
     sh->bytes += sink.bytes;
+    sh->rows_binary += sink.binary ? sink.rows : 0;
+    sh->rows_whole += u->whole ? sink.rows : 0;
     pthread_mutex_unlock(&sh->lock);
     if (sh->o->live)
         live_add(&sh->o->live->rows[u->table], sink.rows);
@@ -1026,6 +1029,8 @@ static int load_copy(struct load *l, struct err *e)
     memcpy(st->table_s, sh->table_s, sizeof(st->table_s));
     memcpy(st->rows, sh->rows, sizeof(st->rows));
     st->bytes = sh->bytes;
+    st->rows_binary = sh->rows_binary;
+    st->rows_whole = sh->rows_whole;
     return rc;
 }
 

@@ -103,6 +103,8 @@ struct load_stats {
     char path[32];
     char path_why[160];
     int paths;              /* LOAD_PATH_* the copy took */
+    int64_t rows_binary;    /* rows sent by binary COPY (the rest: text) */
+    int64_t rows_whole;     /* rows sent in a table per transaction (TRUNCATE, COPY FREEZE) */
 };
 
 /* The copy's paths (load_stats.paths). */
