@@ -87,7 +87,8 @@ for path in l.get("paths", []):
     # wal_level minimal is the server's during the whole load: every row.
     print("%-3s   path %-46s %5.1f%% of the rows" % (sys.argv[2], path, 100.0 * share.get(path, rows) / rows))
 if l.get("settings"):
-    print("%-3s   load settings %s, after it %s" % (sys.argv[2], l["settings"], l.get("settings_after")))
+    print("%-3s   load settings %s, after it %s; the restarts: %.2f s (in total)" % (sys.argv[2],
+          l["settings"], l.get("settings_after"), p.get("restart", 0)))
 EOP
     ours=$(python3 -c "import json; print(json.load(open('$rec'))['load']['seconds'])")
     # Export the identical data, two halves per table, for the floor.

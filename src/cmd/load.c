@@ -74,8 +74,9 @@ static json_t *load_part_json(const struct load_opts *o, const struct load_stats
 
 static json_t *load_stats_json(const struct load_opts *o, const struct load_stats *st)
 {
-    json_t *phases = json_pack("{s:f, s:f, s:f, s:f}", "schema", st->schema_s, "copy", st->copy_s,
-                               "index", st->index_s, "analyze", st->analyze_s);
+    json_t *phases = json_pack("{s:f, s:f, s:f, s:f, s:f}", "schema", st->schema_s, "copy",
+                               st->copy_s, "index", st->index_s, "analyze", st->analyze_s,
+                               "restart", st->restart_s);
     json_t *rows = json_object(), *tables = json_object();
     int64_t total_rows = 0;
 
@@ -355,6 +356,8 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
     struct load_live live;
     struct load_watch w;
     json_t *settings = NULL, *after = NULL;
+    uint64_t t_restart = clock_us();
+    double restart_s;
     int rc, restarted;
 
     /* Before the sampler connects: the restart would cut its connection. */
@@ -363,6 +366,7 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
         json_object_set_new(rec, "error", json_string(e->msg));
         return e->code;
     }
+    restart_s = (double)(clock_us() - t_restart) / 1e6;
     memset(&live, 0, sizeof(live));
     memset(&w, 0, sizeof(w));
     w.live = &live;
@@ -384,8 +388,12 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
     metrics_free(w.m);
     if (restarted) {
         struct err e2;
+        t_restart = clock_us();
         if (load_settings_off(s, &after, &e2) < 0 && rc == 0)
             rc = (*e = e2).code;
+        /* The restarts are the load's time too. */
+        st.restart_s = restart_s + (double)(clock_us() - t_restart) / 1e6;
+        st.total_s += st.restart_s;
     }
     json_object_set_new(rec, "load", load_json(&o, &st, settings, after));
     if (rc == 0) {

@@ -81,6 +81,8 @@ struct load_stats {
     double copy_s;                 /* wall time of the bulk load phase */
     double index_s;                /* keys and indexes */
     double analyze_s;
+    double restart_s;              /* the private server's restarts for the load's settings
+                                    * (cmd/load.c; in total_s too) */
     double table_s[T_NTABLES];     /* busy seconds per table, summed over jobs */
     int64_t rows[T_NTABLES];       /* rows loaded per table */
     int64_t bytes;                 /* bytes of row text sent */
