@@ -505,11 +505,13 @@ int cmd_load(int argc, char **argv)
     if (a.help) {
         cmd_usage(stdout, "load",
                   "[-c FILE] [--warehouses N] [--jobs N] [--seed N] [--drop | --resume]\n"
+                  "       [--copy fast|text]\n"
                   "       [--metrics-listen HOST:PORT] [--part K/N [--run-id NAME]]",
                   "Create the nine TPC-C tables, generate every row per TPC-C clause 4.3, stream\n"
                   "it in with parallel bulk loads, then build keys and indexes and ANALYZE.\n"
-                  "Each table's rows for one warehouse commit as one step; after a failure,\n"
-                  "--resume loads only the steps not committed (same warehouses and seed).\n"
+                  "Each table's rows for one warehouse (on PostgreSQL's fast path: each table)\n"
+                  "commit as one step; after a failure, --resume loads only the steps not\n"
+                  "committed (same warehouses and seed).  --copy text: text COPY only.\n"
                   "Writes RESULTS/<time>-<label>/run.json with the load time per phase.\n"
                   "With --metrics-listen, serves the rows loaded by table, the phase and the\n"
                   "OS and database figures for Prometheus while it loads.\n"
