@@ -26,6 +26,7 @@ static const struct cmd_opt load_opts[] = {
     { "jobs", 'j', 1, "load.jobs", "parallel loader connections (default 2)" },
     { "seed", 0, 1, "load.seed", "data seed: the same seed gives the same rows (default 1)" },
     { "drop", 0, 0, "load.drop", "drop an existing TPC-C schema first" },
+    { "copy", 0, 1, "load.copy", "fast (binary COPY, FREEZE where it can) or text (default fast)" },
     { "resume", 0, 0, NULL, "continue a load that failed or was interrupted" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
     { "metrics-devices", 0, 1, "run.metrics_devices", "more block devices to sample: sdb,nvme0n1" },
@@ -78,6 +79,9 @@ static json_t *load_stats_json(const struct load_opts *o, const struct load_stat
     json_t *rows = json_object(), *tables = json_object();
     int64_t total_rows = 0;
 
+    /* The private server's restarts for the load's settings, when it had them. */
+    if (st->restart_s > 0)
+        json_object_set_new(phases, "restart", json_real(st->restart_s));
     for (int t = 0; t < T_NTABLES; t++) {
         json_object_set_new(rows, tpcc_table_name(t), json_integer(st->rows[t]));
         json_object_set_new(tables, tpcc_table_name(t),
@@ -96,15 +100,55 @@ static json_t *load_stats_json(const struct load_opts *o, const struct load_stat
         st->resumed, "steps_skipped", st->steps_skipped);
 }
 
-/* The record's "load", with "part" for a part of several. */
-static json_t *load_json(const struct load_opts *o, const struct load_stats *st)
+/* The record's "load.paths": how the rows went (libpq: "text COPY", or the
+ * fast paths the copy took; a driver with a path of its own: load.path). */
+static json_t *load_paths_json(const struct load_stats *st)
 {
-    json_t *j = load_stats_json(o, st);
+    json_t *a = json_array();
+
+    if (st->paths & LOAD_PATH_TEXT)
+        json_array_append_new(a, json_string("text COPY"));
+    if (st->paths & LOAD_PATH_BINARY)
+        json_array_append_new(a, json_string("binary COPY"));
+    if (st->paths & LOAD_PATH_WHOLE)
+        json_array_append_new(a, json_string("table per transaction: TRUNCATE, COPY FREEZE"));
+    if (st->paths & LOAD_PATH_WAL_MINIMAL)
+        json_array_append_new(a, json_string("wal_level minimal"));
+    return a;
+}
+
+/* The record's "load", with "part" for a part of several; settings and
+ * after (taken): the private server's during and after the load, or NULL. */
+static json_t *load_json(const struct load_opts *o, struct load_stats *st, json_t *settings,
+                         json_t *after)
+{
+    const char *wal = settings ? json_string_value(json_object_get(settings, "wal_level")) : NULL;
+    json_t *j;
+
+    if (wal && strcmp(wal, "minimal") == 0)
+        st->paths |= LOAD_PATH_WAL_MINIMAL;
+    j = load_stats_json(o, st);
+    /* The private server's settings during the load and after it (the run's). */
+    if (settings)
+        json_object_set_new(j, "settings", settings);
+    if (after)
+        json_object_set_new(j, "settings_after", after);
 
     if (st->path[0])
         json_object_set_new(j, "path", json_string(st->path));
     if (st->path_why[0])
         json_object_set_new(j, "path_why", json_string(st->path_why));
+    if (st->paths) {
+        int64_t total = 0;
+        for (int t = 0; t < T_NTABLES; t++)
+            total += st->rows[t];
+        json_object_set_new(j, "paths", load_paths_json(st));
+        /* The rows this load sent by each path (a resume: only its own). */
+        json_object_set_new(j, "path_rows",
+                            json_pack("{s:I, s:I, s:I}", "text", (json_int_t)(total - st->rows_binary),
+                                      "binary", (json_int_t)st->rows_binary, "table_per_transaction",
+                                      (json_int_t)st->rows_whole));
+    }
 
     if (st->parts > 1)
         json_object_set_new(j, "part", load_part_json(o, st));
@@ -244,6 +288,50 @@ int load_with_session(struct session *s, json_t *rec, const char *dir, int resum
     return load_part_with_session(s, rec, dir, resume, serve, NULL, NULL, e);
 }
 
+/* "minimal|0" as {"wal_level": "minimal", "max_wal_senders": "0"}. */
+static json_t *settings_json(char *got)
+{
+    char *bar = strchr(got, '|');
+
+    if (bar)
+        *bar++ = '\0';
+    return json_pack("{s:s, s:s}", "wal_level", got, "max_wal_senders", bar ? bar : "");
+}
+
+/*
+ * The private server's load settings: restarted with wal_level minimal and
+ * max_wal_senders 0 (its tables written in the transaction that truncated
+ * them skip the WAL, and so do the index builds) when it is this command's
+ * (started or adopted), the load is of one process and load.copy is fast;
+ * load.settings in the record says what the restarted server showed.  A
+ * user's server is never restarted.  Returns 1 when restarted (restore it
+ * with load_settings_off), 0 when not, or the failure.
+ */
+static int load_settings_on(struct session *s, const struct load_opts *o, json_t **settings,
+                            struct err *e)
+{
+    char got[128];
+
+    if (!s->managed || !s->mpg.started || o->parts > 1 || o->copy_text)
+        return 0;
+    if (managed_load_settings(&s->mpg, 1, got, sizeof(got), e) < 0)
+        return err_prefix(e, "restarting the private server with the load's settings");
+    *settings = settings_json(got);
+    return 1;
+}
+
+/* The private server restarted with the run's settings after the load. */
+static int load_settings_off(struct session *s, json_t **after, struct err *e)
+{
+    char got[128];
+
+    if (managed_load_settings(&s->mpg, 0, got, sizeof(got), e) < 0)
+        return err_prefix(e, "restarting the private server with the run's settings after the "
+                             "load");
+    *after = settings_json(got);
+    return 0;
+}
+
 /* Load with the session's database; fills the record's "load" and "status". */
 int load_part_with_session(struct session *s, json_t *rec, const char *dir, int resume,
                            struct mserve *serve, const struct part *part, const char *run_id,
@@ -257,6 +345,7 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
         .warehouses = cfg->schema.warehouses,
         .jobs = cfg->load.jobs,
         .drop = cfg->load.drop,
+        .copy_text = cfg->load.copy_text,
         .resume = resume,
         .seed = (uint64_t)cfg->load.seed,
         .progress = stderr,
@@ -268,8 +357,18 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
     struct load_stats st;
     struct load_live live;
     struct load_watch w;
-    int rc;
+    json_t *settings = NULL, *after = NULL;
+    uint64_t t_restart = clock_us();
+    double restart_s;
+    int rc, restarted;
 
+    /* Before the sampler connects: the restart would cut its connection. */
+    if ((restarted = load_settings_on(s, &o, &settings, e)) < 0) {
+        json_object_set_new(rec, "status", json_string("failed"));
+        json_object_set_new(rec, "error", json_string(e->msg));
+        return e->code;
+    }
+    restart_s = (double)(clock_us() - t_restart) / 1e6;
     memset(&live, 0, sizeof(live));
     memset(&w, 0, sizeof(w));
     w.live = &live;
@@ -289,7 +388,16 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
     /* The end as it was: served until the run's first tick (bench) or the exit. */
     watch_tick(&w);
     metrics_free(w.m);
-    json_object_set_new(rec, "load", load_json(&o, &st));
+    if (restarted) {
+        struct err e2;
+        t_restart = clock_us();
+        if (load_settings_off(s, &after, &e2) < 0 && rc == 0)
+            rc = (*e = e2).code;
+        /* The restarts are the load's time too. */
+        st.restart_s = restart_s + (double)(clock_us() - t_restart) / 1e6;
+        st.total_s += st.restart_s;
+    }
+    json_object_set_new(rec, "load", load_json(&o, &st, settings, after));
     if (rc == 0) {
         load_print_summary(stdout, &o, &st);
         return 0;
@@ -397,11 +505,13 @@ int cmd_load(int argc, char **argv)
     if (a.help) {
         cmd_usage(stdout, "load",
                   "[-c FILE] [--warehouses N] [--jobs N] [--seed N] [--drop | --resume]\n"
+                  "       [--copy fast|text]\n"
                   "       [--metrics-listen HOST:PORT] [--part K/N [--run-id NAME]]",
                   "Create the nine TPC-C tables, generate every row per TPC-C clause 4.3, stream\n"
                   "it in with parallel bulk loads, then build keys and indexes and ANALYZE.\n"
-                  "Each table's rows for one warehouse commit as one step; after a failure,\n"
-                  "--resume loads only the steps not committed (same warehouses and seed).\n"
+                  "Each table's rows for one warehouse (on PostgreSQL's fast path: each table)\n"
+                  "commit as one step; after a failure, --resume loads only the steps not\n"
+                  "committed (same warehouses and seed).  --copy text: text COPY only.\n"
                   "Writes RESULTS/<time>-<label>/run.json with the load time per phase.\n"
                   "With --metrics-listen, serves the rows loaded by table, the phase and the\n"
                   "OS and database figures for Prometheus while it loads.\n"

@@ -116,6 +116,13 @@ static const struct choice mode_choices[] = {
 /* "simple" is pgbench's -M simple: the simple query protocol carries no
  * parameters, so every value would have to be spliced into the SQL text,
  * which tpccbench never does (ARCHITECTURE.md, Secrets). */
+/* load.copy: the fast paths where the driver has them, or text COPY only. */
+static const struct choice copy_choices[] = {
+    { "fast",            NULL,              0,                  0 },
+    { "text",            NULL,              1,                  0 },
+    { NULL,              NULL,              0, 0 },
+};
+
 static const struct choice statements_choices[] = {
     { "prepared",        NULL,              RUN_STMT_PREPARED,  0 },
     { "unnamed",         NULL,              RUN_STMT_UNNAMED,   0 },
@@ -188,6 +195,7 @@ static const struct key key_table[] = {
     { "load.seed", K_I64, OFF(load.seed), 0, INT64_C(1) << 62, NULL, 1, OFF(load.seed_set),
       NULL, 0 },
     KEY("load.drop",             K_BOOL,       load.drop,             0, 1,     NULL),
+    KEY("load.copy",             K_CHOICE_INT, load.copy_text,        0, 1,     copy_choices),
     KEY("run.virtual_users",     K_INT,        run.virtual_users,     1, 10000, NULL),
     KEY("run.terminals",         K_INT,        run.terminals,         0, 1000000, NULL),
     KEY("run.connections",       K_INT,        run.connections,       0, 10000, NULL),

@@ -81,6 +81,7 @@ struct config {
         int64_t seed; /* data generator seed */
         int seed_set; /* 1 when seed came from file or command line */
         int drop;     /* drop an existing schema first */
+        int copy_text; /* load.copy: 1 text (text COPY per table and warehouse), 0 fast */
     } load;
 
     struct {

@@ -410,6 +410,12 @@ int db_next_name(const char **p, const char **name, size_t *n)
 
 int db_bulk_begin(struct db_conn *c, const char *table, const char *columns, struct err *e)
 {
+    return db_bulk_begin_how(c, table, columns, 0, e);
+}
+
+int db_bulk_begin_how(struct db_conn *c, const char *table, const char *columns, int how,
+                      struct err *e)
+{
     const char *p = columns, *name;
     size_t n;
     int ncols = 0;
@@ -426,7 +432,12 @@ int db_bulk_begin(struct db_conn *c, const char *table, const char *columns, str
     }
     if (ncols == 0)
         return err_set(e, E_FAIL, "bulk load of %s: no columns", table);
+    if (how && (!c->ops->bulk_begin_how || (c->ops->bulk_how & how) != how))
+        return err_set(e, E_FAIL, "bulk load of %s: driver %s cannot load that way (0x%x)", table,
+                       c->ops->name, how);
     c->n_roundtrips++;
+    if (how)
+        return c->ops->bulk_begin_how(c, table, columns, how, e);
     return c->ops->bulk_begin(c, table, columns, e);
 }
 

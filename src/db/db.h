@@ -77,6 +77,12 @@ struct db_connect_args {
 #define DB_F_AUTOCOMMIT 0x8 /* a statement outside begin() commits by itself */
 #define DB_F_SYNTHETIC 0x10 /* no database behind it (null): results are synthetic */
 
+/* How a bulk load goes (db_bulk_begin_how; struct db_ops.bulk_how: what a
+ * driver takes). */
+#define DB_BULK_BINARY 0x1   /* rows in PostgreSQL's binary COPY format (gen.h), not text */
+#define DB_BULK_TRUNCATE 0x2 /* empty the table first, in the caller's transaction */
+#define DB_BULK_FREEZE 0x4   /* rows written frozen (COPY FREEZE): with DB_BULK_TRUNCATE */
+
 /* Pseudo statement ids for db_pipe_exec. */
 #define DB_PIPE_BEGIN (-1)
 #define DB_PIPE_COMMIT (-2)
@@ -221,6 +227,10 @@ struct db_ops {
      * \N for NULL; values contain no tab, newline or backslash. */
     int (*bulk_begin)(struct db_conn *c, const char *table, const char *columns,
                       struct err *e);
+    /* bulk_begin with DB_BULK_* flags, those of bulk_how only (NULL, 0: none). */
+    int (*bulk_begin_how)(struct db_conn *c, const char *table, const char *columns, int how,
+                          struct err *e);
+    int bulk_how;
     int (*bulk_put)(struct db_conn *c, const char *buf, size_t len, struct err *e);
     /* Bulk load inside the transaction the caller began (db_begin).  Finish
      * it: the rows stay in that transaction for the caller to commit; with
@@ -295,6 +305,10 @@ int db_rollback(struct db_conn *c, struct err *e);
 /* Start a bulk load of table (a plain SQL name) with columns ("a, b, c",
  * plain names); anything else is refused before the driver sees it. */
 int db_bulk_begin(struct db_conn *c, const char *table, const char *columns, struct err *e);
+/* The same with DB_BULK_* flags; a flag the driver does not take (not in
+ * its ops->bulk_how) is refused (E_FAIL) before anything is sent. */
+int db_bulk_begin_how(struct db_conn *c, const char *table, const char *columns, int how,
+                      struct err *e);
 int db_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e);
 int db_bulk_end(struct db_conn *c, int abort, struct err *e);
 

@@ -46,6 +46,7 @@ extern char **environ;
 #define TAIL_BYTES       2048 /* how much of a child's output we look at for the error */
 #define TAIL_LINES       4    /* how many of its last lines go into the message */
 #define RUNTIME_CONF     "tpccbench.conf"
+#define LOAD_CONF        "tpccbench_load.conf"  /* the load's settings, only while it runs */
 #define HBA_FILE         "tpccbench_hba.conf"   /* named by hba_file in RUNTIME_CONF */
 #define PASS_FILE        MANAGED_PASS_FILE      /* the cluster's password (libpq passfile) */
 #define PASS_SQL         "tpccbench-password.sql" /* exists only while the password is set */
@@ -958,7 +959,9 @@ static int conf_write_runtime(const struct managed_pg *m, struct err *e)
                  "unix_socket_directories = '%s'\n"
                  "unix_socket_permissions = 0700\n"
                  "hba_file = '%s'\n"
-                 "password_encryption = 'scram-sha-256'\n",
+                 "password_encryption = 'scram-sha-256'\n"
+                 "# The load's settings (managed_load_settings), only while it runs.\n"
+                 "include_if_exists = '" LOAD_CONF "'\n",
                  m->port ? "127.0.0.1" : "", m->socket_port, m->sockdir, hba_path);
     if (n < 0 || (size_t)n >= sizeof(text))
         return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
@@ -1531,6 +1534,77 @@ static int prepare_new(struct managed_pg *m, struct runas *ra, struct err *e)
     return rc;
 }
 
+/* The load's settings file: written (on) with wal_level minimal and no WAL
+ * senders, or removed (off). */
+static int load_conf_write(const struct managed_pg *m, int on, struct err *e)
+{
+    static const char text[] = "# Written by tpccbench for a load, removed after it (and at "
+                               "every start).\n"
+                               "wal_level = minimal\n"
+                               "max_wal_senders = 0\n";
+    char path[4096], ebuf[128];
+
+    if (on)
+        return file_write_private(m, LOAD_CONF, text, strlen(text), e);
+    if (path_join(path, sizeof(path), m->datadir, LOAD_CONF) < 0)
+        return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
+    if (unlink(path) < 0 && errno != ENOENT)
+        return err_set(e, E_FAIL, "cannot remove '%s': %s", path,
+                       err_errno(errno, ebuf, sizeof(ebuf)));
+    return 0;
+}
+
+/* "wal_level|max_wal_senders" as the running server has them, into out. */
+static int show_wal_settings(const struct managed_pg *m, const struct runas *ra, char *out,
+                             size_t len, struct err *e)
+{
+    char port[16];
+    int rc;
+
+    snprintf(port, sizeof(port), "%d", m->socket_port);
+    {
+        const char *args[] = { "-X", "-q", "-h", m->sockdir, "-p", port, "-U", MANAGED_USER,
+                               "-d", "postgres", "-tAc",
+                               "select current_setting('wal_level') || '|' || "
+                               "current_setting('max_wal_senders')",
+                               NULL };
+        rc = run_tool(m, ra, "psql", args, out, len, e);
+    }
+    if (rc < 0)
+        return err_prefix(e, "reading wal_level on '%s'", m->datadir);
+    out[strcspn(out, "\r\n")] = '\0';
+    return 0;
+}
+
+int managed_load_settings(struct managed_pg *m, int on, char *got, size_t len, struct err *e)
+{
+    struct runas ra;
+    struct pidfile pf;
+    struct err scratch;
+    int rc, lock = -1;
+
+    if (!m->started)
+        return err_set(e, E_USAGE, "the server on '%s' is not this command's to restart",
+                       m->datadir);
+    datadir_lock(m, &lock, &scratch);
+    rc = runas_init(&ra, m->run_uid, m->run_gid, m->hide_env, e);
+    if (rc == 0 && (rc = load_conf_write(m, on, e)) == 0 && (rc = server_stop(m, &ra, e)) == 0) {
+        sig_set_server_pid(0);
+        rc = server_start(m, &ra, e);
+        /* A server that refuses them (archive_mode on) runs without: got says so. */
+        if (rc < 0 && on && load_conf_write(m, 0, &scratch) == 0)
+            rc = server_start(m, &ra, e);
+    }
+    if (rc == 0 && pidfile_read(m->datadir, &pf))
+        sig_set_server_pid(pf.pid);
+    if (rc == 0)
+        rc = show_wal_settings(m, &ra, got, len, e);
+    runas_release(&ra);
+    if (lock >= 0)
+        close(lock);
+    return rc;
+}
+
 /* Start the prepared cluster as its owner: settings, the owner file, pg_ctl start, database. */
 static int start_owned(struct managed_pg *m, const struct runas *ra, struct err *e)
 {
@@ -1538,6 +1612,9 @@ static int start_owned(struct managed_pg *m, const struct runas *ra, struct err 
     struct err scratch;
     int rc = conf_write_runtime(m, e);
 
+    /* A load's settings left by a command that died go: a start is the run's own. */
+    if (rc == 0)
+        rc = load_conf_write(m, 0, e);
     /* Written before the start: a server of ours never runs without it. */
     if (rc == 0)
         rc = owner_write(m, 0, e);

@@ -110,6 +110,17 @@ int managed_start(struct managed_pg *m, const char *datadir, int port, const cha
 int managed_stop(struct managed_pg *m, struct err *e);
 
 /*
+ * Restart the server this process started or adopted with a load's
+ * settings (on: wal_level minimal, max_wal_senders 0, from a file
+ * datadir/tpccbench_load.conf that tpccbench.conf includes) or without
+ * them (off: the file removed; every start removes it too, so a command
+ * that died during a load leaves the next start with the run's settings).
+ * got: "wal_level|max_wal_senders" as the restarted server shows them.
+ * E_USAGE when m->started is 0 (not ours to restart).
+ */
+int managed_load_settings(struct managed_pg *m, int on, char *got, size_t len, struct err *e);
+
+/*
  * Leave a server this process started or adopted running on purpose
  * (--keep-server): the owner file says "kept", so no later command adopts
  * and stops it; m->started becomes 0.  A no-op when m->started is 0.

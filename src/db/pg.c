@@ -2,8 +2,9 @@
  * pg.c - the PostgreSQL driver, on libpq.
  *
  * Parameters are sent as text with PQexecPrepared/PQexecParams (never spliced
- * into SQL; the one statement built here, COPY, takes table and column names
- * quoted by PQescapeIdentifier).  Prepared statements are named "s<slot>";
+ * into SQL; the statements built here, COPY and the TRUNCATE before a COPY
+ * FREEZE, take table and column names quoted by PQescapeIdentifier).  COPY
+ * takes text or binary rows (DB_BULK_BINARY).  Prepared statements are named "s<slot>";
  * with run.statements unnamed every statement goes out with its text as the
  * unnamed statement (PQexecParams, PQsendQueryParams in a pipeline), which a
  * pooler in transaction mode can pass to any server connection.  BEGIN,
@@ -486,9 +487,31 @@ static int sql_add(struct pg_conn *p, char *sql, size_t cap, size_t *used, const
     return 0;
 }
 
-static int pg_bulk_begin(struct db_conn *c, const char *table, const char *columns,
-                         struct err *e)
+/* "TRUNCATE table" (DB_BULK_TRUNCATE), in the caller's transaction. */
+static int pg_truncate(struct db_conn *c, const char *table, struct err *e)
 {
+    struct pg_conn *p = P(c);
+    char sql[256] = "";
+    size_t used = 0;
+    PGresult *res;
+    int rc;
+
+    if ((rc = sql_add(p, sql, sizeof(sql), &used, "TRUNCATE ", 9, 0, e)) < 0 ||
+        (rc = sql_add(p, sql, sizeof(sql), &used, table, strlen(table), 1, e)) < 0)
+        return rc;
+    clear_result(p);
+    res = PQexec(p->conn, sql);
+    rc = PQresultStatus(res) == PGRES_COMMAND_OK ? 0 : fail(c, res, e);
+    PQclear(res);
+    return rc;
+}
+
+static int pg_bulk_begin_how(struct db_conn *c, const char *table, const char *columns, int how,
+                             struct err *e)
+{
+    static const char *const with[] = { "", " WITH (FORMAT binary)", " WITH (FREEZE)",
+                                        " WITH (FORMAT binary, FREEZE)" };
+    const char *opts = with[(how & DB_BULK_BINARY ? 1 : 0) + (how & DB_BULK_FREEZE ? 2 : 0)];
     struct pg_conn *p = P(c);
     const char *col, *at = columns;
     char sql[2048] = "";
@@ -496,6 +519,8 @@ static int pg_bulk_begin(struct db_conn *c, const char *table, const char *colum
     PGresult *res;
     int rc, k = 0;
 
+    if ((how & DB_BULK_TRUNCATE) && (rc = pg_truncate(c, table, e)) < 0)
+        return rc;
     /* COPY takes no parameters: the names go into its text, each quoted
      * by libpq (db_bulk_begin() has also checked that they are plain). */
     if ((rc = sql_add(p, sql, sizeof(sql), &used, "COPY ", 5, 0, e)) < 0 ||
@@ -506,7 +531,8 @@ static int pg_bulk_begin(struct db_conn *c, const char *table, const char *colum
         if ((k++ && (rc = sql_add(p, sql, sizeof(sql), &used, ", ", 2, 0, e)) < 0) ||
             (rc = sql_add(p, sql, sizeof(sql), &used, col, n, 1, e)) < 0)
             return rc;
-    if ((rc = sql_add(p, sql, sizeof(sql), &used, ") FROM STDIN", 12, 0, e)) < 0)
+    if ((rc = sql_add(p, sql, sizeof(sql), &used, ") FROM STDIN", 12, 0, e)) < 0 ||
+        (rc = sql_add(p, sql, sizeof(sql), &used, opts, strlen(opts), 0, e)) < 0)
         return rc;
     clear_result(p);
     res = PQexec(p->conn, sql);
@@ -517,6 +543,12 @@ static int pg_bulk_begin(struct db_conn *c, const char *table, const char *colum
     }
     PQclear(res);
     return 0;
+}
+
+static int pg_bulk_begin(struct db_conn *c, const char *table, const char *columns,
+                         struct err *e)
+{
+    return pg_bulk_begin_how(c, table, columns, 0, e);
 }
 
 static int pg_bulk_put(struct db_conn *c, const char *buf, size_t len, struct err *e)
@@ -703,6 +735,8 @@ const struct db_ops db_pg_ops = {
     .fd = pg_fd,
     .pipe_result = pg_pipe_result,
     .bulk_begin = pg_bulk_begin,
+    .bulk_begin_how = pg_bulk_begin_how,
+    .bulk_how = DB_BULK_BINARY | DB_BULK_TRUNCATE | DB_BULK_FREEZE,
     .bulk_put = pg_bulk_put,
     .bulk_end = pg_bulk_end,
     .cancel = pg_cancel,

@@ -3,7 +3,9 @@
  *
  * gen_table() writes every row of one table for one warehouse (ITEM: all of
  * it) in the bulk format of db.h (tab-separated, \N for NULL, one row per
- * line) into a sink that flushes full buffers.  Each (table, warehouse,
+ * line), or with sink.binary in PostgreSQL's binary COPY format (the
+ * tuples; gen_copy_begin/gen_copy_end write the header and the trailer),
+ * into a sink that flushes full buffers.  Each (table, warehouse,
  * district) has its own random stream derived from the seed, so the rows do
  * not depend on how the work is split between jobs.  No I/O happens here.
  */
@@ -56,10 +58,16 @@ struct gen_sink {
     size_t len;   /* bytes pending in buf */
     int64_t rows; /* rows written so far (for progress) */
     int64_t bytes;
+    int binary;     /* 1: PostgreSQL's binary COPY format (DB_BULK_BINARY); 0: text */
+    int64_t now_us; /* binary: the load's date as a PostgreSQL timestamp (set by gen_table) */
 };
 
 /* Write table's rows for warehouse w (ignored for ITEM) and flush. */
 int gen_table(const struct gen_ctx *g, int table, int w, struct gen_sink *s);
+/* Binary format only (nothing in text): the header, before the first row of
+ * one COPY, into the empty buffer; the trailer after its last row, then flush. */
+void gen_copy_begin(struct gen_sink *s);
+int gen_copy_end(struct gen_sink *s);
 
 /* The per-order values of one district that orders and order_line share:
  * o_c_id, o_carrier_id (0 = NULL) and o_ol_cnt of o_id 1..3000. */

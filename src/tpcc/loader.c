@@ -29,9 +29,13 @@
 #define LOAD_BUF_BYTES (256 * 1024)
 #define MAX_STMTS      64
 
+/* A unit of the copy: one table's rows of warehouse w (item: w = 0), or
+ * with whole every row of the table in the load's range, in a transaction
+ * that empties the table first (DB_BULK_TRUNCATE) so its COPY may FREEZE. */
 struct unit {
     int table;
     int w;
+    int whole;
 };
 
 /* The steps of an earlier, failed load (load --resume). */
@@ -79,7 +83,10 @@ static void set_phase(const struct load_opts *o, struct load_stats *st, int phas
 
 static void unit_step(const struct unit *u, char *buf, size_t len)
 {
-    snprintf(buf, len, "copy:%s:%d", tpcc_table_name(u->table), u->w);
+    if (u->whole)
+        snprintf(buf, len, "copy:%s", tpcc_table_name(u->table));
+    else
+        snprintf(buf, len, "copy:%s:%d", tpcc_table_name(u->table), u->w);
 }
 
 /* State shared by the job threads of one phase. */
@@ -89,6 +96,9 @@ struct load_shared {
     struct db_conn **conns;
     struct unit *units;
     int nunits;
+    int how;                  /* DB_BULK_* of every unit (whole ones add TRUNCATE, FREEZE) */
+    int whole_tables;         /* 1: a unit per table where no step of it committed before */
+    int w_first, w_last;      /* the warehouses a whole unit loads */
     const char *stmts[MAX_STMTS]; /* index or analyze statements */
     int nstmts;
     const char *step_kind;    /* "index": record each statement as a step; NULL: don't */
@@ -108,6 +118,7 @@ struct load_shared {
     double table_s[T_NTABLES];
     int64_t rows[T_NTABLES];
     int64_t bytes;
+    int64_t rows_binary, rows_whole; /* rows committed by those paths */
 };
 
 struct job {
@@ -182,6 +193,20 @@ static int step_commit(struct load_shared *sh, struct db_conn *c, const char *st
     return rc;
 }
 
+/* The rows of unit u into the COPY open on the sink's connection, with the
+ * binary format's header and trailer. */
+static int unit_rows(struct load_shared *sh, const struct unit *u, struct gen_sink *sink)
+{
+    int rc = 0;
+
+    gen_copy_begin(sink);
+    if (!u->whole || u->table == T_ITEM)
+        rc = gen_table(&sh->gen, u->table, u->w, sink);
+    for (int w = sh->w_first; u->whole && u->table != T_ITEM && w <= sh->w_last && rc == 0; w++)
+        rc = gen_table(&sh->gen, u->table, w, sink);
+    return rc ? rc : gen_copy_end(sink);
+}
+
 static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const struct unit *u,
                      struct err *e)
 {
@@ -189,24 +214,29 @@ static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const
 
     struct gen_sink sink = { .buf = buf, .cap = LOAD_BUF_BYTES };
     struct put_arg pa = { .sh = sh, .table = u->table, .c = c, .e = e, .sink = &sink };
+    int how = sh->how | (u->whole ? DB_BULK_TRUNCATE | DB_BULK_FREEZE : 0);
     uint64_t t0 = clock_us();
     int rc;
 
     unit_step(u, step, sizeof(step));
     sink.put = put_rows;
     sink.arg = &pa;
+    sink.binary = (how & DB_BULK_BINARY) != 0;
     if ((rc = db_begin(c, e)) < 0 ||
-        (rc = db_bulk_begin(c, tpcc_table_name(u->table), tpcc_table_columns(u->table), e)) < 0) {
+        (rc = db_bulk_begin_how(c, tpcc_table_name(u->table), tpcc_table_columns(u->table), how,
+                                e)) < 0) {
         struct err ignore;
         db_rollback(c, &ignore);
         return err_prefix(e, "loading %s", tpcc_table_name(u->table));
     }
-    rc = gen_table(&sh->gen, u->table, u->w, &sink);
+    rc = unit_rows(sh, u, &sink);
     if (rc < 0) {
         struct err ignore;
         db_bulk_end(c, 1, &ignore);
         db_rollback(c, &ignore);
-        if (rc != E_INTR)
+        if (rc != E_INTR && u->whole)
+            err_prefix(e, "loading %s", tpcc_table_name(u->table));
+        else if (rc != E_INTR)
             err_prefix(e, "loading %s (warehouse %d)", tpcc_table_name(u->table), u->w);
         return rc;
     }
@@ -214,12 +244,16 @@ static int load_unit(struct load_shared *sh, struct db_conn *c, char *buf, const
     if ((rc = db_bulk_end(c, 0, e)) < 0 || (rc = step_commit(sh, c, step, sink.rows, e)) < 0) {
         struct err ignore;
         db_rollback(c, &ignore);
-        return err_prefix(e, "loading %s (warehouse %d)", tpcc_table_name(u->table), u->w);
+        return u->whole ? err_prefix(e, "loading %s", tpcc_table_name(u->table))
+                        : err_prefix(e, "loading %s (warehouse %d)", tpcc_table_name(u->table),
+                                     u->w);
     }
     pthread_mutex_lock(&sh->lock);
     sh->table_s[u->table] += (double)(clock_us() - t0) / 1e6;
     sh->rows[u->table] += sink.rows;
     sh->bytes += sink.bytes;
+    sh->rows_binary += sink.binary ? sink.rows : 0;
+    sh->rows_whole += u->whole ? sink.rows : 0;
     pthread_mutex_unlock(&sh->lock);
     if (sh->o->live)
         live_add(&sh->o->live->rows[u->table], sink.rows);
@@ -643,22 +677,56 @@ static int read_steps(struct load_shared *sh, struct db_conn *c, struct load_opt
     return 0;
 }
 
+/* 1 when done holds a step of table's per-warehouse units ("copy:stock:3"). */
+static int done_per_warehouse(const struct done_steps *d, int table)
+{
+    char prefix[48];
+    size_t n = (size_t)snprintf(prefix, sizeof(prefix), "copy:%s:", tpcc_table_name(table));
+
+    for (int i = 0; i < d->n; i++)
+        if (strncmp(d->names[i], prefix, n) == 0)
+            return 1;
+    return 0;
+}
+
 /* The bulk-load units of warehouses first..last (and item, with item) not in
- * done; *rows = the rows they will load. */
+ * done; *rows = the rows they will load.  With sh->whole_tables a table is
+ * one unit, unless a load before committed steps of it warehouse by
+ * warehouse (a resumed load of the text path): those go on as they were. */
 static int make_units(struct load_shared *sh, int first, int last, int item,
                       const struct done_steps *done, int64_t *rows)
 {
     /* Biggest first, so the last units to finish are small ones. */
     static const int per_wh[] = { T_STOCK,  T_ORDER_LINE, T_CUSTOMER, T_HISTORY,
                                   T_ORDERS, T_NEW_ORDER,  T_DISTRICT, T_WAREHOUSE };
-    int n = 0, skipped = 0;
+    static const int by_size[] = { T_STOCK,  T_ORDER_LINE, T_CUSTOMER, T_HISTORY,   T_ORDERS,
+                                   T_ITEM,   T_NEW_ORDER,  T_DISTRICT, T_WAREHOUSE };
+    int n = 0, skipped = 0, whole[T_NTABLES] = { 0 };
     char step[64];
 
     *rows = 0;
+    sh->w_first = first;
+    sh->w_last = last;
+    for (size_t k = 0; sh->whole_tables && k < sizeof(by_size) / sizeof(by_size[0]); k++) {
+        struct unit u = { by_size[k], 0, 1 };
+        if (done_per_warehouse(done, u.table) || (u.table == T_ITEM && !item) ||
+            (u.table != T_ITEM && last < first))
+            continue;
+        whole[u.table] = 1;
+        unit_step(&u, step, sizeof(step));
+        if (done_has(done, step)) {
+            skipped++;
+            continue;
+        }
+        sh->units[n++] = u;
+        *rows += tpcc_table_rows(u.table, u.table == T_ITEM ? 1 : last - first + 1);
+    }
     /* w = 0 stands for the item table; then the warehouses of the range. */
     for (int w = item ? 0 : first; w <= last; w = w ? w + 1 : first)
         for (size_t k = 0; k < (w ? sizeof(per_wh) / sizeof(per_wh[0]) : 1); k++) {
-            struct unit u = { w ? per_wh[k] : T_ITEM, w };
+            struct unit u = { w ? per_wh[k] : T_ITEM, w, 0 };
+            if (whole[u.table])
+                continue;
             unit_step(&u, step, sizeof(step));
             if (done_has(done, step)) {
                 skipped++;
@@ -898,6 +966,30 @@ static int load_schema(struct load *l, struct err *e)
 }
 
 /*
+ * The copy's paths: binary COPY where the driver takes it; a table per
+ * transaction (TRUNCATE, COPY FREEZE) for a load of one process of at most
+ * LOAD_WHOLE_MAX_JOBS jobs; neither with load.copy text.
+ */
+static void copy_paths(struct load *l)
+{
+    const struct load_opts *o = &l->eff;
+    const struct db_ops *ops = l->sh.conns[0]->ops;
+    int can = ops->bulk_begin_how ? ops->bulk_how : 0;
+
+    if (!l->sh.conns[0]->caps.known && (o->copy_text || !(can & DB_BULK_BINARY)))
+        l->st->paths |= LOAD_PATH_TEXT;
+    if (o->copy_text)
+        return;
+    if (can & DB_BULK_BINARY) {
+        l->sh.how = DB_BULK_BINARY;
+        l->st->paths |= LOAD_PATH_BINARY;
+    }
+    if ((can & (DB_BULK_TRUNCATE | DB_BULK_FREEZE)) == (DB_BULK_TRUNCATE | DB_BULK_FREEZE) &&
+        o->parts <= 1 && o->jobs <= LOAD_WHOLE_MAX_JOBS)
+        l->sh.whole_tables = 1;
+}
+
+/*
  * Copy: the generator seeded (it depends on the seed only, so resumed units
  * hold the rows the failed load would have written) and every unit's rows
  * sent by the jobs.  Leaves the rows, bytes and times per table in st.
@@ -925,14 +1017,20 @@ static int load_copy(struct load *l, struct err *e)
     if (!(sh->units = calloc((size_t)(1 + 8 * o->warehouses), sizeof(*sh->units))))
         return err_set(e, E_FAIL, "out of memory");
     set_phase(o, st, LOAD_COPY);
+    copy_paths(l);
     st->steps_skipped =
         make_units(sh, st->w_first, st->w_last, st->part_k == 1, &l->done, &expect_rows);
+    for (int i = 0; i < sh->nunits; i++)
+        if (sh->units[i].whole)
+            st->paths |= LOAD_PATH_WHOLE;
     t0 = clock_us();
     rc = run_phase(sh, copy_job, "copy", expect_rows, "rows", e);
     st->copy_s = since_s(t0);
     memcpy(st->table_s, sh->table_s, sizeof(st->table_s));
     memcpy(st->rows, sh->rows, sizeof(st->rows));
     st->bytes = sh->bytes;
+    st->rows_binary = sh->rows_binary;
+    st->rows_whole = sh->rows_whole;
     return rc;
 }
 

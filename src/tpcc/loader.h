@@ -65,6 +65,7 @@ struct load_opts {
     int jobs;
     int drop;             /* drop an existing schema first */
     int resume;           /* continue a failed load: skip its committed steps */
+    int copy_text;        /* 1: text COPY per (table, warehouse) only (load.copy: text) */
     uint64_t seed;
     FILE *progress;       /* NULL: no output */
     struct load_live *live; /* kept up to date when not NULL (kept, not owned) */
@@ -80,6 +81,8 @@ struct load_stats {
     double copy_s;                 /* wall time of the bulk load phase */
     double index_s;                /* keys and indexes */
     double analyze_s;
+    double restart_s;              /* the private server's restarts for the load's settings
+                                    * (cmd/load.c; in total_s too) */
     double table_s[T_NTABLES];     /* busy seconds per table, summed over jobs */
     int64_t rows[T_NTABLES];       /* rows loaded per table */
     int64_t bytes;                 /* bytes of row text sent */
@@ -101,7 +104,20 @@ struct load_stats {
      * from SQLGetInfo), else "bulk (driver X)"; and why (ODBC). */
     char path[32];
     char path_why[160];
+    int paths;              /* LOAD_PATH_* the copy took */
+    int64_t rows_binary;    /* rows sent by binary COPY (the rest: text) */
+    int64_t rows_whole;     /* rows sent in a table per transaction (TRUNCATE, COPY FREEZE) */
 };
+
+/* The copy's paths (load_stats.paths). */
+#define LOAD_PATH_BINARY 0x1      /* binary COPY: the server parses no text */
+#define LOAD_PATH_WHOLE 0x2       /* a table per transaction: TRUNCATE, then COPY FREEZE */
+#define LOAD_PATH_WAL_MINIMAL 0x4 /* the private server ran the load with wal_level minimal */
+#define LOAD_PATH_TEXT 0x8        /* text COPY (a driver's bulk path of its own: none of these) */
+
+/* The most jobs of a load that takes a table per transaction: its three big
+ * tables (stock, order_line, customer) would leave more jobs idle. */
+#define LOAD_WHOLE_MAX_JOBS 4
 
 int load_run(const struct load_opts *o, struct load_stats *st, struct err *e);
 

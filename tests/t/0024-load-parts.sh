@@ -3,7 +3,9 @@
 # PostgreSQL (tests/lib/pg.sh): the parts meet in the database, each loads
 # its warehouse range, the last to finish its copy builds the indexes.
 #
-#  1. a single-process load of 4 warehouses, seed 5: the reference checksums;
+#  1. a single-process load of 4 warehouses, seed 5 (a table per transaction):
+#     the reference checksums, which the parts (a step per table and
+#     warehouse) must equal;
 #  2. part 2/2 alone with --part-timeout 2s: exit 1 naming part 1 as missing,
 #     the database untouched;
 #  3. parts 1/2 and 2/2 started together (--drop, the same --seed and
@@ -87,7 +89,8 @@ is "$(printf '%s\n' "$sum_single" | grep -c '^[a-z_]*=[0-9a-f]\{32\}$')" 9 \
     "checksums of the nine tables" || diag "$sum_single"
 steps_single=$(pg_psql "select count(*) || ' steps, parts ' || string_agg(distinct load_part::text, ',')
                         from tpcc_load_step")
-is "$steps_single" "44 steps, parts 0" "single: 44 steps (plan, 33 units, 10 indexes), all of part 0 (one process)"
+is "$steps_single" "20 steps, parts 0" \
+    "single: 20 steps (plan, 9 tables of one transaction each, 10 indexes), all of part 0 (one process)"
 
 # ---------------------------------------------------------------------------
 note "$(($(date +%s) - t_start)) s"

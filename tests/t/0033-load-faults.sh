@@ -2,13 +2,20 @@
 # 0033-load-faults.sh - a load cut short by the database, then continued or
 # started again, against a real PostgreSQL (tests/lib/pg.sh), 2 warehouses.
 #
-#  1. the server stopped mid-COPY: exit 1, a clear message naming --resume,
-#     a record marked "failed"; with the server back, `load --resume` loads
-#     only the steps not committed and all 12 conditions and row counts hold;
-#  2. every loader backend killed (pg_terminate_backend) mid-COPY: the same
-#     failure; `load --drop` afterwards starts again and completes;
-#  3. --resume on a complete load, and --resume with --drop: exit 2.
-# Prints TAP.  About 40 s.
+#  1. the server stopped mid-COPY of a text load (--copy text: a step per
+#     table and warehouse): exit 1, a clear message naming --resume, a record
+#     marked "failed"; with the server back, `load --resume` (the fast path:
+#     binary COPY; a table per transaction where no step of it committed,
+#     warehouse by warehouse where some did) loads only the steps not
+#     committed, every row carries the one date of the load (text and binary
+#     timestamps alike) and all 12 conditions and row counts hold;
+#  2. the same cut in a fast load (a step per table), resumed: the same rows;
+#  3. every loader backend killed (pg_terminate_backend) mid-COPY: the same
+#     failure; `load --drop` afterwards starts again and completes, and its
+#     table checksums equal those of the resumed loads and of a text load
+#     of the same seed (the data is identical across load paths);
+#  4. --resume on a complete load, and --resume with --drop: exit 2.
+# Prints TAP.  About 60 s.
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -24,7 +31,17 @@ steps_done() {
 }
 
 steps_dated() {
-    pg_psql "select count(*) from tpcc_load_step where step ~ '^copy:(order_line|orders|customer|history):'" 2>/dev/null
+    pg_psql "select count(*) from tpcc_load_step where step ~ '^copy:(order_line|orders|customer|history)(:|$)'" 2>/dev/null
+}
+
+# tables_covered: the tables whose rows are all committed, each either as one
+# step (copy:T) or as one step per warehouse (copy:T:W, item copy:item:0),
+# never both; prints that count (9 when the copy is complete).
+tables_covered() {
+    pg_psql "select count(*) from (select t, bool_or(w is null) whole, count(w) n from
+             (select split_part(step, ':', 2) t, nullif(split_part(step, ':', 3), '') w
+              from tpcc_load_step where step like 'copy:%') s group by t) c
+             where (whole and n = 0) or (not whole and n = case t when 'item' then 1 else 2 end)"
 }
 
 # start_load LABEL [ARGS]: a load in the background; waits until it has
@@ -61,8 +78,8 @@ full_check() {
 }
 
 # ---------------------------------------------------------------------------
-# 1. Server stopped mid-COPY, then --resume.
-WANT_DATED=1 start_load cut
+# 1. Server stopped mid-COPY of a text load, then --resume (the fast path).
+WANT_DATED=1 start_load cut --copy text
 n_before=$(steps_done)
 pg_halt
 ok $? "server stopped mid-COPY ($n_before copy steps committed)"
@@ -93,15 +110,45 @@ check(rec.get('status') == 'complete', 'resume: status complete', rec.get('statu
 check(l.get('resumed') is True and l.get('steps_skipped') == $n_kept,
       'resume: load.resumed true, steps_skipped = $n_kept', l)
 check(l.get('rows', {}).get('item', -1) in (0, 100000), 'resume: item loaded at most once', l.get('rows'))
+check(l.get('paths', [None])[0] == 'binary COPY', 'resume: load.paths says binary COPY', l.get('paths'))
+"
+jcheck "$(rec cut)/run.json" "
+check(rec.get('load', {}).get('paths') == ['text COPY'], 'cut: load.paths says text COPY',
+      rec.get('load', {}).get('paths'))
 "
 full_check resume
-is "$(pg_psql "select count(*) from tpcc_load_step where step like 'copy:%'")" 17 \
-    "resume: every copy step recorded once"
+is "$(tables_covered)" 9 "resume: every table's rows committed once, as one step or one per warehouse"
 is "$(pg_load_dates)" 1 "resume: every row carries the one date of the load it continued"
 sum_resumed=$(pg_checksums)
 
 # ---------------------------------------------------------------------------
-# 2. Loader backends killed mid-COPY, then --drop.
+# 2. The same cut in a fast load (a step per table), then --resume.
+WANT_DATED=1 start_load fastcut --drop
+n_before=$(steps_done)
+pg_halt
+ok $? "server stopped mid-COPY of a fast load ($n_before copy steps committed)"
+finish_load fastcut
+is "$rc" 1 "fastcut: exit 1" || explain
+pg_resume
+ok $? "server started again"
+sleep 1.1
+n_kept=$(steps_done)
+ok "$([ "${n_kept:-0}" -ge 2 ] && [ "${n_kept:-0}" -lt 9 ] && echo 0 || echo 1)" \
+    "fastcut: $n_kept of 9 table steps were committed and survived"
+run fastresume "$bin" load -c "$cfg" --resume --label fastresume
+is "$rc" 0 "fast load --resume: exit 0" || explain
+jcheck "$(rec fastcut)/run.json" "
+check(rec.get('load', {}).get('paths') == ['binary COPY', 'table per transaction: TRUNCATE, COPY FREEZE'],
+      'fastcut: load.paths says binary COPY and a table per transaction', rec.get('load', {}).get('paths'))
+"
+full_check fastresume
+is "$(pg_psql "select count(*) from tpcc_load_step where step ~ '^copy:[a-z_]+$'")" 9 \
+    "fastresume: every table's step recorded once"
+is "$(pg_load_dates)" 1 "fastresume: every row carries the one date of the load it continued"
+is "$(pg_checksums)" "$sum_resumed" "fastresume: the same rows as the text load resumed fast"
+
+# ---------------------------------------------------------------------------
+# 3. Loader backends killed mid-COPY, then --drop.
 start_load killed --drop
 n=$(pg_psql "select count(pg_terminate_backend(pid)) from pg_stat_activity
              where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'")
@@ -115,9 +162,15 @@ full_check drop
 is "$(pg_checksums)" "$sum_resumed" \
     "an uninterrupted load with the same seed equals the interrupted and resumed one (all columns but dates)"
 is "$(pg_load_dates)" 1 "drop: one date for the whole load"
+run text "$bin" load -c "$cfg" --drop --copy text --label text
+is "$rc" 0 "load --drop --copy text: exit 0" || explain
+is "$(pg_psql "select count(*) from tpcc_load_step where step like 'copy:%'")" 17 \
+    "text: a step per table and warehouse"
+is "$(pg_checksums)" "$sum_resumed" \
+    "the text load's table checksums equal the fast load's for the same seed"
 
 # ---------------------------------------------------------------------------
-# 3. Errors.
+# 4. Errors.
 run done "$bin" load -c "$cfg" --resume --label done
 is "$rc" 2 "--resume on a complete load: exit 2" || explain
 like "$err" "*the load completed already: nothing to resume*" "--resume on a complete load: says why"

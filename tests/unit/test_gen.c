@@ -115,7 +115,7 @@ static int64_t test_count_lines(const struct test_out *o)
  * saw: whole rows only, no chunk above the buffer, counters that add up. */
 static void test_gen_into(const struct gen_ctx *g, int table, int w, struct test_out *o)
 {
-    struct gen_sink s = { test_put, o, NULL, TEST_SINK_CAP, 0, 0, 0 };
+    struct gen_sink s = { .put = test_put, .arg = o, .cap = TEST_SINK_CAP };
     size_t before = o->len;
     int64_t lines_before = test_count_lines(o);
     int rc;
@@ -965,7 +965,7 @@ static void test_put_error(void **state)
 
     for (int t = 0; t < T_NTABLES; t++) {
         struct test_out o = { .fail_rc = -7 };
-        struct gen_sink s = { test_put, &o, NULL, TEST_SINK_CAP, 0, 0, 0 };
+        struct gen_sink s = { .put = test_put, .arg = &o, .cap = TEST_SINK_CAP };
         int rc;
 
         s.buf = malloc(TEST_SINK_CAP);
@@ -1150,6 +1150,140 @@ static void test_warehouse_independent(void **state)
     }
 }
 
+/* ---- the binary COPY format ---- */
+
+/* Each table's column types in the binary format: 2 int2, 4 int4, n
+ * numeric, s timestamp, t text (schema/postgresql/tables.sql). */
+static const char *const test_bin_types[T_NTABLES] = {
+    "4ttttttnn", "24ttttttnn4", "424tttttttttstnnnn44t", "42424snt", "424",
+    "4244s222",  "424244s2nt",  "44tnt",                 "442tttttttttt444t",
+};
+
+static uint32_t test_be(const unsigned char *p, int n)
+{
+    uint32_t v = 0;
+
+    for (int i = 0; i < n; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+/* One binary field of type as the text format writes it, appended at *at. */
+static void test_bin_field(char type, const unsigned char *p, int32_t len, char *out, size_t *at)
+{
+    if (type == '2' || type == '4') {
+        CHECK(len == (type == '2' ? 2 : 4), "int%c field of %d bytes", type, (int)len);
+        int32_t v = type == '2' ? (int16_t)test_be(p, 2) : (int32_t)test_be(p, 4);
+        *at += (size_t)snprintf(out + *at, 64, "%d", (int)v);
+    } else if (type == 'n') {
+        int nd = (int)test_be(p, 2), weight = (int16_t)test_be(p + 2, 2);
+        int sign = (int)test_be(p + 4, 2), dscale = (int)test_be(p + 6, 2);
+        int64_t scaled = 0, pow10 = 1;
+        CHECK(len == 8 + 2 * nd && (sign == 0 || sign == 0x4000) && dscale >= 0 && dscale <= 4,
+              "numeric field: %d bytes, %d digits, sign 0x%x, dscale %d", (int)len, nd, sign,
+              dscale);
+        CHECK(nd == 0 || (test_be(p + 8, 2) != 0 && test_be(p + 8 + 2 * (nd - 1), 2) != 0),
+              "numeric field: %d digits with a leading or trailing zero digit", nd);
+        for (int i = 0; i < dscale; i++)
+            pow10 *= 10;
+        for (int i = 0; i < nd; i++) {
+            int e = 4 * (weight - i) + dscale; /* the digit's power of ten, x 10^dscale */
+            int64_t d = test_be(p + 8 + 2 * i, 2), m = 1;
+            for (int k = 0; k < (e < 0 ? -e : e); k++)
+                m *= 10;
+            CHECK(e >= 0 || d % m == 0, "numeric field: digit %d beyond dscale %d", (int)d,
+                  dscale);
+            scaled += e >= 0 ? d * m : d / m;
+        }
+        *at += (size_t)snprintf(out + *at, 64, "%s%" PRId64 ".%0*" PRId64, sign ? "-" : "",
+                               scaled / pow10, dscale, scaled % pow10);
+    } else if (type == 's') {
+        int64_t us = (int64_t)((uint64_t)test_be(p, 4) << 32 | test_be(p + 4, 4));
+        int64_t secs = us / 1000000, days = secs / 86400 + 10957, sod = secs % 86400;
+        /* civil_from_days (Howard Hinnant's algorithm). */
+        int64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
+        int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+        int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+        int64_t d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+        CHECK(len == 8 && us % 1000000 == 0, "timestamp field: %d bytes, %" PRId64 " us",
+              (int)len, us);
+        *at += (size_t)snprintf(out + *at, 64, "%04d-%02d-%02d %02d:%02d:%02d",
+                               (int)(yoe + era * 400 + (m <= 2)), (int)m, (int)d,
+                               (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
+    } else {
+        memcpy(out + *at, p, (size_t)len);
+        *at += (size_t)len;
+    }
+}
+
+/* Binary output decoded into the text format: header, each row's field
+ * count, fields of the table's types, the trailer; returns the text. */
+static char *test_bin_to_text(int table, const struct test_out *b, size_t *text_len)
+{
+    static const char sig[11] = { 'P', 'G', 'C', 'O', 'P', 'Y', '\n', '\377', '\r', '\n', '\0' };
+    const char *types = test_bin_types[table];
+    const unsigned char *p = (const unsigned char *)b->data, *end = p + b->len;
+    int nf = (int)strlen(types);
+    char *out = malloc(b->len * 2 + 64);
+    size_t at = 0;
+
+    assert_non_null(out);
+    CHECK(b->len >= 21 && memcmp(p, sig, 11) == 0 && test_be(p + 11, 4) == 0 &&
+              test_be(p + 15, 4) == 0,
+          "%s: binary output does not open with the PGCOPY header", tpcc_table_name(table));
+    for (p += 19; p + 2 <= end && (int16_t)test_be(p, 2) != -1;) {
+        CHECK((int)test_be(p, 2) == nf, "%s: a row of %d fields, want %d", tpcc_table_name(table),
+              (int)test_be(p, 2), nf);
+        p += 2;
+        for (int f = 0; f < nf; f++) {
+            int32_t len = (int32_t)test_be(p, 4);
+            p += 4;
+            if (len == -1)
+                at += (size_t)snprintf(out + at, 4, "\\N");
+            else
+                test_bin_field(types[f], p, len, out, &at);
+            p += len > 0 ? len : 0;
+            out[at++] = f + 1 < nf ? '\t' : '\n';
+        }
+    }
+    CHECK(p + 2 == end, "%s: %td bytes after the rows, want the 2-byte trailer",
+          tpcc_table_name(table), end - p);
+    *text_len = at;
+    return out;
+}
+
+/* The binary format holds the text format's rows, field by field. */
+static void test_binary_as_text(void **state)
+{
+    (void)state;
+
+    for (int t = 0; t < T_NTABLES; t++) {
+        struct test_out text = { 0 }, bin = { 0 };
+        struct gen_sink s = { .put = test_put, .arg = &bin, .cap = TEST_SINK_CAP, .binary = 1 };
+        size_t len = 0;
+        char *decoded;
+
+        test_gen_into(&test_ctx, t, 1, &text);
+        s.buf = malloc(TEST_SINK_CAP);
+        assert_non_null(s.buf);
+        gen_copy_begin(&s);
+        assert_int_equal(gen_table(&test_ctx, t, 1, &s), 0);
+        assert_int_equal(gen_copy_end(&s), 0);
+        free(s.buf);
+        CHECK(s.rows == tpcc_table_rows(t, 1) || t == T_ORDER_LINE,
+              "%s: %" PRId64 " binary rows", tpcc_table_name(t), s.rows);
+        CHECK(s.bytes == (int64_t)bin.len, "%s: sink counts %" PRId64 " bytes, put() got %zu",
+              tpcc_table_name(t), s.bytes, bin.len);
+        decoded = test_bin_to_text(t, &bin, &len);
+        CHECK(len == text.len && memcmp(decoded, text.data, len) == 0,
+              "%s: binary rows decoded (%zu bytes) differ from the text rows (%zu bytes)",
+              tpcc_table_name(t), len, text.len);
+        free(decoded);
+        test_out_free(&text);
+        test_out_free(&bin);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1161,6 +1295,7 @@ int main(void)
         cmocka_unit_test(test_order_line), cmocka_unit_test(test_put_error),
         cmocka_unit_test(test_chunks),     cmocka_unit_test(test_same_seed),
         cmocka_unit_test(test_other_seed), cmocka_unit_test(test_warehouse_independent),
+        cmocka_unit_test(test_binary_as_text),
     };
 
     return cmocka_run_group_tests(tests, test_setup, test_teardown);
