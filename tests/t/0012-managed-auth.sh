@@ -33,6 +33,19 @@ done
 is "$rc" 0 "load on a private PostgreSQL with a TCP port" || explain
 is "$(head -1 "$tmp/load.err")" "private PostgreSQL in $pg (and on 127.0.0.1:$port)" \
     "load's first line names the private server"
+# The load ran on the private server restarted with its own settings (no WAL
+# for the tables it truncated and the index builds), and gave the server
+# back the run's settings.
+jcheck "$(ls -td "$tmp"/results/*/ | head -1)run.json" "
+l = rec.get('load', {})
+check(l.get('settings') == {'wal_level': 'minimal', 'max_wal_senders': '0'}
+      and 'wal_level minimal' in l.get('paths', []),
+      'the private server loaded with wal_level minimal and max_wal_senders 0', l.get('settings'), l.get('paths'))
+check((l.get('settings_after') or {}).get('wal_level') == 'replica',
+      'it was restarted with the run settings after the load (wal_level replica)', l.get('settings_after'))
+"
+is "$(psql -X -q -t -A -w -h "$pg" -p "$port" -U tpcc -d tpcc -c 'show wal_level' 2>&1)" replica \
+    "the kept server runs with wal_level replica again"
 
 # The password file.
 is "$(stat -c %a "$pass" 2>/dev/null)" 600 "tpccbench.pgpass is mode 0600"
