@@ -522,7 +522,7 @@ static json_t *tx_json(const struct config *cfg, const struct run_result *r,
         const struct tx_stats *s = &m->tx[t];
         /* A deferred Delivery's terminal only queues it: its database work (round trips,
          * time in transaction) is the delivery workers' (in group mode the terminals'
-         * threads run it on their connections, counted apart as a delivery worker's). */
+         * threads run it, counted apart as a delivery worker's: the name stays). */
         const struct tx_stats *db =
             t == TX_DELIVERY && !cfg->run.delivery_inline ? &r->delivery.tx[TX_DELIVERY] : s;
         uint64_t n_db = db->committed + db->rolled_back;
@@ -537,10 +537,7 @@ static json_t *tx_json(const struct config *cfg, const struct run_result *r,
         json_object_set_new(o, "round_trips_per_tx",
                             json_real(n_db ? (double)db->roundtrips / (double)n_db : 0.0));
         if (db != s)
-            json_object_set_new(o, "database_work_of",
-                                json_string(r->workers && r->workers < r->connections
-                                                ? "worker threads, between terminal work"
-                                                : "delivery workers"));
+            json_object_set_new(o, "database_work_of", json_string("delivery workers"));
         json_object_set_new(o, "errors",
                             json_pack("{s:I, s:I, s:I, s:I}", "retryable", (json_int_t)s->err_retry,
                                       "connection", (json_int_t)s->err_conn, "other",

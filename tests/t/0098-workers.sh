@@ -88,8 +88,6 @@ check(dl.get('mode') == 'deferred' and dl.get('completed', 0) > 0
       {k: dl.get(k) for k in ('completed', 'districts', 'pending_at_end')}, dtx.get('count'))
 check(abs(dtx.get('round_trips_per_tx', 0) - 1.0) < 1e-9 and dtx.get('mean_in_tx_ms', 0) > 0,
       'a Delivery is one round trip of its own (procedure mode)', dtx)
-check(dtx.get('database_work_of') == 'worker threads, between terminal work',
-      'the record says whose connections did the Deliveries\' database work', dtx.get('database_work_of'))
 n = 0
 with open('$(rec one)/delivery.log') as f:
     for line in f:
