@@ -58,8 +58,7 @@ static int load_facts(const struct config *cfg, struct db_conn *mc, const struct
  * of this run, and how the terminals offer load.  Closed loop: one
  * connection per virtual user, as before.  Otherwise a budget of 10 ms of
  * connection time per transaction of the offered load, plus 2.  Delivery
- * workers: one per 4 connections (in group mode the bound on Deliveries in
- * flight, run on the terminals' connections: see phase_size).
+ * workers: one per 4 connections.
  */
 static void size_run(struct shared *sh, const struct config *cfg, int range_w, struct run_result *r,
                      int *nvu, int *nw)
@@ -213,8 +212,6 @@ struct run {
     int nvu, nw, ngroups;        /* connections, delivery workers, terminal worker threads */
     struct vu *vus;              /* the nvu connections (vus[i].lead serves them) */
     struct vu *workers;          /* the nw delivery workers */
-    struct vu_stats *dlst;       /* group mode (sh->dl_group): the Deliveries each of the
-                                  * ngroups terminal threads ran */
     struct monitor *m;           /* the series' state */
     struct vu_stats *base;       /* the counts at the window's opening */
     struct vu_stats *fin;        /* ... at its close, once taken (NULL before) */
@@ -437,19 +434,6 @@ static int phase_size(struct run *x, struct err *e)
     if ((rc = plan_workers(cfg, x->mc, sh->mode, x->nvu, &x->ngroups, e)) < 0)
         return rc;
     x->r->workers = x->ngroups;
-    if (x->ngroups < x->nvu && x->nw > 0) {
-        /* Group mode: the group threads run the deferred Deliveries on their
-         * own connections between terminal work, at most nw at once
-         * (group.c); no delivery worker or connection of its own is started.
-         * r->delivery_workers still says nw, the bound. */
-        sh->dl_group = 1;
-        sh->dl_bound = x->nw;
-        x->nw = 0;
-        if (!(x->dlst = calloc((size_t)x->ngroups, sizeof(*x->dlst))))
-            return err_set(e, E_FAIL, "out of memory for %d worker threads", x->ngroups);
-        for (int g = 0; g < x->ngroups; g++)
-            stats_init(&x->dlst[g]);
-    }
     if ((rc = rtt_probe(x->mc, x->r, e)) < 0)
         return rc;
     if (o->dir) {
@@ -485,7 +469,6 @@ static void start_threads(struct run *x)
             last = (int)((int64_t)(g + 1) * x->nvu / x->ngroups);
         int prc;
         vus[first].n_group = last - first;
-        vus[first].dl_st = x->dlst ? &x->dlst[g] : NULL;
         for (int i = first; i < last; i++)
             vus[i].lead = &vus[first];
         prc = pthread_create(&vus[first].thread, NULL, x->ngroups < x->nvu ? group_main : vu_main,
@@ -798,14 +781,10 @@ static void phase_close(struct run *x, int rc, struct err *e)
     sched_close(&x->sh->sched);
 }
 
-static void drain_queue(struct run *x);
-
 /*
- * Stop: the pooler probe, in group mode the queued Deliveries drained (the
- * terminals' threads run them), then the terminal workers joined, bounded
- * (those still blocked in the database are left behind: x->stuck,
- * r->left_behind).  A usage error a worker met after the monitor's last
- * look becomes rc.
+ * Stop: the pooler probe, then the terminal workers joined, bounded (those
+ * still blocked in the database are left behind: x->stuck, r->left_behind).
+ * A usage error a worker met after the monitor's last look becomes rc.
  */
 static int phase_stop(struct run *x, int rc, struct err *e)
 {
@@ -813,8 +792,6 @@ static int phase_stop(struct run *x, int rc, struct err *e)
 
     backend_probe_stop(x->probe, x->r);
     x->probe = NULL;
-    if (x->sh->dl_group)
-        drain_queue(x);
     if ((jr = join_bounded(x->vus, x->nvu, !x->sh->go)) < 0) {
         x->stuck = 1;
         x->r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
@@ -882,47 +859,29 @@ static int phase_tally(struct run *x, int rc, struct err *e)
 }
 
 /*
- * What is queued is run (bounded: 60 s, a signal, an abort; in group mode
- * while a group thread is left to run it), then the queue is closed: what
- * is left is r->deliveries_pending.  Once: later calls do nothing.
- */
-static void drain_queue(struct run *x)
-{
-    struct shared *sh = x->sh;
-    uint64_t deadline = clock_us() + 60000000;
-
-    pthread_mutex_lock(&sh->q.lock);
-    if (sh->q.closed) {
-        pthread_mutex_unlock(&sh->q.lock);
-        return;
-    }
-    while (sh->q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !x->aborted &&
-           (!sh->dl_group || __atomic_load_n(&sh->dl_consumers, __ATOMIC_ACQUIRE) > 0)) {
-        pthread_mutex_unlock(&sh->q.lock);
-        meet_beat(x->o->meet);
-        clock_sleep_us(10000);
-        pthread_mutex_lock(&sh->q.lock);
-    }
-    x->r->deliveries_pending = (uint64_t)sh->q.n;
-    __atomic_store_n(&sh->q.n, 0, __ATOMIC_RELAXED);
-    __atomic_store_n(&sh->q.closed, 1, __ATOMIC_RELAXED);
-    pthread_cond_broadcast(&sh->q.not_empty);
-    pthread_mutex_unlock(&sh->q.lock);
-}
-
-/*
- * Drain: the delivery workers finish what is queued (drain_queue), then stop
- * and are joined, bounded; their counts go into r->delivery.  In group mode
- * the queue was drained before the terminals' threads were joined, and
- * their Deliveries' counts (x->dlst, of the threads joined) go there.
+ * Drain: the delivery workers finish what is queued (bounded: 60 s, a
+ * signal, an abort), then stop and are joined, bounded; their counts go
+ * into r->delivery.
  */
 static void phase_drain(struct run *x)
 {
     struct shared *sh = x->sh;
     struct run_result *r = x->r;
+    uint64_t deadline = clock_us() + 60000000;
     int jr;
 
-    drain_queue(x);
+    pthread_mutex_lock(&sh->q.lock);
+    while (sh->q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !x->aborted) {
+        pthread_mutex_unlock(&sh->q.lock);
+        meet_beat(x->o->meet);
+        clock_sleep_us(10000);
+        pthread_mutex_lock(&sh->q.lock);
+    }
+    r->deliveries_pending = (uint64_t)sh->q.n;
+    sh->q.n = 0;
+    sh->q.closed = 1;
+    pthread_cond_broadcast(&sh->q.not_empty);
+    pthread_mutex_unlock(&sh->q.lock);
     if ((jr = join_bounded(x->workers, x->nw, !sh->go || x->stuck)) < 0) {
         x->stuck = 1;
         r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
@@ -932,9 +891,6 @@ static void phase_drain(struct run *x)
     stats_init(&r->delivery);
     for (int i = 0; i < x->nw; i++)
         stats_merge(&r->delivery, vu_final(&x->workers[i]));
-    for (int i = 0; x->dlst && i < x->nvu; i++)
-        if (x->vus[i].dl_st && x->vus[i].joined)
-            stats_merge(&r->delivery, x->vus[i].dl_st);
     if (x->cfg->run.delivery_inline) {
         r->delivery.dl_districts = r->measured.dl_districts;
         r->delivery.dl_skipped = r->measured.dl_skipped;
@@ -1006,7 +962,6 @@ static int run_teardown(struct run *x, int rc)
             db_close(x->workers[i].c);
         free(x->vus);
         free(x->workers);
-        free(x->dlst);
     }
     free(x->m);
     free(x->base);

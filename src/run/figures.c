@@ -521,8 +521,7 @@ static json_t *tx_json(const struct config *cfg, const struct run_result *r,
     for (int t = 0; t < TX_NTYPES; t++) {
         const struct tx_stats *s = &m->tx[t];
         /* A deferred Delivery's terminal only queues it: its database work (round trips,
-         * time in transaction) is the delivery workers' (in group mode the terminals'
-         * threads run it, counted apart as a delivery worker's: the name stays). */
+         * time in transaction) is the delivery workers'. */
         const struct tx_stats *db =
             t == TX_DELIVERY && !cfg->run.delivery_inline ? &r->delivery.tx[TX_DELIVERY] : s;
         uint64_t n_db = db->committed + db->rolled_back;
@@ -637,9 +636,8 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r, const
         "ol_i_id", r->c_load.ol_i_id, "nurand_c_run", "c_last", r->c_run.c_last, "c_id",
         r->c_run.c_id, "ol_i_id", r->c_run.ol_i_id, "seed", (json_int_t)r->seed, "reconnects",
         (json_int_t)m->reconnects, "isolation", cfg->run.isolation, "mode", run_mode_name(r->mode));
-    /* Where the driver's CPU goes: the terminals' workers (in group mode with
-     * the deferred Deliveries they run), and the rest (monitor, delivery
-     * workers, metrics, probes). */
+    /* Where the driver's CPU goes: the terminals' workers, and the rest
+     * (monitor, delivery workers, metrics, probes). */
     json_object_set_new(run, "driver_cpu_workers_ms_per_1000_tx",
                         json_real(f->worker_cpu_ms_per_ktx));
     json_object_set_new(run, "outage", outage_json(cfg, r, f));

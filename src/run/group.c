@@ -18,24 +18,6 @@
  * and the thread takes the new connection once it is there.  Each connection
  * keeps its struct vu: stats, snapshots, barrier and down time are per
  * connection, exactly as for a worker of one.
- *
- * Deferred Deliveries (sh->dl_group): the terminals queue them as a worker
- * of one does (their response time ends there), but never wait for room (a
- * full queue puts the terminal back a little later: the threads that would
- * wait are the queue's consumers).  Before the due terminals are handed
- * out, a free connection takes one from the queue (dlq_take, without
- * waiting) while fewer than run.delivery_workers are in flight over every
- * thread, and sends it as a round trip of its own (after them, a closed
- * loop would leave it no connection: every one is always given a terminal
- * due, and the queue fills); no delivery worker thread or connection is
- * started.  A retryable failure waits on its
- * connection for the back-off (the connection takes no terminal meanwhile)
- * and goes again, up to run.max_retries; the completion (from its queueing)
- * goes into the thread's delivery stats (lead->dl_st, merged into
- * r->delivery after the join, as a delivery worker's) and delivery.log.  At
- * the stop, and once every terminal is done, the thread keeps taking from
- * the queue until it is empty or closed (the drain), while a connection of
- * its own is up.
  */
 #include "run/run_int.h"
 
@@ -49,13 +31,6 @@
 #include "core/clock.h"
 
 #define GROUP_TICK_US 20000 /* longest sleep: phase changes and snapshots are seen this often */
-
-/* A connection's deferred Delivery (gslot.dl). */
-enum { DL_NONE, DL_WAIT, DL_SENT };
-
-/* What group_wait waits for besides the round trips in flight. */
-#define GW_TERMS 1 /* the next terminal due, a down connection's next attempt */
-#define GW_DLS 2   /* a Delivery's retry */
 
 /* One connection of the group and its round trip in flight. */
 struct gslot {
@@ -76,40 +51,7 @@ struct gslot {
     struct txn_batch_item b[TXN_BATCH_MAX];
     struct txn_output outs[TXN_BATCH_MAX];
     struct txn_batch_state bs;
-    int dl;               /* DL_NONE; DL_WAIT: a Delivery of the queue waits here for its
-                           * retry at dl_at_us (no terminal meanwhile); DL_SENT: it is the
-                           * round trip in flight (b[0], outs[0]) */
-    uint64_t dl_at_us;
-    int dl_retries;       /* its retries so far */
-    struct dl_item dli;   /* it, as queued */
-    struct txn_input dl_in;
-    struct vu_stats *dst; /* where its completion goes: the thread's delivery stats */
-    uint64_t lost_owed;   /* connections lost during a Delivery while v was at the barrier
-                           * (its stats the monitor's): counted when it leaves */
 };
-
-/* s's connection was lost: close it and wait for the first reconnect.  v's
- * stats are the monitor's at the barrier (the loss is counted after it) and
- * final once finished (not counted, and no reconnect: see group_main). */
-static void slot_lost(struct gslot *s)
-{
-    struct vu *v = s->v;
-    uint64_t now = clock_us();
-
-    if (v->finished) {
-        vu_set_conn(v, NULL);
-        return;
-    }
-    if (v->at_barrier) {
-        s->lost_owed += v->c != NULL;
-        vu_set_conn(v, NULL);
-        __atomic_store_n(&v->down_since_us, now, __ATOMIC_RELAXED);
-    } else {
-        vu_lost(v, now);
-    }
-    s->backoff_us = 50000;
-    s->retry_at_us = now + reconnect_delay_us(&v->jitter, s->backoff_us);
-}
 
 /* The round trip of s ended with rc: settle its terminals. */
 static void slot_settle(struct gslot *s, int rc)
@@ -120,77 +62,11 @@ static void slot_settle(struct gslot *s, int rc)
     rc = batch_settle_terms(v, s->bt, s->b, s->outs, s->n, s->start, clock_us(), rc);
     s->n = 0;
     s->sent = 0;
-    if (rc == E_CONN)
-        slot_lost(s);
-}
-
-/* s's Delivery ended with rc (its round trip's): a retryable failure waits
- * for its back-off on s, anything else is its completion. */
-static void dl_done(struct gslot *s, int rc)
-{
-    struct vu *v = s->v;
-    struct shared *sh = v->sh;
-    int r = s->b[0].rc;
-
-    s->sent = 0;
-    /* Its round trips, of the measured ones only (as a delivery worker counts). */
-    if (s->dli.measured)
-        s->dst->tx[TX_DELIVERY].roundtrips++;
-    if (r == TXN_SKIPPED || (r == E_RETRY && s->dl_retries < sh->cfg->run.max_retries &&
-                             !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED))) {
-        /* (Skipped: it never ran, so it goes again as it is.) */
-        s->dl_retries += r == E_RETRY;
-        s->dl = DL_WAIT;
-        s->dl_at_us = clock_us() + (r == E_RETRY ? retry_backoff_us(v, s->dl_retries) : 0);
-        return;
-    }
-    if (r == E_USAGE)
-        vu_fatal(v, &s->b[0].e);
-    s->dl = DL_NONE;
-    dl_settle(sh, s->dst, &s->dli, r, s->dl_retries, &s->outs[0], &s->b[0].e);
-    if (rc == E_CONN)
-        slot_lost(s);
-}
-
-/* Send s's Delivery (taken, or waiting for its retry) as its own round trip. */
-static void dl_send(struct gslot *s)
-{
-    int rc = 0;
-
-    s->dl = DL_SENT;
-    s->b[0].in = &s->dl_in;
-    s->b[0].out = &s->outs[0];
-    s->start = clock_us();
-    if (txn_batch_send(s->v->c, s->b, 1, &s->bs, &rc))
-        dl_done(s, rc); /* nothing went out */
-    else
-        s->sent = 1;
-}
-
-/*
- * On each free connection: its Delivery waiting for a retry once due, else
- * (take) a new one from the queue while fewer than run.delivery_workers are
- * in flight (dlq_take).
- */
-static void dl_dispatch(struct shared *sh, struct gslot *sl, int k, int take)
-{
-    uint64_t now = clock_us();
-
-    if (!sh->dl_group)
-        return;
-    for (int i = 0; i < k; i++) {
-        struct gslot *s = &sl[i];
-        if (s->sent || s->n > 0 || !s->v->c)
-            continue;
-        if (s->dl == DL_WAIT) {
-            if (now >= s->dl_at_us)
-                dl_send(s);
-        } else if (take && dlq_take(sh, &s->dli) == 0) {
-            s->dl_retries = 0;
-            s->dl_in.type = TX_DELIVERY;
-            s->dl_in.u.dl = s->dli.in;
-            dl_send(s);
-        }
+    if (rc == E_CONN) {
+        uint64_t now = clock_us();
+        vu_lost(v, now);
+        s->backoff_us = 50000;
+        s->retry_at_us = now + reconnect_delay_us(&v->jitter, s->backoff_us);
     }
 }
 
@@ -214,13 +90,9 @@ static void slot_send(struct gslot *s)
 /* Read what arrived for s; settle it once complete. */
 static void slot_recv(struct gslot *s)
 {
-    int rc = 0, dl = s->dl == DL_SENT;
+    int rc = 0;
 
-    if (!txn_batch_recv(s->v->c, s->b, dl ? 1 : s->n, &s->bs, &rc))
-        return;
-    if (dl)
-        dl_done(s, rc);
-    else
+    if (txn_batch_recv(s->v->c, s->b, s->n, &s->bs, &rc))
         slot_settle(s, rc);
 }
 
@@ -327,7 +199,7 @@ static int slot_give(struct gslot *s, struct terminal *t, uint64_t now, int meas
  * (first), or up to run.batch on each gathering one (fill). */
 static int slot_room(const struct gslot *s, int first, int batch)
 {
-    if (s->sent || !s->v->c || s->dl != DL_NONE)
+    if (s->sent || !s->v->c)
         return 0;
     if (first)
         return s->n == 0;
@@ -391,12 +263,11 @@ static void dispatch(struct shared *sh, struct gslot *sl, int k)
 
 /*
  * Sleep until a busy connection has something to read, the first terminal
- * is due (when a connection is free), a down one's back-off ends (GW_TERMS:
- * not while pausing or stopping, when no terminal is taken), a Delivery's
- * retry is due (GW_DLS: not while pausing), or GROUP_TICK_US; then read
- * what arrived.
+ * is due (when a connection is free), a down one's back-off ends, or
+ * GROUP_TICK_US; then read what arrived.  take: 0 while pausing or
+ * stopping, when no new work is taken.
  */
-static void group_wait(struct shared *sh, struct gslot *sl, int k, int want)
+static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
 {
     struct pollfd pf[RUN_GROUP_MAX + 1];
     int idx[RUN_GROUP_MAX];
@@ -414,17 +285,14 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int want)
             pf[np].fd = db_fd(sl[i].v->c);
             pf[np].events = POLLIN;
             idx[np++] = i;
-        } else if (sl[i].dl == DL_WAIT) {
-            if ((want & GW_DLS) && sl[i].dl_at_us < until)
-                until = sl[i].dl_at_us > now ? sl[i].dl_at_us : now;
         } else if (sl[i].v->c) {
             free_conn = 1;
-        } else if ((want & GW_TERMS) && !sl[i].connecting && sl[i].retry_at_us < until) {
+        } else if (take && !sl[i].connecting && sl[i].retry_at_us < until) {
             /* (An attempt that runs is looked at on the next tick.) */
             until = sl[i].retry_at_us > now ? sl[i].retry_at_us : now;
         }
     }
-    if ((want & GW_TERMS) && free_conn) {
+    if (take && free_conn) {
         uint64_t due = sched_poll_begin(&sh->sched);
         polling = 1;
         if (due < until)
@@ -454,23 +322,18 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int want)
             slot_recv(&sl[idx[j]]);
 }
 
-/* The window-edge barrier, connection by connection: each one with no
- * terminal's work in flight is at the barrier (its stats at rest for the
- * monitor) while the others finish theirs; a Delivery in flight (not in
- * those stats) is read meanwhile, no new one sent.  Returns 1 when every
- * one is and no Delivery is in flight (it waited for the phase to change). */
+/* The window-edge barrier, connection by connection: each one with nothing
+ * in flight is at the barrier (its stats at rest for the monitor) while the
+ * others finish theirs.  Returns 1 when every one is. */
 static int group_barrier(struct shared *sh, struct gslot *sl, int k)
 {
-    int marked = 0, all = 1, dl_sent = 0;
+    int marked = 0, all = 1;
 
     pthread_mutex_lock(&sh->lock);
     for (int i = 0; i < k; i++) {
-        if (sl[i].sent && sl[i].dl != DL_SENT) {
+        if (sl[i].sent) {
             all = 0;
-            continue;
-        }
-        dl_sent |= sl[i].dl == DL_SENT;
-        if (!sl[i].v->at_barrier) {
+        } else if (!sl[i].v->at_barrier) {
             vu_cpu_mark(sl[i].v);
             sl[i].v->at_barrier = 1;
             sh->n_paused++;
@@ -479,7 +342,6 @@ static int group_barrier(struct shared *sh, struct gslot *sl, int k)
     }
     if (marked)
         pthread_cond_broadcast(&sh->cond);
-    all = all && !dl_sent;
     if (all)
         while (phase_get(sh) == PH_PAUSE)
             pthread_cond_wait(&sh->cond, &sh->lock);
@@ -491,11 +353,8 @@ static int group_barrier(struct shared *sh, struct gslot *sl, int k)
 static void group_unbarrier(struct shared *sh, struct gslot *sl, int k)
 {
     pthread_mutex_lock(&sh->lock);
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < k; i++)
         sl[i].v->at_barrier = 0;
-        sl[i].v->st.lost_connections += sl[i].lost_owed;
-        sl[i].lost_owed = 0;
-    }
     pthread_mutex_unlock(&sh->lock);
 }
 
@@ -534,43 +393,11 @@ static int group_start(struct shared *sh, struct vu *lead, int k)
     return go ? 0 : -1;
 }
 
-/* Join every reconnect attempt (told to give up); a connection still down
- * has its outage so far counted.  Before the connections are marked
- * finished, or at the end (nothing more for those finished). */
-static void group_end_down(struct gslot *sl, int k)
-{
-    for (int i = 0; i < k; i++) {
-        uint64_t since;
-        slot_join(&sl[i], 1);
-        since = __atomic_load_n(&sl[i].v->down_since_us, __ATOMIC_RELAXED);
-        if (!sl[i].v->c && since) {
-            sl[i].v->st.down_us += clock_us() - since;
-            __atomic_store_n(&sl[i].v->down_since_us, 0, __ATOMIC_RELAXED);
-        }
-    }
-}
-
-/* Every terminal ran its run.transactions: these connections are done
- * (their stats final; the thread may still serve the Deliveries queued). */
-static void group_finish(struct shared *sh, struct gslot *sl, struct vu *lead, int k)
-{
-    group_end_down(sl, k);
-    vu_cpu_mark(lead);
-    pthread_mutex_lock(&sh->lock);
-    for (int i = 0; i < k; i++) {
-        vu_publish(&lead[i]);
-        lead[i].finished = 1;
-    }
-    __atomic_add_fetch(&sh->n_finished, k, __ATOMIC_RELEASE);
-    pthread_cond_broadcast(&sh->cond);
-    pthread_mutex_unlock(&sh->lock);
-}
-
 void *group_main(void *arg)
 {
     struct vu *lead = arg;
     struct shared *sh = lead->sh;
-    int k = lead->n_group, barrier = 0, done = 0;
+    int k = lead->n_group, barrier = 0;
     struct gslot *sl = calloc((size_t)k, sizeof(*sl));
 
     if (!sl) {
@@ -579,33 +406,23 @@ void *group_main(void *arg)
             thread_not_started(sh, ENOMEM);
         return NULL;
     }
-    __atomic_add_fetch(&sh->dl_consumers, 1, __ATOMIC_ACQ_REL);
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < k; i++)
         sl[i].v = &lead[i];
-        sl[i].dst = lead->dl_st;
-    }
     if (sh->timer_slack_ns > 50000) /* the thread's ppoll() may wake that much later */
         prctl(PR_SET_TIMERSLACK, (unsigned long)sh->timer_slack_ns, 0UL, 0UL, 0UL);
     if (group_start(sh, lead, k) < 0)
         goto out;
     for (;;) {
-        int ph = phase_get(sh), busy = 0, dls = 0, up = 0;
-        int fatal = __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE);
+        int ph = phase_get(sh), busy = 0;
         for (int i = 0; i < k; i++) {
             vu_publish(&lead[i]);
-            busy += sl[i].sent && sl[i].dl != DL_SENT; /* a terminal's round trip */
-            dls += sl[i].dl != DL_NONE;
-            up += sl[i].v->c != NULL;
+            busy += sl[i].sent;
         }
-        if (done || ph == PH_STOP || fatal) {
-            /* No terminal is taken: what is in flight ends (or is cancelled
-             * by the monitor's join), and meanwhile the queued Deliveries
-             * are served (the drain) while a connection is up, until the
-             * queue is empty or closed. */
-            if (!busy && !dls && (fatal || !up || !dlq_waiting(sh)))
+        if (ph == PH_STOP || __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
+            /* What is in flight ends (or is cancelled by the monitor's join). */
+            if (!busy)
                 break;
-            dl_dispatch(sh, sl, k, !fatal);
-            group_wait(sh, sl, k, GW_DLS);
+            group_wait(sh, sl, k, 0);
             continue;
         }
         if (ph == PH_PAUSE) {
@@ -619,29 +436,39 @@ void *group_main(void *arg)
             barrier = 0;
         }
         if (!busy && __atomic_load_n(&sh->n_retired, __ATOMIC_ACQUIRE) == sh->n_terms) {
-            group_finish(sh, sl, lead, k);
-            done = 1;
-            continue;
+            /* Every terminal ran its run.transactions: these connections are done. */
+            for (int i = 0; i < k; i++)
+                slot_join(&sl[i], 1);
+            vu_cpu_mark(lead);
+            pthread_mutex_lock(&sh->lock);
+            for (int i = 0; i < k; i++) {
+                vu_publish(&lead[i]);
+                lead[i].finished = 1;
+            }
+            __atomic_add_fetch(&sh->n_finished, k, __ATOMIC_RELEASE);
+            pthread_cond_broadcast(&sh->cond);
+            pthread_mutex_unlock(&sh->lock);
+            break;
         }
         for (int i = 0; i < k; i++)
             slot_reconnect(&sl[i], clock_us());
-        /* Queued Deliveries first (at most run.delivery_workers in flight):
-         * after the terminals, a closed loop would leave them no connection. */
-        dl_dispatch(sh, sl, k, 1);
         dispatch(sh, sl, k);
-        group_wait(sh, sl, k, GW_TERMS | GW_DLS);
+        group_wait(sh, sl, k, 1);
     }
 out:
-    group_end_down(sl, k);
-    vu_cpu_mark(lead);
     for (int i = 0; i < k; i++) {
-        /* Lost during the drain, left at the close's barrier: the monitor
-         * reads these stats once joined. */
-        if (phase_get(sh) == PH_STOP)
-            sl[i].v->st.lost_connections += sl[i].lost_owed;
-        vu_publish(&lead[i]);
+        uint64_t since;
+        slot_join(&sl[i], 1);
+        /* Still down at the end: its outage so far counts. */
+        since = __atomic_load_n(&sl[i].v->down_since_us, __ATOMIC_RELAXED);
+        if (!sl[i].v->c && since) {
+            sl[i].v->st.down_us += clock_us() - since;
+            __atomic_store_n(&sl[i].v->down_since_us, 0, __ATOMIC_RELAXED);
+        }
     }
-    __atomic_sub_fetch(&sh->dl_consumers, 1, __ATOMIC_ACQ_REL);
+    vu_cpu_mark(lead);
+    for (int i = 0; i < k; i++)
+        vu_publish(&lead[i]);
     free(sl);
     return NULL;
 }

@@ -12,10 +12,7 @@
  *    being written); terminals are taken from and put back into the
  *    scheduler's timer queue (run/sched.h), one worker at a time each;
  *  - deferred deliveries go through a bounded queue (a mutex: 4 % of the
- *    transactions, never on the other four's path), consumed by the
- *    delivery workers, or in group mode (sh->dl_group) by the group threads
- *    themselves between terminal work, at most sh->dl_bound in flight
- *    across them (sh->dl_running, an atomic);
+ *    transactions, never on the other four's path);
  *  - phase changes go through one mutex + condition variable.
  * The monitor (the calling thread) keeps time, takes the New-Order counts at
  * the window edges while every worker is idle, and builds the series.  It
@@ -48,12 +45,9 @@ struct dlq {
     pthread_mutex_t lock;
     pthread_cond_t not_empty, not_full;
     struct dl_item *ring;
-    int cap, head;
-    int n;      /* items queued: changed under lock, atomically (dlq_take looks without it) */
-    int closed; /* no more items will come (the same) */
+    int cap, head, n;
+    int closed; /* no more items will come */
 };
-
-#define DL_FULL_AGAIN_US 1000 /* group mode: a full queue is tried again this much later */
 
 struct shared {
     const struct run_opts *o;
@@ -87,11 +81,6 @@ struct shared {
     struct term_pace pace;   /* how they offer load */
     uint64_t timer_slack_ns; /* think time: group threads' timer slack (0: the kernel's) */
     int n_retired;           /* atomic: terminals that ran their run.transactions */
-    int dl_group;            /* 1: the group threads run the deferred Deliveries (group.c),
-                              * no delivery workers are started */
-    int dl_bound;            /* ... at most this many in flight (run.delivery_workers, resolved) */
-    int dl_running;          /* atomic: Deliveries taken from the queue and not settled */
-    int dl_consumers;        /* atomic: group threads that may still take from the queue */
 };
 
 struct vu {
@@ -115,8 +104,6 @@ struct vu {
     uint64_t down_since_us;  /* atomic: when the connection was lost, 0 = connected */
     int at_barrier;          /* under sh->lock: waiting in vu_pause_point(), st at rest */
     int finished;            /* under sh->lock: ran its run.transactions, st final */
-    struct vu_stats *dl_st;  /* group mode, on a lead: the Deliveries its thread ran, as a
-                              * delivery worker's st (owned by driver.c, merged after join) */
 };
 
 #define RUN_GROUP_MAX 64 /* most connections one worker thread serves (group.c) */
@@ -158,15 +145,6 @@ void thread_not_started(struct shared *sh, int rc);
 /* The thread of a worker serving terminals, and of a deferred-delivery worker. */
 void *vu_main(void *arg);
 void *worker_main(void *arg);
-/* Group mode's side of the deferred queue: take one without waiting when
- * fewer than sh->dl_bound are in flight (0, counted in sh->dl_running; else
- * -1); whether some wait (queued, not closed); a taken one ended with rc
- * after retries: its completion into st (measured ones only, latency from
- * its queueing), delivery.log, and out of sh->dl_running. */
-int dlq_take(struct shared *sh, struct dl_item *it);
-int dlq_waiting(struct shared *sh);
-void dl_settle(struct shared *sh, struct vu_stats *st, const struct dl_item *it, int rc,
-               int retries, const struct txn_output *out, const struct err *e);
 /* What both kinds of terminal workers (worker.c, group.c) do with a terminal. */
 void vu_fatal(struct vu *v, const struct err *e);
 void vu_lost(struct vu *v, uint64_t now);
@@ -174,11 +152,7 @@ void vu_lost(struct vu *v, uint64_t now);
 uint64_t reconnect_delay_us(uint64_t *jitter, uint64_t backoff_us);
 void term_start(struct vu *v, struct terminal *t, uint64_t now);
 int term_deferred(const struct vu *v, const struct terminal *t);
-/* 0 queued, 1 (group mode) the queue is full: t waits in the scheduler, or
- * negative (the queue closed). */
 int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e);
-/* The back-off before retry k (1-based) of a retryable failure. */
-uint64_t retry_backoff_us(struct vu *v, int k);
 void term_result(struct vu *v, struct terminal *t, int rc, const struct txn_output *out,
                  uint64_t start, uint64_t end, const struct err *e);
 /* Settle the n terminals of one round trip (sent at start, ended at end, rc
