@@ -487,6 +487,15 @@ static int sql_add(struct pg_conn *p, char *sql, size_t cap, size_t *used, const
     return 0;
 }
 
+/* "VERB table" into sql (the table's name quoted by libpq). */
+static int sql_verb_table(struct pg_conn *p, char *sql, size_t size, size_t *used,
+                          const char *verb, const char *table, struct err *e)
+{
+    int rc = sql_add(p, sql, size, used, verb, strlen(verb), 0, e);
+
+    return rc < 0 ? rc : sql_add(p, sql, size, used, table, strlen(table), 1, e);
+}
+
 /* "TRUNCATE table" (DB_BULK_TRUNCATE), in the caller's transaction. */
 static int pg_truncate(struct db_conn *c, const char *table, struct err *e)
 {
@@ -496,8 +505,7 @@ static int pg_truncate(struct db_conn *c, const char *table, struct err *e)
     PGresult *res;
     int rc;
 
-    if ((rc = sql_add(p, sql, sizeof(sql), &used, "TRUNCATE ", 9, 0, e)) < 0 ||
-        (rc = sql_add(p, sql, sizeof(sql), &used, table, strlen(table), 1, e)) < 0)
+    if ((rc = sql_verb_table(p, sql, sizeof(sql), &used, "TRUNCATE ", table, e)) < 0)
         return rc;
     clear_result(p);
     res = PQexec(p->conn, sql);
@@ -523,8 +531,7 @@ static int pg_bulk_begin_how(struct db_conn *c, const char *table, const char *c
         return rc;
     /* COPY takes no parameters: the names go into its text, each quoted
      * by libpq (db_bulk_begin() has also checked that they are plain). */
-    if ((rc = sql_add(p, sql, sizeof(sql), &used, "COPY ", 5, 0, e)) < 0 ||
-        (rc = sql_add(p, sql, sizeof(sql), &used, table, strlen(table), 1, e)) < 0 ||
+    if ((rc = sql_verb_table(p, sql, sizeof(sql), &used, "COPY ", table, e)) < 0 ||
         (rc = sql_add(p, sql, sizeof(sql), &used, " (", 2, 0, e)) < 0)
         return rc;
     while (db_next_name(&at, &col, &n))
