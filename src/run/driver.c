@@ -64,9 +64,10 @@ static void size_run(struct shared *sh, const struct config *cfg, int range_w, s
                      int *nvu, int *nw)
 {
     struct deck d;
-    double offered_tps;
+    double offered_tps, cycle_s;
 
     deck_init(&d, cfg->run.mix);
+    cycle_s = term_mean_cycle_s(&d);
     sh->pace.load = cfg->run.rate > 0 ? TERM_OPEN : cfg->run.think_time ? TERM_THINK : TERM_CLOSED;
     sh->pace.time_scale = cfg->run.time_scale > 0 ? cfg->run.time_scale : 1.0;
     sh->pace.rate_per_s = cfg->run.rate;
@@ -76,7 +77,7 @@ static void size_run(struct shared *sh, const struct config *cfg, int range_w, s
     sh->pace.n_terminals = sh->n_terms;
     offered_tps = sh->pace.load == TERM_OPEN ? cfg->run.rate
                   : sh->pace.load == TERM_THINK
-                      ? sh->n_terms / (term_mean_cycle_s(&d) * sh->pace.time_scale)
+                      ? sh->n_terms / (cycle_s * sh->pace.time_scale)
                       : 0;
     *nvu = cfg->run.connections           ? cfg->run.connections
            : sh->pace.load == TERM_CLOSED ? cfg->run.virtual_users
@@ -100,7 +101,7 @@ static void size_run(struct shared *sh, const struct config *cfg, int range_w, s
      * lag it adds is measured as lag).  Closed and open loads keep the
      * kernel's 50 us. */
     if (sh->pace.load == TERM_THINK) {
-        double s = 1e-4 * term_mean_cycle_s(&d) * sh->pace.time_scale;
+        double s = 1e-4 * cycle_s * sh->pace.time_scale;
         sh->timer_slack_ns = s > 1e-3 ? 1000000 : (uint64_t)(s * 1e9);
         r->timer_slack_us = (double)sh->timer_slack_ns / 1000.0;
     }
