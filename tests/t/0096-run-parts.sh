@@ -83,8 +83,17 @@ check(run['terminals'].get('workers') == 4, 'merged: on 4 worker threads (each p
 pairs = sorted((x[0], x[1]) for x in run['terminals']['stock_level_by_w_d'])
 check(pairs == sorted((w, d) for w in (1, 2, 3, 4) for d in (1, 2)), 'merged: the 8 terminals, (w, 1) and (w, 2) of every warehouse', pairs)
 v = run.get('validity', {})
-bad = [k for k, i in v.items() if isinstance(i, dict) and i.get('verdict') == 'out of bounds']
-check(len(v) > 20 and not bad, 'merged: no input-validity rule is out of bounds over the union', bad)
+# A rule with a standard error is out of bounds beyond 3 of them: about 1 in
+# 370 of such verdicts is chance, so with several of them a sound run fails
+# now and then (a fresh chroot's remote_order_line_pct did).  Here one counts
+# as bad beyond 5 (chance: 1 in 1.7 million); a merge that lost or doubled a
+# part's draws is further off than that.
+def far(i):
+    se, t = i.get('se'), i.get('target')
+    return not (se and t is not None and abs(i.get('value', 0) - t) <= 5 * se)
+bad = [(k, i.get('value'), i.get('target'), i.get('se')) for k, i in v.items()
+       if isinstance(i, dict) and i.get('verdict') == 'out of bounds' and far(i)]
+check(len(v) > 20 and not bad, 'merged: no input-validity rule is out of bounds over the union (beyond 5 standard errors where it has one)', bad)
 hs = [json.load(open(d + '/run.json'))['run']['transactions']['new_order']['hist']['n'] for d in sorted(glob.glob('$tmp/results/*-four-part*of4'))]
 check(run['transactions']['new_order']['hist']['n'] == sum(hs), 'merged: the New-Order histogram holds every part\'s samples', run['transactions']['new_order']['hist']['n'], hs)
 "
