@@ -435,6 +435,10 @@ static int phase_size(struct run *x, struct err *e)
     if ((rc = plan_workers(cfg, x->mc, sh->mode, x->nvu, &x->ngroups, e)) < 0)
         return rc;
     x->r->workers = x->ngroups;
+    /* Group mode: the group threads serve the delivery workers' connections
+     * too (group.c); no delivery worker thread is started. */
+    sh->dl_group = x->ngroups < x->nvu && x->nw > 0;
+    x->r->delivery_on = sh->dl_group ? DL_ON_GROUPS : x->nw > 0 ? DL_ON_THREADS : 0;
     if ((rc = rtt_probe(x->mc, x->r, e)) < 0)
         return rc;
     if (o->dir) {
@@ -457,7 +461,8 @@ static int phase_size(struct run *x, struct err *e)
     return init_terminals(x, e);
 }
 
-/* The worker threads: ngroups serving the connections, and the delivery workers. */
+/* The worker threads: ngroups serving the connections (in group mode the
+ * delivery workers' too, a share each), and the delivery workers. */
 static void start_threads(struct run *x)
 {
     struct shared *sh = x->sh;
@@ -465,23 +470,30 @@ static void start_threads(struct run *x)
 
     for (int g = 0; g < x->ngroups; g++) {
         /* Worker g serves connections first .. last - 1 (one each when there
-         * are as many workers as connections). */
+         * are as many workers as connections), and in group mode delivery
+         * connections dfirst .. dlast - 1. */
         int first = (int)((int64_t)g * x->nvu / x->ngroups),
             last = (int)((int64_t)(g + 1) * x->nvu / x->ngroups);
+        int dfirst = sh->dl_group ? (int)((int64_t)g * x->nw / x->ngroups) : 0,
+            dlast = sh->dl_group ? (int)((int64_t)(g + 1) * x->nw / x->ngroups) : 0;
         int prc;
         vus[first].n_group = last - first;
         for (int i = first; i < last; i++)
             vus[i].lead = &vus[first];
+        vus[first].dl_vus = sh->dl_group ? &x->workers[dfirst] : NULL;
+        vus[first].n_dl = dlast - dfirst;
+        for (int i = dfirst; i < dlast; i++)
+            x->workers[i].lead = &vus[first];
         prc = pthread_create(&vus[first].thread, NULL, x->ngroups < x->nvu ? group_main : vu_main,
                              &vus[first]);
         if (prc == 0) {
             vus[first].started = 1;
         } else {
-            for (int i = first; i < last; i++)
+            for (int i = first; i < last + dlast - dfirst; i++)
                 thread_not_started(sh, prc);
         }
     }
-    for (int i = 0; i < x->nw; i++) {
+    for (int i = 0; i < x->nw && !sh->dl_group; i++) {
         int prc = pthread_create(&x->workers[i].thread, NULL, worker_main, &x->workers[i]);
         if (prc == 0)
             x->workers[i].started = 1;
@@ -782,10 +794,14 @@ static void phase_close(struct run *x, int rc, struct err *e)
     sched_close(&x->sh->sched);
 }
 
+static void drain_queue(struct run *x);
+
 /*
- * Stop: the pooler probe, then the terminal workers joined, bounded (those
- * still blocked in the database are left behind: x->stuck, r->left_behind).
- * A usage error a worker met after the monitor's last look becomes rc.
+ * Stop: the pooler probe, in group mode the queued Deliveries drained (the
+ * terminals' threads serve the delivery connections), then the terminal
+ * workers joined, bounded (those still blocked in the database are left
+ * behind: x->stuck, r->left_behind).  A usage error a worker met after the
+ * monitor's last look becomes rc.
  */
 static int phase_stop(struct run *x, int rc, struct err *e)
 {
@@ -793,6 +809,8 @@ static int phase_stop(struct run *x, int rc, struct err *e)
 
     backend_probe_stop(x->probe, x->r);
     x->probe = NULL;
+    if (x->sh->dl_group)
+        drain_queue(x); /* the terminals' threads run the queued Deliveries */
     if ((jr = join_bounded(x->vus, x->nvu, !x->sh->go)) < 0) {
         x->stuck = 1;
         x->r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
@@ -860,30 +878,50 @@ static int phase_tally(struct run *x, int rc, struct err *e)
 }
 
 /*
- * Drain: the delivery workers finish what is queued (bounded: 60 s, a
- * signal, an abort), then stop and are joined, bounded; their counts go
- * into r->delivery.
+ * What is queued is run (bounded: 60 s, a signal, an abort; in group mode
+ * while a group thread with a delivery connection is left to run it), then
+ * the queue is closed: what is left is r->deliveries_pending.  Once: later
+ * calls do nothing.
  */
-static void phase_drain(struct run *x)
+static void drain_queue(struct run *x)
 {
     struct shared *sh = x->sh;
-    struct run_result *r = x->r;
     uint64_t deadline = clock_us() + 60000000;
-    int jr;
 
     pthread_mutex_lock(&sh->q.lock);
-    while (sh->q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !x->aborted) {
+    if (sh->q.closed) {
+        pthread_mutex_unlock(&sh->q.lock);
+        return;
+    }
+    while (sh->q.n > 0 && clock_us() < deadline && !sig_stop_requested() && !x->aborted &&
+           (!sh->dl_group || __atomic_load_n(&sh->dl_consumers, __ATOMIC_ACQUIRE) > 0)) {
         pthread_mutex_unlock(&sh->q.lock);
         meet_beat(x->o->meet);
         clock_sleep_us(10000);
         pthread_mutex_lock(&sh->q.lock);
     }
-    r->deliveries_pending = (uint64_t)sh->q.n;
-    sh->q.n = 0;
-    sh->q.closed = 1;
+    x->r->deliveries_pending = (uint64_t)sh->q.n;
+    __atomic_store_n(&sh->q.n, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&sh->q.closed, 1, __ATOMIC_RELAXED);
     pthread_cond_broadcast(&sh->q.not_empty);
     pthread_mutex_unlock(&sh->q.lock);
-    if ((jr = join_bounded(x->workers, x->nw, !sh->go || x->stuck)) < 0) {
+}
+
+/*
+ * Drain: the delivery workers finish what is queued (drain_queue), then
+ * stop and are joined, bounded; their counts go into r->delivery.  In group
+ * mode the queue was drained before the terminals' threads were joined, and
+ * the delivery connections' counts are final where their thread was joined.
+ */
+static void phase_drain(struct run *x)
+{
+    struct shared *sh = x->sh;
+    struct run_result *r = x->r;
+    int jr;
+
+    drain_queue(x);
+    if ((jr = join_bounded(x->workers, x->nw, !sh->go || x->stuck)) < 0 ||
+        (sh->dl_group && x->stuck)) {
         x->stuck = 1;
         r->cancel_unanswered |= jr == JOIN_CANCEL_BLOCKED;
         for (int i = 0; i < x->nw; i++)

@@ -53,6 +53,12 @@ struct run_opts {
     int first_w, last_w;        /* filled by run_run: this part's warehouses */
 };
 
+/* Where the deferred Deliveries ran (run_result.delivery_on): on delivery
+ * worker threads of their own, or on the worker threads that serve several
+ * connections each (group mode, run/group.c). */
+#define DL_ON_THREADS 1
+#define DL_ON_GROUPS 2
+
 struct run_result {
     char status[16];             /* complete | interrupted | aborted | failed */
     struct vu_stats measured;    /* VUs over the measured window */
@@ -87,6 +93,7 @@ struct run_result {
     int connections;
     int workers;                 /* threads serving the connections (fewer: several each) */
     int delivery_workers;
+    int delivery_on;             /* deferred: DL_ON_THREADS and/or (parts) DL_ON_GROUPS */
     int load;                    /* enum term_load: closed, think, open */
     double offered_tps;          /* think: what the terminals offer at most; open: run.rate */
     double time_scale;           /* keying and think times were multiplied by this */

@@ -636,8 +636,15 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r, const
         "ol_i_id", r->c_load.ol_i_id, "nurand_c_run", "c_last", r->c_run.c_last, "c_id",
         r->c_run.c_id, "ol_i_id", r->c_run.ol_i_id, "seed", (json_int_t)r->seed, "reconnects",
         (json_int_t)m->reconnects, "isolation", cfg->run.isolation, "mode", run_mode_name(r->mode));
-    /* Where the driver's CPU goes: the terminals' workers, and the rest
-     * (monitor, delivery workers, metrics, probes). */
+    if (!cfg->run.delivery_inline)
+        json_object_set_new(json_object_get(run, "delivery"), "run_on",
+                            json_string(r->delivery_on == DL_ON_GROUPS ? "worker threads"
+                                        : r->delivery_on == DL_ON_THREADS
+                                            ? "delivery worker threads"
+                                            : "worker threads and delivery worker threads"));
+    /* Where the driver's CPU goes: the terminals' workers (in group mode with
+     * their delivery connections), and the rest (monitor, delivery workers,
+     * metrics, probes). */
     json_object_set_new(run, "driver_cpu_workers_ms_per_1000_tx",
                         json_real(f->worker_cpu_ms_per_ktx));
     json_object_set_new(run, "outage", outage_json(cfg, r, f));

@@ -18,6 +18,24 @@
  * and the thread takes the new connection once it is there.  Each connection
  * keeps its struct vu: stats, snapshots, barrier and down time are per
  * connection, exactly as for a worker of one.
+ *
+ * Deferred Deliveries (sh->dl_group): the delivery workers' connections are
+ * shared out over the group threads (lead->dl_vus), and no delivery worker
+ * thread is started.  A terminal queues its Delivery as a worker of one
+ * does (its response time ends there) but never waits for room: a full
+ * queue puts it back in the scheduler a little later (the threads that
+ * would wait are the queue's consumers).  A thread's free delivery
+ * connection takes the oldest queued Delivery (dlq_take, without waiting)
+ * whenever the thread wakes, and sends it as a round trip of its own; the
+ * terminals' connections never carry one, so a closed loop's terminals
+ * keep every one of theirs.  A retryable failure waits on its connection
+ * for the back-off and goes again, up to run.max_retries; the completion
+ * (from its queueing) goes into that connection's stats as a delivery
+ * worker's would, and into delivery.log.  The delivery connections take no
+ * part in the window-edge barrier (their stats are read once joined).  At
+ * the stop, and once every terminal is done, the thread keeps taking from
+ * the queue until it is empty or closed (the drain), while a delivery
+ * connection of its own is up.
  */
 #include "run/run_int.h"
 
@@ -31,6 +49,14 @@
 #include "core/clock.h"
 
 #define GROUP_TICK_US 20000 /* longest sleep: phase changes and snapshots are seen this often */
+#define GROUP_SLOTS_MAX (2 * RUN_GROUP_MAX) /* its connections and its delivery connections */
+
+/* A delivery connection's Delivery (gslot.dl_state). */
+enum { DL_NONE, DL_WAIT, DL_SENT };
+
+/* What group_wait waits for besides the round trips in flight. */
+#define GW_TERMS 1 /* the next terminal due, a terminal connection's next reconnect */
+#define GW_DLS 2   /* a Delivery's retry, a delivery connection's next reconnect */
 
 /* One connection of the group and its round trip in flight. */
 struct gslot {
@@ -51,7 +77,25 @@ struct gslot {
     struct txn_batch_item b[TXN_BATCH_MAX];
     struct txn_output outs[TXN_BATCH_MAX];
     struct txn_batch_state bs;
+    int dl;               /* 1: a delivery worker's connection (sh->dl_group), no terminals */
+    int dl_state;         /* DL_NONE (free); DL_WAIT: dli waits for its retry at dl_at_us;
+                           * DL_SENT: it is the round trip in flight (b[0], outs[0]) */
+    uint64_t dl_at_us;
+    int dl_retries;       /* its retries so far */
+    uint64_t dl_rt0, dl_rt; /* c's round trips when sent; its round trips so far */
+    struct dl_item dli;   /* it, as queued */
+    struct txn_input dl_in;
 };
+
+/* s's connection was lost: closed, its first reconnect attempt scheduled. */
+static void slot_lost(struct gslot *s)
+{
+    uint64_t now = clock_us();
+
+    vu_lost(s->v, now);
+    s->backoff_us = 50000;
+    s->retry_at_us = now + reconnect_delay_us(&s->v->jitter, s->backoff_us);
+}
 
 /* The round trip of s ended with rc: settle its terminals. */
 static void slot_settle(struct gslot *s, int rc)
@@ -62,11 +106,77 @@ static void slot_settle(struct gslot *s, int rc)
     rc = batch_settle_terms(v, s->bt, s->b, s->outs, s->n, s->start, clock_us(), rc);
     s->n = 0;
     s->sent = 0;
-    if (rc == E_CONN) {
-        uint64_t now = clock_us();
-        vu_lost(v, now);
-        s->backoff_us = 50000;
-        s->retry_at_us = now + reconnect_delay_us(&v->jitter, s->backoff_us);
+    if (rc == E_CONN)
+        slot_lost(s);
+}
+
+/* s's Delivery ended with its round trip's rc: a retryable failure (or one
+ * that never ran) waits for its back-off on s, anything else is its
+ * completion; a usage error ends the run (not recorded, as worker_main). */
+static void dl_done(struct gslot *s, int rc)
+{
+    struct vu *v = s->v;
+    struct shared *sh = v->sh;
+    int r = s->b[0].rc;
+
+    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+    s->sent = 0;
+    s->dl_rt += v->c->n_roundtrips - s->dl_rt0;
+    if (rc != E_CONN && (r == TXN_SKIPPED || (r == E_RETRY &&
+                                              s->dl_retries < sh->cfg->run.max_retries &&
+                                              !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED)))) {
+        s->dl_retries += r == E_RETRY;
+        s->dl_state = DL_WAIT;
+        s->dl_at_us = clock_us() + (r == E_RETRY ? retry_backoff_us(v, s->dl_retries) : 0);
+        return;
+    }
+    s->dl_state = DL_NONE;
+    if (r == E_USAGE)
+        vu_fatal(v, &s->b[0].e);
+    else
+        dl_settle(v, &s->dli, r, s->dl_retries, s->dl_rt, &s->outs[0], &s->b[0].e);
+    if (rc == E_CONN)
+        slot_lost(s);
+}
+
+/* Send s's Delivery (just taken, or due for its retry) as its own round trip. */
+static void dl_send(struct gslot *s)
+{
+    int rc = 0;
+
+    s->dl_state = DL_SENT;
+    memset(&s->outs[0], 0, sizeof(s->outs[0]));
+    s->b[0].in = &s->dl_in;
+    s->b[0].out = &s->outs[0];
+    s->dl_rt0 = s->v->c->n_roundtrips;
+    __atomic_store_n(&s->v->in_tx, 1, __ATOMIC_RELAXED);
+    s->start = clock_us();
+    if (txn_batch_send(s->v->c, s->b, 1, &s->bs, &rc))
+        dl_done(s, rc); /* nothing went out */
+    else
+        s->sent = 1;
+}
+
+/* On each of the m free delivery connections: its Delivery once due for its
+ * retry, else (take) the oldest one queued. */
+static void dl_dispatch(struct shared *sh, struct gslot *dl, int m, int take)
+{
+    uint64_t now = clock_us();
+
+    for (int i = 0; i < m; i++) {
+        struct gslot *s = &dl[i];
+        if (s->sent || !s->v->c)
+            continue;
+        if (s->dl_state == DL_WAIT) {
+            if (now >= s->dl_at_us)
+                dl_send(s);
+        } else if (take && dlq_take(sh, &s->dli) == 0) {
+            s->dl_retries = 0;
+            s->dl_rt = 0;
+            s->dl_in.type = TX_DELIVERY;
+            s->dl_in.u.dl = s->dli.in;
+            dl_send(s);
+        }
     }
 }
 
@@ -92,7 +202,11 @@ static void slot_recv(struct gslot *s)
 {
     int rc = 0;
 
-    if (txn_batch_recv(s->v->c, s->b, s->n, &s->bs, &rc))
+    if (!txn_batch_recv(s->v->c, s->b, s->dl ? 1 : s->n, &s->bs, &rc))
+        return;
+    if (s->dl)
+        dl_done(s, rc);
+    else
         slot_settle(s, rc);
 }
 
@@ -262,20 +376,22 @@ static void dispatch(struct shared *sh, struct gslot *sl, int k)
 }
 
 /*
- * Sleep until a busy connection has something to read, the first terminal
- * is due (when a connection is free), a down one's back-off ends, or
- * GROUP_TICK_US; then read what arrived.  take: 0 while pausing or
- * stopping, when no new work is taken.
+ * Sleep until a busy connection (of the k terminal ones and the n - k
+ * delivery ones) has something to read, the first terminal is due (when a
+ * terminal connection is free), a down one's back-off ends or a Delivery's
+ * retry is due (as want says: GW_TERMS not while pausing or stopping, when
+ * no terminal is taken), or GROUP_TICK_US; then read what arrived.
  */
-static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
+static void group_wait(struct shared *sh, struct gslot *sl, int k, int n, int want)
 {
-    struct pollfd pf[RUN_GROUP_MAX + 1];
-    int idx[RUN_GROUP_MAX];
+    struct pollfd pf[GROUP_SLOTS_MAX + 1];
+    int idx[GROUP_SLOTS_MAX];
     int np = 0, free_conn = 0, polling = 0, tick;
     uint64_t now = clock_us(), until = now + GROUP_TICK_US;
     struct timespec ts;
 
-    for (int i = 0; i < k; i++) {
+    for (int i = 0; i < n; i++) {
+        int w = i < k ? GW_TERMS : GW_DLS;
         if (sl[i].sent && db_fd(sl[i].v->c) < 0) {
             /* No socket (the connection broke): reading says so at once
              * (every transaction not known to have ended is lost). */
@@ -286,13 +402,15 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
             pf[np].events = POLLIN;
             idx[np++] = i;
         } else if (sl[i].v->c) {
-            free_conn = 1;
-        } else if (take && !sl[i].connecting && sl[i].retry_at_us < until) {
+            free_conn |= i < k;
+            if ((want & GW_DLS) && sl[i].dl_state == DL_WAIT && sl[i].dl_at_us < until)
+                until = sl[i].dl_at_us > now ? sl[i].dl_at_us : now;
+        } else if ((want & w) && !sl[i].connecting && sl[i].retry_at_us < until) {
             /* (An attempt that runs is looked at on the next tick.) */
             until = sl[i].retry_at_us > now ? sl[i].retry_at_us : now;
         }
     }
-    if (take && free_conn) {
+    if ((want & GW_TERMS) && free_conn) {
         uint64_t due = sched_poll_begin(&sh->sched);
         polling = 1;
         if (due < until)
@@ -324,11 +442,15 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int take)
 
 /* The window-edge barrier, connection by connection: each one with nothing
  * in flight is at the barrier (its stats at rest for the monitor) while the
- * others finish theirs.  Returns 1 when every one is. */
-static int group_barrier(struct shared *sh, struct gslot *sl, int k)
+ * others finish theirs.  Returns 1 when every one is, and no Delivery is in
+ * flight on the n - k delivery connections (read meanwhile, none sent): it
+ * waited for the phase to change. */
+static int group_barrier(struct shared *sh, struct gslot *sl, int k, int n)
 {
     int marked = 0, all = 1;
 
+    for (int i = k; i < n; i++)
+        all = all && !sl[i].sent;
     pthread_mutex_lock(&sh->lock);
     for (int i = 0; i < k; i++) {
         if (sl[i].sent) {
@@ -358,14 +480,14 @@ static void group_unbarrier(struct shared *sh, struct gslot *sl, int k)
     pthread_mutex_unlock(&sh->lock);
 }
 
-/* Connect every connection of the group, then wait for the start as each
- * worker of one does; 0 = go, -1 = abandon. */
-static int group_start(struct shared *sh, struct vu *lead, int k)
+/* Connect every connection of the group (its n slots), then wait for the
+ * start as each worker of one does; 0 = go, -1 = abandon. */
+static int group_start(struct shared *sh, struct gslot *sl, int n)
 {
     int failed = 0, go;
 
-    for (int i = 0; i < k; i++) {
-        struct vu *v = &lead[i];
+    for (int i = 0; i < n; i++) {
+        struct vu *v = sl[i].v;
         uint64_t t0 = clock_us();
         struct err e;
         err_clear(&e);
@@ -383,7 +505,7 @@ static int group_start(struct shared *sh, struct vu *lead, int k)
         v->connect_us = clock_us() - t0;
     }
     pthread_mutex_lock(&sh->lock);
-    sh->n_ready += k;
+    sh->n_ready += n;
     sh->n_failed += failed;
     pthread_cond_broadcast(&sh->cond);
     while (!sh->go && phase_get(sh) != PH_STOP)
@@ -393,42 +515,96 @@ static int group_start(struct shared *sh, struct vu *lead, int k)
     return go ? 0 : -1;
 }
 
+/* Join every reconnect attempt of the n slots (told to give up); a
+ * connection still down has its outage so far counted. */
+static void group_end_down(struct gslot *sl, int n)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t since;
+        slot_join(&sl[i], 1);
+        since = __atomic_load_n(&sl[i].v->down_since_us, __ATOMIC_RELAXED);
+        if (!sl[i].v->c && since) {
+            sl[i].v->st.down_us += clock_us() - since;
+            __atomic_store_n(&sl[i].v->down_since_us, 0, __ATOMIC_RELAXED);
+        }
+    }
+}
+
+/* Every terminal ran its run.transactions: the k terminal connections are
+ * done (their stats final; the thread may still serve the queued Deliveries). */
+static void group_finish(struct shared *sh, struct gslot *sl, struct vu *lead, int k)
+{
+    group_end_down(sl, k);
+    vu_cpu_mark(lead);
+    pthread_mutex_lock(&sh->lock);
+    for (int i = 0; i < k; i++) {
+        vu_publish(&lead[i]);
+        lead[i].finished = 1;
+    }
+    __atomic_add_fetch(&sh->n_finished, k, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&sh->cond);
+    pthread_mutex_unlock(&sh->lock);
+}
+
+/* The k connections lead[0 .. k - 1], then its m delivery connections. */
+static struct gslot *group_slots(struct vu *lead, int k, int m)
+{
+    struct gslot *sl = calloc((size_t)(k + m), sizeof(*sl));
+
+    for (int i = 0; sl && i < k + m; i++) {
+        sl[i].v = i < k ? &lead[i] : &lead->dl_vus[i - k];
+        sl[i].dl = i >= k;
+    }
+    return sl;
+}
+
 void *group_main(void *arg)
 {
     struct vu *lead = arg;
     struct shared *sh = lead->sh;
-    int k = lead->n_group, barrier = 0;
-    struct gslot *sl = calloc((size_t)k, sizeof(*sl));
+    int k = lead->n_group, m = lead->n_dl, n = k + m, barrier = 0, done = 0;
+    struct gslot *sl = group_slots(lead, k, m), *dl = sl ? sl + k : NULL;
 
     if (!sl) {
-        thread_not_started(sh, ENOMEM);
-        for (int i = 1; i < k; i++)
+        for (int i = 0; i < n; i++)
             thread_not_started(sh, ENOMEM);
         return NULL;
     }
-    for (int i = 0; i < k; i++)
-        sl[i].v = &lead[i];
+    if (m)
+        __atomic_add_fetch(&sh->dl_consumers, 1, __ATOMIC_ACQ_REL);
     if (sh->timer_slack_ns > 50000) /* the thread's ppoll() may wake that much later */
         prctl(PR_SET_TIMERSLACK, (unsigned long)sh->timer_slack_ns, 0UL, 0UL, 0UL);
-    if (group_start(sh, lead, k) < 0)
+    if (group_start(sh, sl, n) < 0)
         goto out;
     for (;;) {
-        int ph = phase_get(sh), busy = 0;
+        int ph = phase_get(sh), busy = 0, dls = 0, dl_up = 0;
+        int fatal = __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE);
         for (int i = 0; i < k; i++) {
             vu_publish(&lead[i]);
             busy += sl[i].sent;
         }
-        if (ph == PH_STOP || __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE)) {
-            /* What is in flight ends (or is cancelled by the monitor's join). */
-            if (!busy)
+        for (int i = 0; i < m; i++) {
+            dls += dl[i].sent || (!fatal && dl[i].dl_state == DL_WAIT);
+            dl_up += dl[i].v->c != NULL;
+        }
+        if (!fatal)
+            for (int i = 0; i < m; i++)
+                slot_reconnect(&dl[i], clock_us());
+        if (done || ph == PH_STOP || fatal) {
+            /* No terminal is taken: what is in flight ends (or is cancelled
+             * by the monitor's join), and meanwhile the queued Deliveries
+             * are served (the drain) while a delivery connection is up,
+             * until the queue is empty or closed. */
+            if (!busy && !dls && (fatal || !dl_up || !dlq_waiting(sh)))
                 break;
-            group_wait(sh, sl, k, 0);
+            dl_dispatch(sh, dl, m, !fatal);
+            group_wait(sh, sl, k, n, GW_DLS);
             continue;
         }
         if (ph == PH_PAUSE) {
             barrier = 1;
-            if (!group_barrier(sh, sl, k))
-                group_wait(sh, sl, k, 0);
+            if (!group_barrier(sh, sl, k, n))
+                group_wait(sh, sl, k, n, 0);
             continue;
         }
         if (barrier) {
@@ -436,39 +612,23 @@ void *group_main(void *arg)
             barrier = 0;
         }
         if (!busy && __atomic_load_n(&sh->n_retired, __ATOMIC_ACQUIRE) == sh->n_terms) {
-            /* Every terminal ran its run.transactions: these connections are done. */
-            for (int i = 0; i < k; i++)
-                slot_join(&sl[i], 1);
-            vu_cpu_mark(lead);
-            pthread_mutex_lock(&sh->lock);
-            for (int i = 0; i < k; i++) {
-                vu_publish(&lead[i]);
-                lead[i].finished = 1;
-            }
-            __atomic_add_fetch(&sh->n_finished, k, __ATOMIC_RELEASE);
-            pthread_cond_broadcast(&sh->cond);
-            pthread_mutex_unlock(&sh->lock);
-            break;
+            group_finish(sh, sl, lead, k);
+            done = 1;
+            continue;
         }
         for (int i = 0; i < k; i++)
             slot_reconnect(&sl[i], clock_us());
         dispatch(sh, sl, k);
-        group_wait(sh, sl, k, 1);
+        dl_dispatch(sh, dl, m, 1);
+        group_wait(sh, sl, k, n, GW_TERMS | GW_DLS);
     }
 out:
-    for (int i = 0; i < k; i++) {
-        uint64_t since;
-        slot_join(&sl[i], 1);
-        /* Still down at the end: its outage so far counts. */
-        since = __atomic_load_n(&sl[i].v->down_since_us, __ATOMIC_RELAXED);
-        if (!sl[i].v->c && since) {
-            sl[i].v->st.down_us += clock_us() - since;
-            __atomic_store_n(&sl[i].v->down_since_us, 0, __ATOMIC_RELAXED);
-        }
-    }
+    group_end_down(sl, n);
     vu_cpu_mark(lead);
     for (int i = 0; i < k; i++)
         vu_publish(&lead[i]);
+    if (m)
+        __atomic_sub_fetch(&sh->dl_consumers, 1, __ATOMIC_ACQ_REL);
     free(sl);
     return NULL;
 }

@@ -334,6 +334,8 @@ static int join_until(struct vu *vs, int n, uint64_t wait_us)
             /* ... and so are the other connections its thread served. */
             for (int g = 0; g < vs[i].n_group; g++)
                 vs[i + g].joined = 1;
+            for (int d = 0; d < vs[i].n_dl; d++)
+                vs[i].dl_vus[d].joined = 1;
         } else
             all = 0;
     }
@@ -355,8 +357,12 @@ static void *cancel_main(void *arg)
 {
     struct cancel_job *j = arg;
 
-    for (int i = 0; i < j->n; i++)
+    for (int i = 0; i < j->n; i++) {
         vu_cancel(j->v[i]);
+        /* A group thread's delivery connections (group mode) too. */
+        for (int d = 0; d < j->v[i]->n_dl; d++)
+            vu_cancel(&j->v[i]->dl_vus[d]);
+    }
     free(j);
     return NULL;
 }
@@ -393,7 +399,8 @@ int join_bounded(struct vu *vs, int n, int quick)
                 if (j)
                     j->v[got++] = &vs[i];
                 else
-                    vu_cancel(&vs[i]); /* no memory: from this thread, as before */
+                    vu_cancel(&vs[i]); /* no memory: from this thread, as before (its
+                                        * delivery connections are not asked) */
             }
         if (!j)
             continue;

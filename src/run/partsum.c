@@ -92,6 +92,8 @@ json_t *partsum_encode(const struct run_result *r, const struct config *cfg)
                         json_integer(r->workers ? r->workers : r->connections));
     json_object_set_new(json_object_get(o, "scalars"), "timer_slack_us",
                         json_real(r->timer_slack_us));
+    json_object_set_new(json_object_get(o, "scalars"), "delivery_on",
+                        json_integer(r->delivery_on));
     json_object_set_new(json_object_get(o, "scalars"), "left_behind", json_integer(r->left_behind));
     json_object_set_new(json_object_get(o, "scalars"), "cancel_unanswered",
                         json_integer(r->cancel_unanswered));
@@ -253,6 +255,9 @@ int partsum_decode(const json_t *j, struct run_result *r, struct config *cfg, st
     r->offered_tps = num(sc, "offered_tps");
     r->time_scale = num(sc, "time_scale");
     r->timer_slack_us = num(sc, "timer_slack_us"); /* 0 in a part from before it */
+    r->delivery_on = json_object_get(sc, "delivery_on") ? inum(sc, "delivery_on")
+                     : r->delivery_workers > 0     ? DL_ON_THREADS /* a part from before it */
+                                                   : 0;
     r->mode = inum(sc, "mode");
     snprintf(r->server_name, sizeof(r->server_name), "%s",
              str_or_empty(json_object_get(sc, "server_name")));
@@ -363,6 +368,7 @@ int partsum_merge(const struct run_result *parts, int n, struct run_result *out,
         out->delivery_workers += p->delivery_workers;
         out->offered_tps += p->offered_tps;
         out->timer_slack_us = dmax(out->timer_slack_us, p->timer_slack_us);
+        out->delivery_on |= p->delivery_on;
         out->deliveries_pending += p->deliveries_pending;
         out->backend_connections += p->backend_connections;
         out->backend_distinct += p->backend_distinct;

@@ -12,7 +12,9 @@
  *    being written); terminals are taken from and put back into the
  *    scheduler's timer queue (run/sched.h), one worker at a time each;
  *  - deferred deliveries go through a bounded queue (a mutex: 4 % of the
- *    transactions, never on the other four's path);
+ *    transactions, never on the other four's path), consumed by the
+ *    delivery workers' threads, or in group mode (sh->dl_group) by the
+ *    group threads that serve the delivery workers' connections;
  *  - phase changes go through one mutex + condition variable.
  * The monitor (the calling thread) keeps time, takes the New-Order counts at
  * the window edges while every worker is idle, and builds the series.  It
@@ -45,9 +47,12 @@ struct dlq {
     pthread_mutex_t lock;
     pthread_cond_t not_empty, not_full;
     struct dl_item *ring;
-    int cap, head, n;
-    int closed; /* no more items will come */
+    int cap, head;
+    int n;      /* items queued: changed under lock, atomically (dlq_take looks without it) */
+    int closed; /* no more items will come (the same) */
 };
+
+#define DL_FULL_AGAIN_US 1000 /* group mode: a full queue is tried again this much later */
 
 struct shared {
     const struct run_opts *o;
@@ -81,6 +86,9 @@ struct shared {
     struct term_pace pace;   /* how they offer load */
     uint64_t timer_slack_ns; /* think time: group threads' timer slack (0: the kernel's) */
     int n_retired;           /* atomic: terminals that ran their run.transactions */
+    int dl_group;            /* 1: the group threads serve the delivery workers' connections
+                              * (group.c); no delivery worker thread is started */
+    int dl_consumers;        /* atomic: group threads that may still take from the queue */
 };
 
 struct vu {
@@ -104,6 +112,9 @@ struct vu {
     uint64_t down_since_us;  /* atomic: when the connection was lost, 0 = connected */
     int at_barrier;          /* under sh->lock: waiting in vu_pause_point(), st at rest */
     int finished;            /* under sh->lock: ran its run.transactions, st final */
+    struct vu *dl_vus;       /* group mode, on a lead: the delivery workers' connections its
+                              * thread serves (n_dl of them; each one's lead is this one) */
+    int n_dl;
 };
 
 #define RUN_GROUP_MAX 64 /* most connections one worker thread serves (group.c) */
@@ -152,7 +163,20 @@ void vu_lost(struct vu *v, uint64_t now);
 uint64_t reconnect_delay_us(uint64_t *jitter, uint64_t backoff_us);
 void term_start(struct vu *v, struct terminal *t, uint64_t now);
 int term_deferred(const struct vu *v, const struct terminal *t);
+/* 0 queued, 1 (group mode) the queue is full: t waits in the scheduler, or
+ * negative (the queue closed). */
 int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e);
+/* The back-off before retry k (1-based) of a retryable failure. */
+uint64_t retry_backoff_us(struct vu *v, int k);
+/* Group mode's side of the deferred queue: take the oldest without waiting
+ * (0, else -1); whether some wait (queued, not closed); a taken one ran on
+ * w (a delivery worker's connection) and ended with rc after retries, rt
+ * round trips: its completion into w->st (measured ones only, latency from
+ * its queueing, as worker_main records) and delivery.log. */
+int dlq_take(struct shared *sh, struct dl_item *it);
+int dlq_waiting(struct shared *sh);
+void dl_settle(struct vu *w, const struct dl_item *it, int rc, int retries, uint64_t rt,
+               const struct txn_output *out, const struct err *e);
 void term_result(struct vu *v, struct terminal *t, int rc, const struct txn_output *out,
                  uint64_t start, uint64_t end, const struct err *e);
 /* Settle the n terminals of one round trip (sent at start, ended at end, rc
@@ -162,7 +186,8 @@ int batch_settle_terms(struct vu *v, struct terminal **bt, const struct txn_batc
                        const struct txn_output *outs, int n, uint64_t start, uint64_t end, int rc);
 
 /* group.c: the thread of a worker that owns several connections (v and the
- * v->n_group - 1 after it), each with one batch in flight. */
+ * v->n_group - 1 after it), each with one batch in flight, and in group mode
+ * (sh->dl_group) the delivery workers' connections v->dl_vus. */
 void *group_main(void *arg);
 
 /* monitor.c */

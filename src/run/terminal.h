@@ -42,6 +42,8 @@ struct terminal {
     int retries;          /* retries of the current input so far */
     int has_input;        /* in holds the current input (kept across retries) */
     int again;            /* skipped in a batch (never ran): sent again, its lag counted once */
+    uint64_t dl_full_since_us; /* group mode: its deferred Delivery found the queue full at this
+                                * time and waits in the scheduler for room (0: not waiting) */
     int64_t n_done;       /* transactions completed (for run.transactions) */
     uint64_t n_stock_level; /* Stock-Levels it ran (they all use w_id, d_id) */
     struct txn_input in;  /* the current input */

@@ -316,6 +316,29 @@ static void dlog_write(struct shared *sh, const struct dl_item *it, const struct
     pthread_mutex_unlock(&sh->dlog_lock);
 }
 
+/* A deferred Delivery of the queue ran on w: its completion into w's stats
+ * (the measured ones: latency from its queueing) and delivery.log. */
+static void dl_record(struct vu *w, const struct dl_item *it, int rc, int retries,
+                      const struct txn_output *out, const struct err *e)
+{
+    struct txn_input in = { .type = TX_DELIVERY };
+
+    in.u.dl = it->in;
+    if (it->measured)
+        vu_record(w, &in, out, rc, retries, clock_us() - it->queued_us, e);
+    if (rc == 0)
+        dlog_write(w->sh, it, out, clock_wall_us());
+}
+
+void dl_settle(struct vu *w, const struct dl_item *it, int rc, int retries, uint64_t rt,
+               const struct txn_output *out, const struct err *e)
+{
+    /* Its round trips, of the measured ones only (as worker_main counts). */
+    if (it->measured)
+        w->st.tx[TX_DELIVERY].roundtrips += rt;
+    dl_record(w, it, rc, retries, out, e);
+}
+
 /* Queue a deferred delivery; waits (counted) while the queue is full. */
 static int dlq_push(struct vu *v, const struct dl_item *it)
 {
@@ -335,7 +358,7 @@ static int dlq_push(struct vu *v, const struct dl_item *it)
         return -1;
     }
     q->ring[(q->head + q->n) % q->cap] = *it;
-    q->n++;
+    __atomic_store_n(&q->n, q->n + 1, __ATOMIC_RELAXED);
     pthread_cond_signal(&q->not_empty);
     pthread_mutex_unlock(&q->lock);
     if (t0)
@@ -356,10 +379,55 @@ static int dlq_pop(struct shared *sh, struct dl_item *it)
     }
     *it = q->ring[q->head];
     q->head = (q->head + 1) % q->cap;
-    q->n--;
+    __atomic_store_n(&q->n, q->n - 1, __ATOMIC_RELAXED);
     pthread_cond_signal(&q->not_full);
     pthread_mutex_unlock(&q->lock);
     return 0;
+}
+
+/* Group mode: queue it if there is room, never waiting (the group threads
+ * are the queue's consumers).  0 queued, 1 full, -1 closed. */
+static int dlq_try_push(struct shared *sh, const struct dl_item *it)
+{
+    struct dlq *q = &sh->q;
+    int rc = 0;
+
+    pthread_mutex_lock(&q->lock);
+    if (q->closed) {
+        rc = -1;
+    } else if (q->n == q->cap) {
+        rc = 1;
+    } else {
+        q->ring[(q->head + q->n) % q->cap] = *it;
+        __atomic_store_n(&q->n, q->n + 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&q->lock);
+    return rc;
+}
+
+int dlq_take(struct shared *sh, struct dl_item *it)
+{
+    struct dlq *q = &sh->q;
+    int got = 0;
+
+    /* Most looks find it empty: no lock for those. */
+    if (__atomic_load_n(&q->n, __ATOMIC_RELAXED) == 0)
+        return -1;
+    pthread_mutex_lock(&q->lock);
+    if (q->n > 0 && !q->closed) {
+        *it = q->ring[q->head];
+        q->head = (q->head + 1) % q->cap;
+        __atomic_store_n(&q->n, q->n - 1, __ATOMIC_RELAXED);
+        got = 1;
+    }
+    pthread_mutex_unlock(&q->lock);
+    return got ? 0 : -1;
+}
+
+int dlq_waiting(struct shared *sh)
+{
+    return __atomic_load_n(&sh->q.n, __ATOMIC_RELAXED) > 0 &&
+           !__atomic_load_n(&sh->q.closed, __ATOMIC_RELAXED);
 }
 
 /* Wait for the start signal after connecting; 0 = go, -1 = abandon. */
@@ -427,10 +495,7 @@ void *worker_main(void *arg)
             if (!it.measured)
                 v->st.tx[TX_DELIVERY].roundtrips = rt;
         }
-        if (it.measured)
-            vu_record(v, &in, &out, rc, retries, clock_us() - it.queued_us, &e);
-        if (rc == 0)
-            dlog_write(sh, &it, &out, clock_wall_us());
+        dl_record(v, &it, rc, retries, &out, &e);
         if (rc == E_CONN && vu_reconnect(v) == E_USAGE)
             break;
     }
@@ -457,7 +522,7 @@ static void vu_pause_point(struct vu *v)
 
 /* The back-off before retry k (1-based) of a retryable failure: random in
  * 0 .. 2^(k-1) x 250 us, capped at 16 ms, so colliding terminals part. */
-static uint64_t retry_backoff_us(struct vu *v, int k)
+uint64_t retry_backoff_us(struct vu *v, int k)
 {
     uint64_t cap_us = 250u << (k - 1 < 6 ? k - 1 : 6);
 
@@ -504,15 +569,45 @@ int term_deferred(const struct vu *v, const struct terminal *t)
     return t->in.type == TX_DELIVERY && !v->sh->cfg->run.delivery_inline;
 }
 
+/* Group mode: the queue was full, so t waits in the scheduler (not on the
+ * thread, which serves the queue's consumers) and tries again a little
+ * later; the wait is counted once per Delivery, as dlq_push counts its own. */
+static void term_defer_later(struct vu *v, struct terminal *t, uint64_t now)
+{
+    if (!t->dl_full_since_us) {
+        t->dl_full_since_us = now;
+        v->st.dl_queue_full++;
+    }
+    t->again = 1;
+    t->due_us = now + DL_FULL_AGAIN_US;
+    sched_put(&v->sh->sched, t);
+}
+
 /* Queue t's deferred Delivery: its response time ends when it is queued. */
 int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e)
 {
     uint64_t start = clock_us(), end;
     struct dl_item it = { .in = t->in.u.dl, .queued_us = start, .queued_wall_us = clock_wall_us(),
                           .measured = measured };
-    int rc = dlq_push(v, &it) == 0 ? 0 : err_set(e, E_FAIL, "delivery queue closed");
+    int rc;
 
+    if (v->sh->dl_group) {
+        int q = dlq_try_push(v->sh, &it);
+        if (q == 1) {
+            term_defer_later(v, t, start);
+            return 1;
+        }
+        rc = q == 0 ? 0 : err_set(e, E_FAIL, "delivery queue closed");
+    } else {
+        rc = dlq_push(v, &it) == 0 ? 0 : err_set(e, E_FAIL, "delivery queue closed");
+    }
     end = clock_us();
+    if (t->dl_full_since_us) {
+        /* It waited for room since then (group mode). */
+        v->st.dl_queue_wait_us += end - t->dl_full_since_us;
+        start = t->dl_full_since_us;
+        t->dl_full_since_us = 0;
+    }
     if (rc == 0) {
         /* Deliveries are counted when queued; districts by the workers. */
         hist_record(&v->st.tx[TX_DELIVERY].lat, end - t->intended_us);

@@ -9,7 +9,12 @@
 #  2. a timed closed-loop run, 8 connections on 1 thread: the window's edges
 #     wait for every connection (nothing unfinished), NOTPM equals the
 #     database count, and more than one connection is in a transaction at
-#     once on average;
+#     once on average; the deferred Deliveries ran on the thread's 2
+#     delivery connections (no delivery worker thread: the record says
+#     "worker threads"; 11 connections answered: 8, 2 and the monitor's),
+#     each queued in the window completed (10 districts each, none
+#     pending), one round trip each, and the orders the database delivered
+#     are exactly delivery.log's;
 #  3. the server restarted (-m immediate) inside the window, 8 connections
 #     on 2 threads: the run completes, all 8 were lost and reconnected on
 #     their threads, the database count is the client's plus at most the
@@ -21,7 +26,10 @@
 #     failure, never a commit, though its result came back first;
 #  7. the null driver: 16 terminals x 25 transactions on 2 threads, exactly
 #     400, and a worker of several connections keeps each busy (TPS near 16
-#     connections / 1 ms);
+#     connections / 1 ms); with a deferred queue of 1 and 1 delivery
+#     connection (on the second of 2 threads), 32 terminals x 50 fill it,
+#     and the threads that empty it never wait for room (no deadlock):
+#     exactly 1600, the waits counted, every Delivery completed;
 #  8. one connection of a thread lost while the server takes new
 #     connections but does not answer them (tests/helper/holdproxy.py): its
 #     reconnect waits on a thread of its own, so the thread's other 7
@@ -62,10 +70,33 @@ check(sum(x.get('errors', {}).get('other', 0) for x in tx.values()) == 0, 'no er
 like "$out" "*16 terminals over 8 connections on 2 worker threads*" "the summary says 2 worker threads" || explain
 
 # 2. Timed, 8 connections on 1 thread.
+dl_sql="select count(*) from orders where o_carrier_id is not null"
+dl0=$(pg_psql "$dl_sql")
 run one "$bin" run -c "$cfg" --mode procedure --vus 8 --workers 1 --duration 6s --warmup 1s --label one
 is "$rc" 0 "8 connections on 1 thread: exit 0" || explain
+dl1=$(pg_psql "$dl_sql")
 jcheck "$(rec one)/run.json" "
 run = rec.get('run', {})
+t, dl = run.get('terminals', {}), run.get('delivery', {})
+dtx = run.get('transactions', {}).get('delivery', {})
+check(dl.get('run_on') == 'worker threads' and t.get('delivery_workers') == 2
+      and run.get('pooler', {}).get('connections') == 11,
+      'the Deliveries ran on the thread\'s 2 delivery connections: 11 answered (8, 2, the monitor)',
+      dl.get('run_on'), run.get('pooler'), t)
+check(dl.get('mode') == 'deferred' and dl.get('completed', 0) > 0
+      and dl.get('completed') == dtx.get('count') and dl.get('pending_at_end') == 0
+      and dl.get('districts') == 10 * dl.get('completed'),
+      'every Delivery queued in the window completed, 10 districts each, none pending',
+      {k: dl.get(k) for k in ('completed', 'districts', 'pending_at_end')}, dtx.get('count'))
+check(abs(dtx.get('round_trips_per_tx', 0) - 1.0) < 1e-9 and dtx.get('mean_in_tx_ms', 0) > 0,
+      'a Delivery is one round trip of its own (procedure mode)', dtx)
+n = 0
+with open('$(rec one)/delivery.log') as f:
+    for line in f:
+        pairs = dict(x.split('=', 1) for x in line.split())['delivered'].split(',')
+        n += sum(1 for p in pairs if p.split(':')[1] != '0')
+check(n == $dl1 - $dl0, 'the database delivered exactly the %d orders delivery.log names' % n,
+      ($dl0, $dl1))
 check(run.get('notpm_counts_agree') is True and run.get('new_orders_client') == run.get('new_orders_db'),
       'NOTPM equals the database count', {k: run.get(k) for k in ('new_orders_client', 'new_orders_db')})
 check(run.get('unfinished') == {'at_open': 0, 'at_close': 0}, 'the edges waited for all 8: nothing unfinished', run.get('unfinished'))
@@ -145,6 +176,21 @@ run = rec.get('run', {})
 n = sum(t['count'] + t['rolled_back'] for t in run.get('transactions', {}).values())
 check(n == 400, 'exactly 400 transactions', n)
 check(run.get('terminals', {}).get('workers') == 2, 'on 2 workers', run.get('terminals'))
+"
+printf 'run: {delivery_queue: 1, delivery_workers: 1}\n' | cat "$tmp/null.yaml" - >"$tmp/nullq.yaml"
+run nullq "$bin" run -c "$tmp/nullq.yaml" --vus 32 --workers 2 --transactions 50 --warmup 0s \
+    --duration 60s --label nullq
+is "$rc" 0 "null driver, a deferred queue of 1 on 2 threads of 16 connections: exit 0" || explain
+jcheck "$(rec nullq)/run.json" "
+run = rec.get('run', {})
+n = sum(t['count'] + t['rolled_back'] for t in run.get('transactions', {}).values())
+dl = run.get('delivery', {})
+check(n == 1600 and run.get('measured_seconds', 60) < 30, 'exactly 1600 transactions, long before the 60 s', n, run.get('measured_seconds'))
+check(dl.get('queue_full_waits', 0) > 0 and dl.get('queue_full_wait_s', 0) > 0,
+      'the queue was full and the waits are counted', dl.get('queue_full_waits'), dl.get('queue_full_wait_s'))
+check(dl.get('completed', 0) > 0 and dl.get('completed') == run['transactions']['delivery']['count']
+      and dl.get('pending_at_end') == 0 and dl.get('districts') == 10 * dl.get('completed'),
+      'every Delivery queued completed', {k: dl.get(k) for k in ('completed', 'districts', 'pending_at_end')})
 "
 run nullt "$bin" run -c "$tmp/null.yaml" --vus 16 --workers 2 --warmup 1s --duration 3s --label nullt
 is "$rc" 0 "null driver, timed: exit 0" || explain
