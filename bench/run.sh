@@ -15,17 +15,33 @@
 # procedure mode on the same data; every row then also prints its CPU per
 # transaction and its NOTPM as a ratio of the base's, measured in the same
 # sitting (this machine is shared: compare ratios, not absolute figures).
-# HAMMERDB_US: HammerDB's driver CPU per committed transaction in us,
-# measured in the same sitting (its process's CPU time over its committed
-# transactions); every row then also prints its own CPU per transaction as a
-# ratio of it (issue 31's target: 0.10).
+# HAMMERDB: a HammerDB directory (see bench/hammerdb.sh for what it needs):
+# HammerDB's TPROC-C runs first, in the same sitting on the same server
+# (its own schema of W warehouses, HAMMERDB_VUS (8) virtual users, DURATION
+# rounded up to whole minutes after its 1-minute ramp-up), and its driver CPU
+# per committed transaction becomes HAMMERDB_US.  HAMMERDB_US: that figure in
+# us, given (from another sitting, which the line then says); every row then
+# also prints its own CPU per transaction as a ratio of it (issue 31's
+# target: 0.10).
 . "$(dirname "$0")/lib.sh"
+. bench/hammerdb.sh
 W=${W:-4}
 ROWS=${ROWS:-1:1:1 4:4:1 8:8:1 16:16:1 32:8:1 32:8:4 64:8:8 8:8:1:8 8:8:1:1}
 DURATION=${DURATION:-60s}
 # The server is kept running between runs (--keep-server); bench_cleanup stops it.
 bench_begin benchrun
 bench_load "$W"
+if [ -n "${HAMMERDB:-}" ]; then
+    secs=$(python3 -c 'import re, sys
+m = re.fullmatch(r"(\d+(?:\.\d+)?)(ms|s|m|h)?", sys.argv[1])
+print(float(m.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[m.group(2) or "s"])' "$DURATION")
+    hammerdb_measure "$HAMMERDB" "$W" "${HAMMERDB_VUS:-8}" "$(python3 -c "import math; print(max(1, math.ceil($secs / 60)))")"
+    export HAMMERDB_US=$hammerdb_us
+    echo "HammerDB's driver CPU per committed transaction, this sitting: $HAMMERDB_US us"
+elif [ -n "${HAMMERDB_US:-}" ]; then
+    echo "HammerDB's driver CPU per committed transaction, given (another sitting): $HAMMERDB_US us"
+    export HAMMERDB_US
+fi
 printf '%5s %5s %5s %7s %9s %8s %10s %8s %15s %20s %9s %11s %s\n' terms conns batch workers NOTPM TPS "NO p90 ms" \
     "tx/RT" "CPU ms/1000 tx" "% core per 1000 TPS" "CPU/base" "NOTPM/base" "${HAMMERDB_US:+CPU/HammerDB}"
 # row_figures REC T C B: one line of the table from a run's record (the

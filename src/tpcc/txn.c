@@ -994,46 +994,54 @@ int txn_batch_possible(const struct db_conn *c, int mode)
            (c->ops->flags & DB_F_AUTOCOMMIT);
 }
 
-/* Settle every item of a batch whose pipeline ended with rc (n_ok
- * statements ran); returns what txn_exec_batch returns. */
+/* The item of s whose statements hold statement f (the last item when f is
+ * past them all: a failure at the sync is its commit's). */
+static int batch_item_at(const struct txn_batch_state *s, int n, int f)
+{
+    for (int i = 0; i < n; i++)
+        if (f >= s->first[i] && f < s->first[i] + s->len[i])
+            return i;
+    return s->last;
+}
+
+/* Settle every item of a batch whose pipeline ended with rc (the first
+ * n_ok statements succeeded); returns what txn_exec_batch returns. */
 static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
                         struct txn_batch_state *s, int rc)
 {
     uint64_t t1 = clock_us();
-    int n_ok = s->n_ok, failed, at;
+    int f = s->n_ok, failed, at;
     struct err e = s->e;
 
     if (rc == 0 && s->qrc < 0) {
         /* Everything queued ran; the transaction that could not be queued failed. */
         rc = s->qrc;
         e = s->qe;
-        n_ok = s->nst;
+        f = s->nst;
     }
-    /* The call alone (stride 1) commits at the sync, after its result came:
-     * a failure after that result (the commit's own, or a lost connection)
-     * is still the call's, and not a commit. */
-    if (s->stride == 1 && rc < 0)
-        n_ok = 0;
-    /* Statements 3i, 3i + 1, 3i + 2 are transaction i's (the call alone,
-     * stride 1, for a batch of one); the first n_ok ran. */
-    failed = rc < 0 ? n_ok / s->stride : n;
-    at = n_ok % s->stride;
+    /* The call alone commits at the sync, after its result came: a failure
+     * after that result (the commit's own, or a lost connection) is still
+     * the call's, and not a commit. */
+    failed = rc < 0 ? batch_item_at(s, n, f) : -1;
+    if (failed >= 0 && s->len[failed] == 1)
+        f = s->first[failed];
+    at = failed >= 0 ? f - s->first[failed] : 0;
     for (int i = 0; i < n; i++) {
         struct txn_output *out = b[i].out;
         const struct txn_input *in = b[i].in;
+        int call = s->first[i] + s->len[i] / 2;
         out->in_tx_us = t1 - s->t0;
-        if (i < failed) {
-            b[i].rc = db_pipe_result(c, s->stride * i + s->stride / 2) == 0
+        if (failed < 0 || s->first[i] < s->first[failed]) {
+            b[i].rc = db_pipe_result(c, call) == 0
                           ? proc_read(c, in, out, &b[i].e)
-                                                        : err_set(&b[i].e, E_FAIL,
-                                                                  "the call returned no result");
+                          : err_set(&b[i].e, E_FAIL, "the call returned no result");
         } else if (i == failed || rc == E_CONN) {
             /* Lost: whatever was sent may have run.  Else the failure is i's. */
             b[i].e = e;
             b[i].rc = rc;
             if (rc == E_CONN) {
                 out->commit_sent = in->type != TX_ORDER_STATUS && in->type != TX_STOCK_LEVEL;
-            } else if (at == s->stride / 2 && proc_spec_rollback(in, &e)) {
+            } else if (at == s->len[i] / 2 && proc_spec_rollback(in, &e)) {
                 out->rolled_back = 1;
                 b[i].rc = 0;
             }
@@ -1041,64 +1049,88 @@ static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
     }
     /* A failed call (or BEGIN), or a transaction queued only in part, left
      * its transaction block open: roll it back. */
-    if (s->stride == 3 && rc < 0 && rc != E_CONN && at >= 1 && at < 3) {
+    if (failed >= 0 && s->len[failed] == 3 && rc != E_CONN && at >= 1 && at < 3 &&
+        (at == 1 || s->qrc < 0)) {
         struct err ignore;
-        if (at == 1 || s->qrc < 0) {
-            if (db_rollback(c, &ignore) == E_CONN)
-                return E_CONN;
-        }
+        if (db_rollback(c, &ignore) == E_CONN)
+            return E_CONN;
     }
     return rc == E_CONN ? E_CONN : 0;
+}
+
+/* Plan the pipeline of b's n items in s: the New-Orders that will roll back
+ * (their input says so) last, every other item in its order; each its
+ * BEGIN, call and COMMIT, but the last (not an Order-Status) its call alone. */
+static void batch_plan(const struct txn_batch_item *b, int n, struct txn_batch_state *s, int *order)
+{
+    int k = 0, j = 0;
+
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            const struct txn_input *in = b[i].in;
+            int rb = in->type == TX_NEW_ORDER && in->u.no.rollback;
+            if (rb != pass)
+                continue;
+            order[j] = i;
+            s->first[i] = (unsigned char)k;
+            s->len[i] = ++j == n && in->type != TX_ORDER_STATUS ? 1 : 3;
+            k += s->len[i];
+            s->last = i;
+        }
+    }
+}
+
+/* Queue item i of the plan; 0, or what db_pipe_exec returned. */
+static int batch_queue(struct db_conn *c, const struct txn_input *in, int len,
+                       struct txn_batch_state *s)
+{
+    struct proc_call pc;
+    const struct db_param none[] = { DBP_NULL() };
+
+    proc_call_of(in, &pc);
+    if (len == 3) {
+        s->qrc = db_pipe_exec(c, in->type == TX_ORDER_STATUS ? S_OS_BEGIN : DB_PIPE_BEGIN, none, 1,
+                              &s->qe);
+        s->nst += s->qrc == 0;
+    }
+    if (s->qrc == 0)
+        s->qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &s->qe);
+    s->nst += s->qrc == 0;
+    if (len == 3 && s->qrc == 0) {
+        s->qrc = db_pipe_exec(c, DB_PIPE_COMMIT, none, 1, &s->qe);
+        s->nst += s->qrc == 0;
+    }
+    return s->qrc;
 }
 
 int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
                    struct txn_batch_state *s, int *rc)
 {
-    int r;
+    int r, order[TXN_BATCH_MAX];
 
     memset(s, 0, sizeof(*s));
     s->t0 = clock_us();
-    s->stride = n == 1 && b[0].in->type != TX_ORDER_STATUS ? 1 : 3;
     for (int i = 0; i < n; i++) {
         memset(b[i].out, 0, sizeof(*b[i].out));
         err_clear(&b[i].e);
         b[i].rc = TXN_SKIPPED;
     }
-    if (n * 3 > DB_PIPE_MAX) {
+    if (n < 1 || n > TXN_BATCH_MAX || n * 3 > DB_PIPE_MAX) {
         for (int i = 0; i < n; i++)
             b[i].rc = err_set(&b[i].e, E_FAIL, "%d transactions do not fit one pipeline", n);
         *rc = E_FAIL;
         return 1;
     }
+    batch_plan(b, n, s, order);
     err_clear(&s->qe);
     err_clear(&s->e);
     if ((r = db_pipe_begin(c, &s->e)) < 0) {
         *rc = batch_settle(c, b, n, s, r);
         return 1;
     }
-    /* Queue BEGIN, call, COMMIT per transaction; nst counts what went in.
-     * One call but Order-Status alone needs no block: before the sync it is
-     * its own implicit transaction, exactly as one autocommit call. */
-    if (s->stride == 1) {
-        struct proc_call pc;
-        proc_call_of(b[0].in, &pc);
-        s->qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &s->qe);
-        s->nst += s->qrc == 0;
-    }
-    for (int i = 0; i < n && s->qrc == 0 && s->stride == 3; i++) {
-        struct proc_call pc;
-        proc_call_of(b[i].in, &pc);
-        s->qrc = db_pipe_exec(c, b[i].in->type == TX_ORDER_STATUS ? S_OS_BEGIN : DB_PIPE_BEGIN,
-                              (const struct db_param[]){ DBP_NULL() }, 1, &s->qe);
-        s->nst += s->qrc == 0;
-        if (s->qrc == 0)
-            s->qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &s->qe);
-        s->nst += s->qrc == 0;
-        if (s->qrc == 0)
-            s->qrc = db_pipe_exec(c, DB_PIPE_COMMIT, (const struct db_param[]){ DBP_NULL() }, 1,
-                                  &s->qe);
-        s->nst += s->qrc == 0;
-    }
+    /* In the plan's order; nst counts what went in. */
+    for (int j = 0; j < n && s->qrc == 0; j++)
+        batch_queue(c, b[order[j]].in, s->len[order[j]], s);
     /* What was queued goes out even when a later statement could not be. */
     if (s->qrc == E_CONN) {
         s->e = s->qe;
@@ -1130,9 +1162,14 @@ int txn_batch_recv(struct db_conn *c, struct txn_batch_item *b, int n,
  * The transactions of several terminals in one round trip (one pipeline):
  * each its own BEGIN (Order-Status: its read-only repeatable-read one), the
  * function call and COMMIT, and one Sync for all, so the server sends every
- * result at once and the worker waits once.  The server skips what follows
- * a failure until the Sync: those never ran (TXN_SKIPPED) and their
- * terminals go again; the failed transaction's block is rolled back after.
+ * result at once and the worker waits once; the last one needs no block
+ * (the Sync ends its implicit transaction).  A sync of its own for each
+ * would make the server answer each on its own (a flush per sync) and the
+ * worker wake as often.  The server skips what follows a failure until the
+ * Sync: those never ran (TXN_SKIPPED) and their terminals go again; the
+ * failed transaction's block is rolled back after.  The New-Orders whose
+ * input rolls them back go last, so that failure skips nothing and, as
+ * the last call, needs no ROLLBACK.
  */
 int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n)
 {

@@ -156,21 +156,27 @@ int txn_batch_possible(const struct db_conn *c, int mode);
 /* Run n transactions (of different terminals) in one round trip, each its
  * own transaction, in procedure mode (txn_batch_possible).  Every item gets
  * its rc; a transaction after a failed one was skipped by the server
- * (TXN_SKIPPED: nothing happened, run it again).  Returns E_CONN when the
- * connection was lost (items not known to have ended carry E_CONN, with
- * out->commit_sent where a change may have committed), else 0.  At most
- * DB_PIPE_MAX / 3 items. */
+ * (TXN_SKIPPED: nothing happened, run it again).  A New-Order whose input
+ * makes it roll back goes last, so the spec's rollback skips nothing.
+ * Returns E_CONN when the connection was lost (items not known to have
+ * ended carry E_CONN, with out->commit_sent where a change may have
+ * committed), else 0.  At most TXN_BATCH_MAX items. */
 int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n);
 
 /* txn_exec_batch in two halves, for a thread that keeps several
  * connections' batches in flight: txn_batch_send queues and sends (0: wait
  * for db_fd(c) and call txn_batch_recv; 1: settled already, *rc set);
  * txn_batch_recv reads what arrived without waiting (0: not complete; 1:
- * every item settled, *rc as txn_exec_batch returns). */
+ * every item settled, *rc as txn_exec_batch returns).  Item i's statements
+ * are first[i] to first[i] + len[i] - 1 of the pipeline: BEGIN, the call
+ * and COMMIT (len 3), or the call alone (len 1: the last item but an
+ * Order-Status, whose transaction the sync ends); last is the item sent
+ * last. */
 struct txn_batch_state {
     uint64_t t0;
     int qrc, nst, n_ok;
-    int stride; /* statements per transaction: 3 (BEGIN, call, COMMIT), or 1 (the call) */
+    int last;
+    unsigned char first[TXN_BATCH_MAX], len[TXN_BATCH_MAX];
     struct err e, qe;
 };
 int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,

@@ -18,8 +18,9 @@
 #  6. batches (run.batch 4): 20 terminals' transactions four to a round trip
 #     on 4 connections, each its own transaction: NOTPM equals the database
 #     count, the record says how many shared a round trip and how many the
-#     server skipped after a failure (at most 3 per failure) and were sent
-#     again, conditions 1-4 hold; a batch in client mode is refused (exit 2);
+#     server skipped after a failure (at most 3 per failure, none after the
+#     spec's rollbacks, which go last) and were sent again, conditions 1-4
+#     hold; a batch in client mode is refused (exit 2);
 #  7. the null driver runs 1000 spec terminals without a server.
 # Prints TAP.  About 110 s.
 set -u
@@ -99,9 +100,13 @@ failures = tx.get('new_order', {}).get('rolled_back', 0) + sum(
     sum(o.get('errors', {}).values()) + o.get('retries', 0) for o in tx.values() if isinstance(o, dict))
 check(tx.get('new_order', {}).get('rolled_back', 0) > 0, 'the spec rollbacks happened in batches',
       tx.get('new_order'))
-check(p.get('skipped_sent_again', -1) <= 3 * failures + 3,
-      'the server skipped at most the 3 after each failure (those were sent again)',
-      (p.get('skipped_sent_again'), failures))
+# A New-Order that rolls back goes last in its batch: it skips nothing
+# (sent anywhere else it would skip 1.5 on average, and W=2 at batch 4 has
+# dozens).  Two of them in one batch (about 1 in 8,000 batches) skip at most 3.
+rolled = tx.get('new_order', {}).get('rolled_back', 0)
+check(p.get('skipped_sent_again', -1) <= 3 * (failures - rolled) + 3,
+      'the server skipped at most the 3 after each failure but the spec rollbacks (those were sent again)',
+      (p.get('skipped_sent_again'), failures, rolled))
 check(run.get('notpm_counts_agree') is True and run.get('new_orders_client') == run.get('new_orders_db'),
       'batches: NOTPM equals the database count', {k: run.get(k) for k in ('new_orders_client', 'new_orders_db')})
 "
