@@ -2,7 +2,7 @@
 # bench/run.sh - throughput and the driver's own cost on the private
 # PostgreSQL, procedure mode: W=4 (loaded once), then one run per row of
 # ROWS, each TERMINALS:CONNECTIONS:BATCH[:WORKERS] (closed loop; WORKERS 0 or
-# absent: the default, two threads per core).  The default rows are 1, 4, 8
+# absent: the default, one thread per core).  The default rows are 1, 4, 8
 # and 16 virtual users (a terminal and a connection each), then 8
 # connections carrying 8, 32 and 64 terminals one transaction at a time and
 # in batches (run.batch) of 4 and 8, then 8 connections on 8 threads (one

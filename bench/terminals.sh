@@ -10,7 +10,7 @@
 #  2. The private PostgreSQL, W = PG_W (20) with its 10 x W spec terminals and
 #     run.time_scale 0.01 (they offer what 100 x as many would), over 8 and
 #     32 connections, PG_DURATION (60s) each: NOTPM, lag p99, waits, efficiency.
-#  The runs use the default run.workers (two threads per core, each owning
+#  The runs use the default run.workers (one thread per core, each owning
 #  several connections); WORKERS sets it.
 # Environment: SERVICE, TERMINALS, WARMUP, DURATION, PG_W, PG_DURATION, SKIP_PG=1, WORKERS.
 . "$(dirname "$0")/lib.sh"

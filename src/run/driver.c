@@ -109,7 +109,7 @@ static void size_run(struct shared *sh, const struct config *cfg, int range_w, s
 
 /*
  * The threads that serve the nvu connections: run.workers, else (0, auto)
- * two per core where a worker of several connections can run (group.c:
+ * one per core where a worker of several connections can run (group.c:
  * procedure mode on a driver with pipelines), one per connection where it
  * cannot; never more than connections, each serving at most RUN_GROUP_MAX.
  */
@@ -118,7 +118,7 @@ static int plan_workers(const struct config *cfg, const struct db_conn *mc, int 
 {
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     int g = cfg->run.workers > 0           ? cfg->run.workers
-            : txn_batch_possible(mc, mode) ? 2 * (int)(cores > 0 ? cores : 1)
+            : txn_batch_possible(mc, mode) ? (int)(cores > 0 ? cores : 1)
                                            : nvu;
 
     if (g > nvu)

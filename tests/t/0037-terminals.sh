@@ -38,6 +38,7 @@ jcheck "$(rec fixed)/run.json" "
 run = rec.get('run', {})
 t = run.get('terminals', {})
 check(t.get('count') == 20 and t.get('connections') == 4, 'the record says 20 terminals, 4 connections', t)
+check(t.get('workers') == min($(nproc), 4), 'by default one worker thread per core ($(nproc)), at most one per connection', t)
 pairs = t.get('stock_level_by_w_d', [])
 wd = sorted((p[0], p[1]) for p in pairs)
 want = sorted((w, d) for w in (1, 2) for d in range(1, 11))
@@ -86,7 +87,7 @@ check(s == 1000.0, 'time scale 1: the timer slack is at most 1 ms', s)
 run batch "$bin" run -c "$cfg" --terminals 20 --connections 4 --batch 4 --duration 8s --warmup 1s \
     --label batch
 is "$rc" 0 "batches of 4 over 4 connections: exit 0" || explain
-like "$out" "*20 terminals over 4 connections, closed loop (no think time), batches of up to 4 (*" \
+like "$out" "*20 terminals over 4 connections*, closed loop (no think time), batches of up to 4 (*" \
     "the summary says transactions went in batches" || explain
 jcheck "$(rec batch)/run.json" "
 run = rec.get('run', {})
@@ -120,7 +121,7 @@ like "$err" "*'run.batch' is 4, but batches of transactions need run.mode proced
 # 2. Think time, 100 x shorter.
 run think "$bin" run -c "$cfg" --think-time true --time-scale 0.01 --duration 20s --warmup 3s --label think
 is "$rc" 0 "think time x 0.01: exit 0" || explain
-like "$out" "*20 terminals over * connections, think time*times x 0.01 (a deviation)*" \
+like "$out" "*20 terminals over * connections*, think time*times x 0.01 (a deviation)*" \
     "the summary names the terminals and the deviation" || explain
 jcheck "$(rec think)/run.json" "
 t = rec['run']['terminals']
@@ -165,12 +166,25 @@ stop_proxy() {
     pxpid=
 }
 
+# wait_measuring FILE: wait (at most 60 s) until a run's progress in FILE
+# shows its measured window (the first "measure]" line, after its first second).
+wait_measuring() {
+    _i=0
+    while [ $_i -lt 1200 ] && ! grep -q 'measure\]' "$1"; do
+        sleep 0.05
+        _i=$((_i + 1))
+    done
+}
+
 # 3. Open loop, network frozen 6 s inside the window.
 start_proxy
 "$bin" run -c "$pcfg" --rate 150 --terminals 20 --connections 4 --duration 16s --warmup 2s \
     --label frozen >"$tmp/frozen.out" 2>"$tmp/frozen.err" </dev/null &
 bgpid=$!
-sleep 6
+# From the window's first progress line (a slow start under a loaded machine
+# must not move the freeze before the window), 2 s more.
+wait_measuring "$tmp/frozen.err"
+sleep 2
 kill -STOP "$pxpid"
 sleep 6
 kill -CONT "$pxpid"
@@ -203,7 +217,8 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 "$bin" run -c "$pcfg" --rate 100 --terminals 20 --connections 4 --duration 8s --warmup 1s \
     --label edge >"$tmp/edge.out" 2>"$tmp/edge.err" </dev/null &
 bgpid=$!
-sleep 7
+wait_measuring "$tmp/edge.err"
+sleep 5
 kill -STOP "$pxpid"
 sleep 12
 kill -CONT "$pxpid"
