@@ -37,6 +37,7 @@ struct pg_conn {
     int pk, pn_ok, prc;              /* pg_pipe_recv: results read, succeeded, first failure */
     struct err perr;                 /* ... and its error */
     PGcancel *cancel;                /* for pg_cancel from another thread */
+    int pipe_prepared;               /* 1: "tpcc_begin" and "tpcc_commit" are prepared */
 };
 
 static struct pg_conn *P(struct db_conn *c)
@@ -583,12 +584,34 @@ static int pg_bulk_end(struct db_conn *c, int abort, struct err *e)
     return rc;
 }
 
+/* BEGIN and COMMIT as prepared statements, for pipelines on a connection
+ * that prepares its statements: a pipeline then sends them as Bind and
+ * Execute, which the server need not parse (nor libpq build a Parse
+ * message for) every time.  Once per connection, before its first pipeline. */
+static int pipe_prepare(struct db_conn *c, struct err *e)
+{
+    struct pg_conn *p = P(c);
+    int rc;
+
+    if (p->pipe_prepared || c->statements != DB_STMT_PREPARED)
+        return 0;
+    if ((rc = take(c, PQprepare(p->conn, "tpcc_begin", "BEGIN", 0, NULL), e)) < 0 ||
+        (rc = take(c, PQprepare(p->conn, "tpcc_commit", "COMMIT", 0, NULL), e)) < 0)
+        return rc;
+    clear_result(p);
+    p->pipe_prepared = 1;
+    return 0;
+}
+
 static int pg_pipe_begin(struct db_conn *c, struct err *e)
 {
     struct pg_conn *p = P(c);
+    int rc;
 
     clear_result(p);
     clear_pipe(p);
+    if ((rc = pipe_prepare(c, e)) < 0)
+        return rc;
     if (PQenterPipelineMode(p->conn) != 1)
         return fail(c, NULL, e);
     return 0;
@@ -604,7 +627,10 @@ static int pg_pipe_exec(struct db_conn *c, int id, const char *sql, const struct
 
     if (p->npipe >= DB_PIPE_MAX)
         return err_set(e, E_FAIL, "pipeline longer than %d statements", DB_PIPE_MAX);
-    if (id == DB_PIPE_BEGIN || id == DB_PIPE_COMMIT) {
+    if ((id == DB_PIPE_BEGIN || id == DB_PIPE_COMMIT) && p->pipe_prepared) {
+        ok = PQsendQueryPrepared(p->conn, id == DB_PIPE_BEGIN ? "tpcc_begin" : "tpcc_commit", 0,
+                                 NULL, NULL, NULL, 0);
+    } else if (id == DB_PIPE_BEGIN || id == DB_PIPE_COMMIT) {
         ok = PQsendQueryParams(p->conn, id == DB_PIPE_BEGIN ? "BEGIN" : "COMMIT", 0, NULL, NULL,
                                NULL, NULL, 0);
     } else {
