@@ -642,6 +642,14 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r, const
                                         : r->delivery_on == DL_ON_THREADS
                                             ? "delivery worker threads"
                                             : "worker threads and delivery worker threads"));
+    if (r->delivery.batches) {
+        /* The worker threads' delivery connections send several queued
+         * Deliveries per round trip (run.batch); delivery worker threads one. */
+        json_t *d = json_object_get(run, "delivery");
+        json_object_set_new(d, "round_trips", json_integer((json_int_t)r->delivery.batches));
+        json_object_set_new(d, "per_round_trip", json_real((double)r->delivery.batched_tx /
+                                                           (double)r->delivery.batches));
+    }
     /* Where the driver's CPU goes: the terminals' workers (in group mode with
      * their delivery connections), and the rest (monitor, delivery workers,
      * metrics, probes). */

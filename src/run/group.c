@@ -25,13 +25,14 @@
  * does (its response time ends there) but never waits for room: a full
  * queue puts it back in the scheduler a little later (the threads that
  * would wait are the queue's consumers).  A thread's free delivery
- * connection takes the oldest queued Delivery (dlq_take, without waiting)
- * whenever the thread wakes, and sends it as a round trip of its own; the
- * terminals' connections never carry one, so a closed loop's terminals
- * keep every one of theirs.  A retryable failure waits on its connection
- * for the back-off and goes again, up to run.max_retries; the completion
- * (from its queueing) goes into that connection's stats as a delivery
- * worker's would, and into delivery.log.  The delivery connections take no
+ * connection takes the oldest queued Deliveries, up to run.batch
+ * (dlq_take, without waiting), whenever the thread wakes, and sends them as
+ * one round trip of their own, each its own transaction as in a terminal
+ * batch; the terminals' connections never carry one, so a closed loop's
+ * terminals keep every one of theirs.  A retryable failure waits on its
+ * connection for the back-off and goes again, up to run.max_retries; the
+ * completion (from its queueing) goes into that connection's stats as a
+ * delivery worker's would, and into delivery.log.  The delivery connections take no
  * part in the window-edge barrier (their stats are read once joined).  At
  * the stop, and once every terminal is done, the thread keeps taking from
  * the queue until it is empty or closed (the drain), while a delivery
@@ -78,13 +79,15 @@ struct gslot {
     struct txn_output outs[TXN_BATCH_MAX];
     struct txn_batch_state bs;
     int dl;               /* 1: a delivery worker's connection (sh->dl_group), no terminals */
-    int dl_state;         /* DL_NONE (free); DL_WAIT: dli waits for its retry at dl_at_us;
-                           * DL_SENT: it is the round trip in flight (b[0], outs[0]) */
+    int dl_state;         /* DL_NONE (free); DL_WAIT: dli[] wait for their retry at dl_at_us;
+                           * DL_SENT: they are the round trip in flight (b[], outs[]) */
     uint64_t dl_at_us;
-    int dl_retries;       /* its retries so far */
-    uint64_t dl_rt0, dl_rt; /* c's round trips when sent; its round trips so far */
-    struct dl_item dli;   /* it, as queued */
-    struct txn_input dl_in;
+    int dl_n;             /* Deliveries held: dli[0 .. dl_n - 1] */
+    uint64_t dl_rt0;      /* c's round trips when sent */
+    struct dl_item dli[TXN_BATCH_MAX];      /* each as queued */
+    struct txn_input dl_in[TXN_BATCH_MAX];  /* ... as a transaction's input */
+    int dl_retries[TXN_BATCH_MAX];          /* its retries so far */
+    uint64_t dl_rt[TXN_BATCH_MAX];          /* its round trips so far */
 };
 
 /* s's connection was lost: closed, its first reconnect attempt scheduled. */
@@ -110,73 +113,98 @@ static void slot_settle(struct gslot *s, int rc)
         slot_lost(s);
 }
 
-/* s's Delivery ended with its round trip's rc: a retryable failure (or one
- * that never ran) waits for its back-off on s, anything else is its
- * completion; a usage error ends the run (not recorded, as worker_main). */
+/* s's Deliveries ended with their round trip's rc: each retryable failure
+ * (or one that never ran) stays on s for its back-off, the others are
+ * completions; a usage error ends the run (not recorded, as worker_main). */
 static void dl_done(struct gslot *s, int rc)
 {
     struct vu *v = s->v;
     struct shared *sh = v->sh;
-    int r = s->b[0].rc;
+    uint64_t rt = v->c->n_roundtrips - s->dl_rt0, wait_us = 0;
+    int keep = 0;
 
     __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
     s->sent = 0;
-    s->dl_rt += v->c->n_roundtrips - s->dl_rt0;
-    if (rc != E_CONN && (r == TXN_SKIPPED || (r == E_RETRY &&
-                                              s->dl_retries < sh->cfg->run.max_retries &&
-                                              !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED)))) {
-        s->dl_retries += r == E_RETRY;
-        s->dl_state = DL_WAIT;
-        s->dl_at_us = clock_us() + (r == E_RETRY ? retry_backoff_us(v, s->dl_retries) : 0);
-        return;
+    for (int i = 0; i < s->dl_n; i++) {
+        int r = s->b[i].rc;
+        s->dl_rt[i] += rt;
+        if (rc != E_CONN && (r == TXN_SKIPPED || (r == E_RETRY &&
+                                                  s->dl_retries[i] < sh->cfg->run.max_retries &&
+                                                  !__atomic_load_n(&sh->stopping,
+                                                                   __ATOMIC_RELAXED)))) {
+            /* Kept (moved down: keep <= i, and b[], outs[] are not moved). */
+            s->dl_retries[i] += r == E_RETRY;
+            if (r == E_RETRY) {
+                uint64_t w = retry_backoff_us(v, s->dl_retries[i]);
+                wait_us = w > wait_us ? w : wait_us;
+            }
+            s->dli[keep] = s->dli[i];
+            s->dl_in[keep] = s->dl_in[i];
+            s->dl_retries[keep] = s->dl_retries[i];
+            s->dl_rt[keep] = s->dl_rt[i];
+            keep++;
+        } else if (r == E_USAGE) {
+            vu_fatal(v, &s->b[i].e);
+        } else {
+            dl_settle(v, &s->dli[i], r, s->dl_retries[i], s->dl_rt[i], &s->outs[i], &s->b[i].e);
+        }
     }
-    s->dl_state = DL_NONE;
-    if (r == E_USAGE)
-        vu_fatal(v, &s->b[0].e);
-    else
-        dl_settle(v, &s->dli, r, s->dl_retries, s->dl_rt, &s->outs[0], &s->b[0].e);
+    s->dl_n = keep;
+    s->dl_state = keep ? DL_WAIT : DL_NONE;
+    s->dl_at_us = clock_us() + wait_us;
     if (rc == E_CONN)
         slot_lost(s);
 }
 
-/* Send s's Delivery (just taken, or due for its retry) as its own round trip. */
+/* Send s's Deliveries (just taken, or due for their retry) as one round trip. */
 static void dl_send(struct gslot *s)
 {
-    int rc = 0;
+    int rc = 0, m = 0;
 
     s->dl_state = DL_SENT;
-    memset(&s->outs[0], 0, sizeof(s->outs[0]));
-    s->b[0].in = &s->dl_in;
-    s->b[0].out = &s->outs[0];
+    for (int i = 0; i < s->dl_n; i++) {
+        s->b[i].in = &s->dl_in[i];
+        s->b[i].out = &s->outs[i];
+        /* The round trips of measured ones, as dl_settle counts them. */
+        s->v->st.batched_tx += s->dli[i].measured;
+        m += s->dli[i].measured;
+    }
+    s->v->st.batches += m > 0;
     s->dl_rt0 = s->v->c->n_roundtrips;
     __atomic_store_n(&s->v->in_tx, 1, __ATOMIC_RELAXED);
     s->start = clock_us();
-    if (txn_batch_send(s->v->c, s->b, 1, &s->bs, &rc))
+    if (txn_batch_send(s->v->c, s->b, s->dl_n, &s->bs, &rc))
         dl_done(s, rc); /* nothing went out */
     else
         s->sent = 1;
 }
 
-/* On each of the m free delivery connections: its Delivery once due for its
- * retry, else (take) the oldest one queued. */
+/* Fill s up to run.batch Deliveries with the oldest ones queued (take). */
+static void dl_fill(struct shared *sh, struct gslot *s, int take)
+{
+    while (take && s->dl_n < sh->cfg->run.batch && dlq_take(sh, &s->dli[s->dl_n]) == 0) {
+        int i = s->dl_n++;
+        s->dl_retries[i] = 0;
+        s->dl_rt[i] = 0;
+        s->dl_in[i].type = TX_DELIVERY;
+        s->dl_in[i].u.dl = s->dli[i].in;
+    }
+}
+
+/* On each of the m free delivery connections: its Deliveries once due for
+ * their retry, else (take) the oldest ones queued, up to run.batch in one
+ * round trip (each its own transaction, as a terminal batch's are). */
 static void dl_dispatch(struct shared *sh, struct gslot *dl, int m, int take)
 {
     uint64_t now = clock_us();
 
     for (int i = 0; i < m; i++) {
         struct gslot *s = &dl[i];
-        if (s->sent || !s->v->c)
+        if (s->sent || !s->v->c || (s->dl_state == DL_WAIT && now < s->dl_at_us))
             continue;
-        if (s->dl_state == DL_WAIT) {
-            if (now >= s->dl_at_us)
-                dl_send(s);
-        } else if (take && dlq_take(sh, &s->dli) == 0) {
-            s->dl_retries = 0;
-            s->dl_rt = 0;
-            s->dl_in.type = TX_DELIVERY;
-            s->dl_in.u.dl = s->dli.in;
+        dl_fill(sh, s, take);
+        if (s->dl_n)
             dl_send(s);
-        }
     }
 }
 
@@ -202,7 +230,7 @@ static void slot_recv(struct gslot *s)
 {
     int rc = 0;
 
-    if (!txn_batch_recv(s->v->c, s->b, s->dl ? 1 : s->n, &s->bs, &rc))
+    if (!txn_batch_recv(s->v->c, s->b, s->dl ? s->dl_n : s->n, &s->bs, &rc))
         return;
     if (s->dl)
         dl_done(s, rc);

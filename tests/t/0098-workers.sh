@@ -29,7 +29,9 @@
 #     connections / 1 ms); with a deferred queue of 1 and 1 delivery
 #     connection (on the second of 2 threads), 32 terminals x 50 fill it,
 #     and the threads that empty it never wait for room (no deadlock):
-#     exactly 1600, the waits counted, every Delivery completed;
+#     exactly 1600, the waits counted, every Delivery completed; with 1
+#     delivery connection and batches of 8 the Deliveries share its round
+#     trips (of 1: one each), every one completed once, delivery.log whole;
 #  8. one connection of a thread lost while the server takes new
 #     connections but does not answer them (tests/helper/holdproxy.py): its
 #     reconnect waits on a thread of its own, so the thread's other 7
@@ -192,6 +194,32 @@ check(dl.get('completed', 0) > 0 and dl.get('completed') == run['transactions'][
       and dl.get('pending_at_end') == 0 and dl.get('districts') == 10 * dl.get('completed'),
       'every Delivery queued completed', {k: dl.get(k) for k in ('completed', 'districts', 'pending_at_end')})
 "
+# Batches of 8: the one delivery connection takes the Deliveries queued
+# meanwhile, up to 8, in one round trip (1 ms each here, while 32 terminals
+# queue several per millisecond); with batches of 1, one each.
+printf 'run: {delivery_workers: 1}\n' | cat "$tmp/null.yaml" - >"$tmp/nulld.yaml"
+for b in 8 1; do
+    run "nulld$b" "$bin" run -c "$tmp/nulld.yaml" --vus 32 --workers 2 --batch "$b" --transactions 50 \
+        --warmup 0s --duration 60s --label "nulld$b"
+    is "$rc" 0 "null driver, 1 delivery connection, batches of $b: exit 0" || explain
+    jcheck "$(rec "nulld$b")/run.json" "
+run = rec.get('run', {})
+n = sum(t['count'] + t['rolled_back'] for t in run.get('transactions', {}).values())
+dl = run.get('delivery', {})
+check(n == 1600, 'batches of $b: exactly 1600 transactions', n)
+check(dl.get('completed', 0) > 0 and dl.get('completed') == run['transactions']['delivery']['count']
+      and dl.get('pending_at_end') == 0 and dl.get('districts') == 10 * dl.get('completed'),
+      'batches of $b: every Delivery queued completed, once', {k: dl.get(k) for k in ('completed', 'districts', 'pending_at_end')})
+if $b > 1:
+    check((dl.get('per_round_trip') or 0) > 1.2 and dl.get('round_trips', 0) < dl['completed'],
+          'batches of $b: Deliveries shared the delivery connection\'s round trips', {k: dl.get(k) for k in ('round_trips', 'per_round_trip')})
+else:
+    check(dl.get('round_trips') == dl['completed'] and dl.get('per_round_trip') == 1.0,
+          'batches of 1: a round trip each', {k: dl.get(k) for k in ('round_trips', 'per_round_trip')})
+"
+    is "$(wc -l <"$(rec "nulld$b")/delivery.log")" "$(json "$(rec "nulld$b")/run.json" "r['run']['delivery']['completed']")" \
+        "batches of $b: delivery.log has a line for each completed Delivery"
+done
 run nullt "$bin" run -c "$tmp/null.yaml" --vus 16 --workers 2 --warmup 1s --duration 3s --label nullt
 is "$rc" 0 "null driver, timed: exit 0" || explain
 # Two threads that kept only one connection each busy would have at most 2
