@@ -106,11 +106,28 @@ void hist_record(struct hist *h, uint64_t value_us)
         h->max_us = value_us;
 }
 
+/* The buckets that may hold counts: those of h's min and max and between
+ * (every histogram here keeps its counts there: hist_record, hist_merge,
+ * hist_sub and the JSON reader keep min and max in the first and last
+ * non-empty buckets).  An empty one has none: *lo > *hi. */
+static void hist_used(const struct hist *h, int *lo, int *hi)
+{
+    if (h->n_samples == 0) {
+        *lo = 1;
+        *hi = 0;
+        return;
+    }
+    *lo = hist_bucket_of(h->min_us);
+    *hi = hist_bucket_of(h->max_us);
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
-    int b;
+    int b, hi;
 
-    for (b = 0; b < HIST_N_BUCKETS; b++)
+    /* Only src's used buckets: the rest add nothing (a monitor merges a
+     * dozen histograms per connection each second). */
+    for (hist_used(src, &b, &hi); b <= hi; b++)
         dst->counts[b] += src->counts[b];
     dst->n_samples += src->n_samples;
     dst->n_overflow += src->n_overflow;
@@ -136,10 +153,22 @@ void hist_sub(struct hist *dst, const struct hist *a, const struct hist *b)
     uint64_t sum_us = hist_sat_sub(a->sum_us, b->sum_us);
     uint64_t n_samples = 0;
     int first = -1, last = -1;
-    int i;
+    int i, lo, hi;
 
+    /* Only a's used buckets can hold a difference; zero the rest of dst
+     * (where dst is a, they are zero already). */
+    hist_used(a, &lo, &hi);
+    if (dst != a) {
+        if (lo > hi) {
+            memset(dst->counts, 0, sizeof(dst->counts));
+        } else {
+            memset(dst->counts, 0, (size_t)lo * sizeof(dst->counts[0]));
+            memset(dst->counts + hi + 1, 0,
+                   (size_t)(HIST_N_BUCKETS - 1 - hi) * sizeof(dst->counts[0]));
+        }
+    }
     /* Element by element, so aliasing is harmless here too. */
-    for (i = 0; i < HIST_N_BUCKETS; i++) {
+    for (i = lo; i <= hi; i++) {
         uint64_t c = hist_sat_sub(a->counts[i], b->counts[i]);
 
         dst->counts[i] = c;
@@ -172,6 +201,20 @@ void hist_sub(struct hist *dst, const struct hist *a, const struct hist *b)
     dst->max_us = last == HIST_N_BUCKETS - 1 ? a_max_us : hist_bucket_high(last);
     if (dst->max_us > a_max_us)
         dst->max_us = a_max_us;
+}
+
+void hist_copy_grown(struct hist *dst, const struct hist *src)
+{
+    int lo, hi;
+
+    hist_used(src, &lo, &hi);
+    dst->n_samples = src->n_samples;
+    dst->n_overflow = src->n_overflow;
+    dst->sum_us = src->sum_us;
+    dst->min_us = src->min_us;
+    dst->max_us = src->max_us;
+    if (lo <= hi)
+        memcpy(dst->counts + lo, src->counts + lo, (size_t)(hi - lo + 1) * sizeof(src->counts[0]));
 }
 
 /*

@@ -84,6 +84,11 @@ void hist_merge(struct hist *dst, const struct hist *src);
  */
 void hist_sub(struct hist *dst, const struct hist *a, const struct hist *b);
 
+/* dst = src, where dst is empty or an earlier copy of src (src only grew
+ * since): only src's used buckets are copied, the others being zero in
+ * both.  For per-second snapshots of a histogram that only grows. */
+void hist_copy_grown(struct hist *dst, const struct hist *src);
+
 /*
  * The pct percentile (pct in 0 .. 100) by nearest rank: the bucket holding
  * the ceil(pct / 100 * n_samples)-th smallest value, reported as that bucket's

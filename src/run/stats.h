@@ -83,6 +83,10 @@ struct vu_stats {
 void stats_init(struct vu_stats *s);
 /* dst += src */
 void stats_merge(struct vu_stats *dst, const struct vu_stats *src);
+/* dst = src, where dst is zeroed or an earlier copy of src (the counts only
+ * grew since): each histogram's unused buckets are not copied (a snapshot
+ * is a dozen histograms of 26 KB, mostly zeros). */
+void stats_copy_grown(struct vu_stats *dst, const struct vu_stats *src);
 /* dst = a - b (b an earlier copy of a) */
 void stats_sub(struct vu_stats *dst, const struct vu_stats *a, const struct vu_stats *b);
 /* Count an error's SQLSTATE. */

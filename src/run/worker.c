@@ -67,7 +67,9 @@ void vu_publish(struct vu *v)
     if (req == v->ack)
         return;
     vu_cpu_mark(v);
-    memcpy(&v->snap[req & 1], &v->st, sizeof(v->st));
+    /* Each buffer holds zeros or an earlier snapshot of these counts, which
+     * only grow (v->st is set up once). */
+    stats_copy_grown(&v->snap[req & 1], &v->st);
     __atomic_store_n(&v->ack, req, __ATOMIC_RELEASE);
 }
 

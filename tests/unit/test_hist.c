@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The documented percentile error bound (half a bucket of relative width
  * 1/128) and the required one. */
@@ -547,6 +548,48 @@ static void test_sub(void **state)
     test_expect_same_hist("snap1 - snap2 (swapped) vs empty", &delta, &empty);
 }
 
+/* A snapshot taken by copying only the used buckets, into zeros and then
+ * into the previous snapshot, equals a whole copy each time; merging only
+ * the used buckets gives the same as every bucket would. */
+static void test_copy_grown(void **state)
+{
+    struct test_rng rng = { 29 };
+    struct hist cum, snap, sum, want;
+    int i;
+
+    (void)state;
+    hist_init(&cum);
+    memset(&snap, 0, sizeof(snap));
+    for (i = 0; i < 5000; i++)
+        hist_record(&cum, test_rng_between(&rng, 3000, 9000));
+    hist_copy_grown(&snap, &cum);
+    test_expect_same_hist("first snapshot", &snap, &cum);
+    assert_memory_equal(snap.counts, cum.counts, sizeof(cum.counts));
+    /* Grown on both sides, an overflowed value among them. */
+    hist_record(&cum, 12);
+    hist_record(&cum, HIST_MAX_US + 5);
+    for (i = 0; i < 5000; i++)
+        hist_record(&cum, test_rng_between(&rng, 100, 900000));
+    hist_copy_grown(&snap, &cum);
+    test_expect_same_hist("second snapshot", &snap, &cum);
+    assert_memory_equal(snap.counts, cum.counts, sizeof(cum.counts));
+    /* Merged twice from empty: every count doubled, nothing else touched. */
+    hist_init(&sum);
+    hist_merge(&sum, &cum);
+    hist_merge(&sum, &snap);
+    want = cum;
+    for (i = 0; i < HIST_N_BUCKETS; i++)
+        want.counts[i] *= 2;
+    want.n_samples *= 2;
+    want.n_overflow *= 2;
+    want.sum_us *= 2;
+    assert_memory_equal(sum.counts, want.counts, sizeof(want.counts));
+    test_expect_u64("merged n_samples", sum.n_samples, want.n_samples);
+    test_expect_u64("merged n_overflow", sum.n_overflow, want.n_overflow);
+    test_expect_u64("merged min", sum.min_us, cum.min_us);
+    test_expect_u64("merged max", sum.max_us, cum.max_us);
+}
+
 static void test_empty(void **state)
 {
     struct hist h;
@@ -629,6 +672,7 @@ int main(void)
         cmocka_unit_test(test_small_ranks),
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_sub),
+        cmocka_unit_test(test_copy_grown),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_reset),
         cmocka_unit_test(test_overflow),
