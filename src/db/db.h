@@ -127,6 +127,8 @@ struct db_conn {
     char server_name[64];          /* DBMS name, e.g. "PostgreSQL" */
     char server_version[64];       /* e.g. "15.18" */
     int statements;                /* enum db_statements, from the connect arguments */
+    int tls;                       /* 1: over TLS (data may wait in the TLS layer while the
+                                    * socket is quiet: a poll on it alone can miss it) */
     struct db_caps caps;           /* filled by the driver's connect (ODBC) */
 
     unsigned last_op; /* DB_OP_* of the last wrapper call: was a lost connection at commit? */

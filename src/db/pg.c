@@ -231,6 +231,7 @@ static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct
      * scribble over the live progress line: drop them. */
     PQsetNoticeProcessor(p->conn, ignore_notice, NULL);
     p->cancel = PQgetCancel(p->conn);
+    c->tls = PQsslInUse(p->conn);
     snprintf(c->server_name, sizeof(c->server_name), "PostgreSQL");
     ver = PQparameterStatus(p->conn, "server_version");
     snprintf(c->server_version, sizeof(c->server_version), "%s", ver ? ver : "unknown");

@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -402,6 +403,7 @@ static int init_terminals(struct run *x, struct err *e)
         struct vu *v = &x->vus[i];
         v->sh = sh;
         v->id = i;
+        v->bell = -1;
         stats_init(&v->st);
         pthread_mutex_init(&v->conn_lock, NULL);
     }
@@ -412,6 +414,7 @@ static int init_terminals(struct run *x, struct err *e)
         w->sh = sh;
         w->id = i;
         w->worker = 1;
+        w->bell = -1;
         stats_init(&w->st);
         pthread_mutex_init(&w->conn_lock, NULL);
     }
@@ -468,6 +471,10 @@ static void start_threads(struct run *x)
     struct shared *sh = x->sh;
     struct vu *vus = x->vus;
 
+    /* Group mode: each thread's bell (without one, it wakes on its tick). */
+    if (x->ngroups < x->nvu && (sh->bells = calloc((size_t)x->ngroups, sizeof(int))) != NULL)
+        sh->n_bells = x->ngroups;
+
     for (int g = 0; g < x->ngroups; g++) {
         /* Worker g serves connections first .. last - 1 (one each when there
          * are as many workers as connections), and in group mode delivery
@@ -482,6 +489,8 @@ static void start_threads(struct run *x)
             vus[i].lead = &vus[first];
         vus[first].dl_vus = sh->dl_group ? &x->workers[dfirst] : NULL;
         vus[first].n_dl = dlast - dfirst;
+        if (g < sh->n_bells)
+            sh->bells[g] = vus[first].bell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         for (int i = dfirst; i < dlast; i++)
             x->workers[i].lead = &vus[first];
         prc = pthread_create(&vus[first].thread, NULL, x->ngroups < x->nvu ? group_main : vu_main,
@@ -903,6 +912,7 @@ static void drain_queue(struct run *x)
     x->r->deliveries_pending = (uint64_t)sh->q.n;
     __atomic_store_n(&sh->q.n, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&sh->q.closed, 1, __ATOMIC_RELAXED);
+    bells_ring(sh); /* the group threads draining it see it closed */
     pthread_cond_broadcast(&sh->q.not_empty);
     pthread_mutex_unlock(&sh->q.lock);
 }
@@ -1010,6 +1020,10 @@ static int run_teardown(struct run *x, int rc)
     if (x->stuck || !sh)
         return rc;
     free(sh->q.ring);
+    for (int i = 0; i < sh->n_bells; i++)
+        if (sh->bells[i] >= 0)
+            close(sh->bells[i]);
+    free(sh->bells);
     sched_release(&sh->sched);
     free(sh->terms);
     if (sh->dlog)

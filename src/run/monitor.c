@@ -66,6 +66,10 @@ void request_snapshots(struct vu *vus, int n)
         if (__atomic_load_n(&v->ack, __ATOMIC_ACQUIRE) == req)
             __atomic_store_n(&v->req, req + 1, __ATOMIC_RELEASE);
     }
+    /* A group thread serves them when it wakes: now. */
+    for (int i = 0; i < n; i++)
+        if (vus[i].lead == &vus[i])
+            bell_ring(vus[i].bell);
 }
 
 /*

@@ -89,6 +89,8 @@ struct shared {
     int dl_group;            /* 1: the group threads serve the delivery workers' connections
                               * (group.c); no delivery worker thread is started */
     int dl_consumers;        /* atomic: group threads that may still take from the queue */
+    int *bells;              /* the group threads' bells (struct vu bell), n_bells of them */
+    int n_bells;
 };
 
 struct vu {
@@ -115,6 +117,10 @@ struct vu {
     struct vu *dl_vus;       /* group mode, on a lead: the delivery workers' connections its
                               * thread serves (n_dl of them; each one's lead is this one) */
     int n_dl;
+    int bell;                /* group mode, on a lead: an eventfd its thread sleeps on, rung
+                              * when the run needs it awake (a phase change, a snapshot
+                              * request, a reconnect ended, the last terminal retired);
+                              * -1 elsewhere */
 };
 
 #define RUN_GROUP_MAX 64 /* most connections one worker thread serves (group.c) */
@@ -138,6 +144,9 @@ int phase_get(struct shared *sh);
 void phase_set(struct shared *sh, int ph);
 /* Serve a pending snapshot request. */
 void vu_publish(struct vu *v);
+/* Wake the group thread sleeping on bell fd (-1: none); every group thread. */
+void bell_ring(int fd);
+void bells_ring(struct shared *sh);
 /* The calling thread's CPU so far into v->st.cpu_us (v its thread's own). */
 void vu_cpu_mark(struct vu *v);
 /* A new connection, set up for the run (isolation, prepared statements),

@@ -25,6 +25,21 @@ int phase_get(struct shared *sh)
     return __atomic_load_n(&sh->phase, __ATOMIC_ACQUIRE);
 }
 
+void bell_ring(int fd)
+{
+    uint64_t one = 1;
+
+    /* A full counter (EAGAIN) is rung already. */
+    if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
+        return;
+}
+
+void bells_ring(struct shared *sh)
+{
+    for (int i = 0; i < sh->n_bells; i++)
+        bell_ring(sh->bells[i]);
+}
+
 void phase_set(struct shared *sh, int ph)
 {
     if (ph == PH_STOP)
@@ -37,6 +52,7 @@ void phase_set(struct shared *sh, int ph)
     pthread_cond_broadcast(&sh->q.not_full);
     pthread_cond_broadcast(&sh->q.not_empty);
     pthread_mutex_unlock(&sh->q.lock);
+    bells_ring(sh);
 }
 
 /* The calling thread's CPU so far into v's stats, when v is its thread's
@@ -216,6 +232,7 @@ void vu_fatal(struct vu *v, const struct err *e)
     __atomic_store_n(&sh->fatal, 1, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&sh->cond);
     pthread_mutex_unlock(&sh->lock);
+    bells_ring(sh);
 }
 
 /* Run one transaction with retries of retryable failures (same input). */
@@ -578,7 +595,9 @@ static void term_done(struct vu *v, struct terminal *t, uint64_t end_us)
 
     t->n_done++;
     if (sh->cfg->run.transactions && t->n_done >= sh->cfg->run.transactions) {
-        __atomic_add_fetch(&sh->n_retired, 1, __ATOMIC_RELEASE);
+        /* The last one: the threads that sleep see that they are done. */
+        if (__atomic_add_fetch(&sh->n_retired, 1, __ATOMIC_RELEASE) == sh->n_terms)
+            bells_ring(sh);
         return;
     }
     term_next(t, &sh->pace, end_us);
