@@ -252,7 +252,7 @@ int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, st
     const char *text;
     int n;
 
-    c->last_op = id == DB_PIPE_COMMIT ? DB_OP_COMMIT : DB_OP_EXEC;
+    c->last_op = id == DB_PIPE_COMMIT || id == DB_PIPE_COMMIT_CHAIN ? DB_OP_COMMIT : DB_OP_EXEC;
     if (id < 0)
         return c->ops->pipe_exec(c, id, NULL, p, np, e);
     if (!c->dialect->sql[id])

@@ -86,6 +86,7 @@ struct db_connect_args {
 /* Pseudo statement ids for db_pipe_exec. */
 #define DB_PIPE_BEGIN (-1)
 #define DB_PIPE_COMMIT (-2)
+#define DB_PIPE_COMMIT_CHAIN (-3) /* COMMIT AND CHAIN: where c->chain */
 
 /* Most statements one pipeline may hold. */
 #define DB_PIPE_MAX 64
@@ -127,6 +128,8 @@ struct db_conn {
     char server_name[64];          /* DBMS name, e.g. "PostgreSQL" */
     char server_version[64];       /* e.g. "15.18" */
     int statements;                /* enum db_statements, from the connect arguments */
+    int chain;                     /* 1: pipelines may queue DB_PIPE_COMMIT_CHAIN (PostgreSQL
+                                    * 12 and later, or null) */
     int tls;                       /* 1: over TLS (data may wait in the TLS layer while the
                                     * socket is quiet: a poll on it alone can miss it) */
     struct db_caps caps;           /* filled by the driver's connect (ODBC) */

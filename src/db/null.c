@@ -136,6 +136,7 @@ static int null_connect(struct db_conn *c, const struct db_connect_args *a, stru
         return err_set(e, E_FAIL, "timerfd_create: %s", strerror(errno));
     snprintf(c->server_name, sizeof(c->server_name), "null");
     snprintf(c->server_version, sizeof(c->server_version), "0");
+    c->chain = 1; /* it accepts any statement */
     return 0;
 }
 

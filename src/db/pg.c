@@ -232,6 +232,7 @@ static int pg_connect(struct db_conn *c, const struct db_connect_args *a, struct
     PQsetNoticeProcessor(p->conn, ignore_notice, NULL);
     p->cancel = PQgetCancel(p->conn);
     c->tls = PQsslInUse(p->conn);
+    c->chain = PQserverVersion(p->conn) >= 120000;
     snprintf(c->server_name, sizeof(c->server_name), "PostgreSQL");
     ver = PQparameterStatus(p->conn, "server_version");
     snprintf(c->server_version, sizeof(c->server_version), "%s", ver ? ver : "unknown");
@@ -597,7 +598,10 @@ static int pipe_prepare(struct db_conn *c, struct err *e)
     if (p->pipe_prepared || c->statements != DB_STMT_PREPARED)
         return 0;
     if ((rc = take(c, PQprepare(p->conn, "tpcc_begin", "BEGIN", 0, NULL), e)) < 0 ||
-        (rc = take(c, PQprepare(p->conn, "tpcc_commit", "COMMIT", 0, NULL), e)) < 0)
+        (rc = take(c, PQprepare(p->conn, "tpcc_commit", "COMMIT", 0, NULL), e)) < 0 ||
+        (c->chain && (rc = take(c, PQprepare(p->conn, "tpcc_commit_chain", "COMMIT AND CHAIN",
+                                             0, NULL),
+                                e)) < 0))
         return rc;
     clear_result(p);
     p->pipe_prepared = 1;
@@ -628,12 +632,12 @@ static int pg_pipe_exec(struct db_conn *c, int id, const char *sql, const struct
 
     if (p->npipe >= DB_PIPE_MAX)
         return err_set(e, E_FAIL, "pipeline longer than %d statements", DB_PIPE_MAX);
-    if ((id == DB_PIPE_BEGIN || id == DB_PIPE_COMMIT) && p->pipe_prepared) {
-        ok = PQsendQueryPrepared(p->conn, id == DB_PIPE_BEGIN ? "tpcc_begin" : "tpcc_commit", 0,
-                                 NULL, NULL, NULL, 0);
-    } else if (id == DB_PIPE_BEGIN || id == DB_PIPE_COMMIT) {
-        ok = PQsendQueryParams(p->conn, id == DB_PIPE_BEGIN ? "BEGIN" : "COMMIT", 0, NULL, NULL,
-                               NULL, NULL, 0);
+    if (id == DB_PIPE_BEGIN || id == DB_PIPE_COMMIT || id == DB_PIPE_COMMIT_CHAIN) {
+        static const char *const name[] = { "tpcc_begin", "tpcc_commit", "tpcc_commit_chain" };
+        static const char *const text[] = { "BEGIN", "COMMIT", "COMMIT AND CHAIN" };
+        int w = -1 - id;
+        ok = p->pipe_prepared ? PQsendQueryPrepared(p->conn, name[w], 0, NULL, NULL, NULL, 0)
+                              : PQsendQueryParams(p->conn, text[w], 0, NULL, NULL, NULL, NULL, 0);
     } else {
         if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
             return rc;

@@ -8,6 +8,7 @@
  */
 #include "tpcc/txn.h"
 
+#include <limits.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1010,7 +1011,7 @@ static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
                         struct txn_batch_state *s, int rc)
 {
     uint64_t t1 = clock_us();
-    int f = s->n_ok, failed, at;
+    int f = s->n_ok, failed;
     struct err e = s->e;
 
     if (rc == 0 && s->qrc < 0) {
@@ -1025,14 +1026,12 @@ static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
     failed = rc < 0 ? batch_item_at(s, n, f) : -1;
     if (failed >= 0 && s->len[failed] == 1)
         f = s->first[failed];
-    at = failed >= 0 ? f - s->first[failed] : 0;
     for (int i = 0; i < n; i++) {
         struct txn_output *out = b[i].out;
         const struct txn_input *in = b[i].in;
-        int call = s->first[i] + s->len[i] / 2;
         out->in_tx_us = t1 - s->t0;
         if (failed < 0 || s->first[i] < s->first[failed]) {
-            b[i].rc = db_pipe_result(c, call) == 0
+            b[i].rc = db_pipe_result(c, s->call[i]) == 0
                           ? proc_read(c, in, out, &b[i].e)
                           : err_set(&b[i].e, E_FAIL, "the call returned no result");
         } else if (i == failed || rc == E_CONN) {
@@ -1041,16 +1040,16 @@ static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
             b[i].rc = rc;
             if (rc == E_CONN) {
                 out->commit_sent = in->type != TX_ORDER_STATUS && in->type != TX_STOCK_LEVEL;
-            } else if (at == s->len[i] / 2 && proc_spec_rollback(in, &e)) {
+            } else if (f == s->call[i] && proc_spec_rollback(in, &e)) {
                 out->rolled_back = 1;
                 b[i].rc = 0;
             }
         }
     }
-    /* A failed call (or BEGIN), or a transaction queued only in part, left
-     * its transaction block open: roll it back. */
-    if (failed >= 0 && s->len[failed] == 3 && rc != E_CONN && at >= 1 && at < 3 &&
-        (at == 1 || s->qrc < 0)) {
+    /* A failure inside a transaction block (its call, its commit, or a
+     * chained transaction queued only in part) may have left one open: roll
+     * it back (where none is, the server only warns). */
+    if (failed >= 0 && rc != E_CONN && (s->len[failed] >= 2 || s->qrc < 0)) {
         struct err ignore;
         if (db_rollback(c, &ignore) == E_CONN)
             return E_CONN;
@@ -1058,46 +1057,80 @@ static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
     return rc == E_CONN ? E_CONN : 0;
 }
 
-/* Plan the pipeline of b's n items in s: the New-Orders that will roll back
- * (their input says so) last, every other item in its order; each its
- * BEGIN, call and COMMIT, but the last (not an Order-Status) its call alone. */
-static void batch_plan(const struct txn_batch_item *b, int n, struct txn_batch_state *s, int *order)
-{
-    int k = 0, j = 0;
+/* What ends a transaction in a batch (struct batch_plan). */
+#define BATCH_NONE INT_MIN /* no BEGIN, or no COMMIT (not a statement id) */
 
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < n; i++) {
-            const struct txn_input *in = b[i].in;
-            int rb = in->type == TX_NEW_ORDER && in->u.no.rollback;
-            if (rb != pass)
-                continue;
-            order[j] = i;
-            s->first[i] = (unsigned char)k;
-            s->len[i] = ++j == n && in->type != TX_ORDER_STATUS ? 1 : 3;
-            k += s->len[i];
-            s->last = i;
+/* The pipeline of a batch: the items in their order, and the statements
+ * that open and close each one's transaction. */
+struct batch_plan {
+    int order[TXN_BATCH_MAX];
+    int begin[TXN_BATCH_MAX], end[TXN_BATCH_MAX]; /* by item: a statement id or BATCH_NONE */
+};
+
+/* 0 for most transactions, 1 Order-Status (a transaction of its own kind),
+ * 2 a New-Order whose input rolls it back: the order in the pipeline. */
+static int batch_class(const struct txn_input *in)
+{
+    if (in->type == TX_ORDER_STATUS)
+        return 1;
+    return in->type == TX_NEW_ORDER && in->u.no.rollback ? 2 : 0;
+}
+
+/*
+ * Plan the pipeline of b's n items into s and p: the New-Orders that will
+ * roll back last (their failure then skips nothing), Order-Status before
+ * them, every other item first in its order.  Each transaction is its call
+ * between BEGIN and COMMIT; where the driver can (c->chain) one COMMIT AND
+ * CHAIN ends a transaction and starts the next (a statement for two), but
+ * not into or out of an Order-Status (read-only repeatable read: it opens
+ * with its own BEGIN).  The last (not an Order-Status) is its call alone:
+ * the sync commits it.
+ */
+static void batch_plan(const struct db_conn *c, const struct txn_batch_item *b, int n,
+                       struct txn_batch_state *s, struct batch_plan *p)
+{
+    int k = 0, j = 0, open = 0;
+
+    for (int cls = 0; cls < 3; cls++)
+        for (int i = 0; i < n; i++)
+            if (batch_class(b[i].in) == cls)
+                p->order[j++] = i;
+    for (j = 0; j < n; j++) {
+        int i = p->order[j], os = b[i].in->type == TX_ORDER_STATUS;
+        int chain = c->chain && j + 2 < n && !os &&
+                    b[p->order[j + 1]].in->type != TX_ORDER_STATUS;
+        if (j == n - 1 && !os) {
+            p->begin[i] = p->end[i] = BATCH_NONE;
+        } else {
+            p->begin[i] = os ? S_OS_BEGIN : open ? BATCH_NONE : DB_PIPE_BEGIN;
+            p->end[i] = chain ? DB_PIPE_COMMIT_CHAIN : DB_PIPE_COMMIT;
         }
+        open = p->end[i] == DB_PIPE_COMMIT_CHAIN;
+        s->first[i] = (unsigned char)k;
+        s->call[i] = (unsigned char)(k + (p->begin[i] != BATCH_NONE));
+        s->len[i] = (unsigned char)((p->begin[i] != BATCH_NONE) + 1 + (p->end[i] != BATCH_NONE));
+        k += s->len[i];
+        s->last = i;
     }
 }
 
-/* Queue item i of the plan; 0, or what db_pipe_exec returned. */
-static int batch_queue(struct db_conn *c, const struct txn_input *in, int len,
+/* Queue the statements of one item: 0, or what db_pipe_exec returned. */
+static int batch_queue(struct db_conn *c, const struct txn_input *in, int begin, int end,
                        struct txn_batch_state *s)
 {
     struct proc_call pc;
     const struct db_param none[] = { DBP_NULL() };
 
     proc_call_of(in, &pc);
-    if (len == 3) {
-        s->qrc = db_pipe_exec(c, in->type == TX_ORDER_STATUS ? S_OS_BEGIN : DB_PIPE_BEGIN, none, 1,
-                              &s->qe);
+    if (begin != BATCH_NONE) {
+        s->qrc = db_pipe_exec(c, begin, none, 1, &s->qe);
         s->nst += s->qrc == 0;
     }
     if (s->qrc == 0)
         s->qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &s->qe);
     s->nst += s->qrc == 0;
-    if (len == 3 && s->qrc == 0) {
-        s->qrc = db_pipe_exec(c, DB_PIPE_COMMIT, none, 1, &s->qe);
+    if (end != BATCH_NONE && s->qrc == 0) {
+        s->qrc = db_pipe_exec(c, end, none, 1, &s->qe);
         s->nst += s->qrc == 0;
     }
     return s->qrc;
@@ -1106,7 +1139,8 @@ static int batch_queue(struct db_conn *c, const struct txn_input *in, int len,
 int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
                    struct txn_batch_state *s, int *rc)
 {
-    int r, order[TXN_BATCH_MAX];
+    struct batch_plan p;
+    int r;
 
     memset(s, 0, sizeof(*s));
     s->t0 = clock_us();
@@ -1121,7 +1155,7 @@ int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
         *rc = E_FAIL;
         return 1;
     }
-    batch_plan(b, n, s, order);
+    batch_plan(c, b, n, s, &p);
     err_clear(&s->qe);
     err_clear(&s->e);
     if ((r = db_pipe_begin(c, &s->e)) < 0) {
@@ -1130,7 +1164,7 @@ int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
     }
     /* In the plan's order; nst counts what went in. */
     for (int j = 0; j < n && s->qrc == 0; j++)
-        batch_queue(c, b[order[j]].in, s->len[order[j]], s);
+        batch_queue(c, b[p.order[j]].in, p.begin[p.order[j]], p.end[p.order[j]], s);
     /* What was queued goes out even when a later statement could not be. */
     if (s->qrc == E_CONN) {
         s->e = s->qe;

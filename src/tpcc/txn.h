@@ -168,15 +168,16 @@ int txn_exec_batch(struct db_conn *c, struct txn_batch_item *b, int n);
  * for db_fd(c) and call txn_batch_recv; 1: settled already, *rc set);
  * txn_batch_recv reads what arrived without waiting (0: not complete; 1:
  * every item settled, *rc as txn_exec_batch returns).  Item i's statements
- * are first[i] to first[i] + len[i] - 1 of the pipeline: BEGIN, the call
- * and COMMIT (len 3), or the call alone (len 1: the last item but an
+ * are first[i] to first[i] + len[i] - 1 of the pipeline, its call call[i]:
+ * a BEGIN (or none, chained on from the one before), the call, a COMMIT
+ * (or COMMIT AND CHAIN); or the call alone (the last item but an
  * Order-Status, whose transaction the sync ends); last is the item sent
  * last. */
 struct txn_batch_state {
     uint64_t t0;
     int qrc, nst, n_ok;
     int last;
-    unsigned char first[TXN_BATCH_MAX], len[TXN_BATCH_MAX];
+    unsigned char first[TXN_BATCH_MAX], len[TXN_BATCH_MAX], call[TXN_BATCH_MAX];
     struct err e, qe;
 };
 int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,

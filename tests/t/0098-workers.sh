@@ -23,7 +23,9 @@
 #  5. fewer workers than connections in client mode: exit 2, saying what it
 #     needs and what to do;
 #  6. a call that fails at its commit (a deferred constraint trigger) is a
-#     failure, never a commit, though its result came back first;
+#     failure, never a commit, though its result came back first; in
+#     batches too, wherever its commit falls (a COMMIT AND CHAIN, a COMMIT,
+#     the sync), the ones after it skipped and run once later;
 #  7. the null driver: 16 terminals x 25 transactions on 2 threads, exactly
 #     400, and a worker of several connections keeps each busy (TPS near 16
 #     connections / 1 ms); with a deferred queue of 1 and 1 delivery
@@ -167,6 +169,41 @@ p = rec.get('run', {}).get('transactions', {}).get('payment', {})
 check(p.get('count') == 0, 'no Payment counted as committed', p)
 check(p.get('errors', {}).get('other') == 40, 'all 40 counted as failed', p.get('errors'))
 "
+
+# ... and in batches: the trigger refuses the Payments of even customers at
+# their commit, wherever it falls (a COMMIT AND CHAIN inside the pipeline, a
+# COMMIT, or the sync of the last call).  Each refused one fails and never
+# counts; the transactions after it in its batch were skipped and ran once,
+# later; every counted Payment is in history, every counted New-Order in
+# sum(d_next_o_id).
+pg_psql "create function tpcc_test_refuse() returns trigger language plpgsql as
+         \$\$ begin if new.h_c_id % 2 = 0 then
+             raise exception 'refused at commit' using errcode = '23514'; end if;
+             return null; end \$\$;
+         create constraint trigger tpcc_test_refuse after insert on history
+         deferrable initially deferred for each row execute function tpcc_test_refuse()" >/dev/null
+h0=$(pg_psql "select count(*) from history")
+o0=$(pg_psql "select sum(d_next_o_id) from district")
+run atcommitb "$bin" run -c "$cfg" --mode procedure --terminals 8 --connections 2 --workers 1 \
+    --batch 4 --transactions 20 --mix 50,50,0,0,0 --warmup 0s --duration 60s --label atcommitb
+h1=$(pg_psql "select count(*) from history")
+o1=$(pg_psql "select sum(d_next_o_id) from district")
+pg_psql "drop trigger tpcc_test_refuse on history; drop function tpcc_test_refuse()" >/dev/null
+is "$rc" 0 "batches with Payments refused at commit: exit 0" || explain
+jcheck "$(rec atcommitb)/run.json" "
+run = rec.get('run', {})
+tx = run.get('transactions', {})
+p, no = tx.get('payment', {}), tx.get('new_order', {})
+n = p.get('count', 0) + p.get('errors', {}).get('other', 0) + no.get('count', 0) + no.get('rolled_back', 0)
+check(n == 160, 'batches: 160 transactions ended, each once', n)
+check(p.get('errors', {}).get('other', 0) > 0 and p.get('count', 0) > 0, 'some Payments refused, some committed', p.get('count'), p.get('errors'))
+check(p.get('count') == $h1 - $h0, 'every counted Payment is in history, no refused one ($h1 - $h0)', p.get('count'))
+check(run.get('new_orders_client') == $o1 - $o0, 'every counted New-Order is in sum(d_next_o_id) ($o1 - $o0)', run.get('new_orders_client'))
+pp = run.get('terminals', {}).get('pipelining', {})
+check(pp.get('skipped_sent_again', 0) > 0, 'transactions after a refused one were skipped and sent again', pp)
+"
+run atcommitbck "$bin" check -c "$cfg" --conditions 1-4
+is "$rc" 0 "after refusals in batches: consistency conditions 1-4 hold" || explain
 
 # 7. The null driver.
 printf 'database: {driver: null, null_service_time: 1ms}\nresults: {dir: %s}\n' "$tmp/results" >"$tmp/null.yaml"
