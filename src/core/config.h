@@ -51,7 +51,7 @@ const char *run_statements_name(int statements);
 #define CFG_STR 256
 
 /* Most transactions one connection carries per round trip (run.batch). */
-#define TXN_BATCH_MAX 16
+#define TXN_BATCH_MAX 64
 
 struct config {
     char path[CFG_STR]; /* file it came from, "" for built-in defaults */

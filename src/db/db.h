@@ -89,7 +89,7 @@ struct db_connect_args {
 #define DB_PIPE_COMMIT_CHAIN (-3) /* COMMIT AND CHAIN: where c->chain */
 
 /* Most statements one pipeline may hold. */
-#define DB_PIPE_MAX 64
+#define DB_PIPE_MAX 192 /* TXN_BATCH_MAX transactions of 3 statements */
 
 #define DB_MAX_STMTS 64
 #define DB_MAX_SUB 6                          /* statements in one dialect step */

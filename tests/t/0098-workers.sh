@@ -5,7 +5,8 @@
 #  1. 16 terminals x 60 transactions over 8 connections on 2 worker
 #     threads, batches of 2, inline Delivery: exactly 960 transactions ran,
 #     none twice and none lost; committed New-Orders equal the increase of
-#     sum(d_next_o_id); the record and the summary say 2 workers;
+#     sum(d_next_o_id); the record and the summary say 2 workers; the same
+#     exactness in batches of up to 64 (256 terminals on 4 connections);
 #  2. a timed closed-loop run, 8 connections on 1 thread: the window's edges
 #     wait for every connection (nothing unfinished), NOTPM equals the
 #     database count, and more than one connection is in a transaction at
@@ -72,6 +73,23 @@ check(t.get('workers') == 2 and t.get('connections') == 8, 'the record says 8 co
 check(sum(x.get('errors', {}).get('other', 0) for x in tx.values()) == 0, 'no errors', tx)
 "
 like "$out" "*16 terminals over 8 connections on 2 worker threads*" "the summary says 2 worker threads" || explain
+# The largest batches: 256 terminals x 10 over 4 connections on 1 thread, up
+# to 64 a round trip (pipelines of over 128 statements).
+before=$(pg_psql "select sum(d_next_o_id) from district")
+run big "$bin" run -c "$cfg" --mode procedure --terminals 256 --connections 4 --workers 1 \
+    --batch 64 --transactions 10 --warmup 0s --duration 120s --label big
+is "$rc" 0 "256 terminals x 10 over 4 connections in batches of up to 64: exit 0" || explain
+after=$(pg_psql "select sum(d_next_o_id) from district")
+jcheck "$(rec big)/run.json" "
+run = rec.get('run', {})
+tx = run.get('transactions', {})
+n = sum(t['count'] + t['rolled_back'] for t in tx.values())
+check(n == 2560, 'batches of 64: exactly 2560 transactions ran, none twice, none lost', n)
+check(run.get('new_orders_client') == $after - $before,
+      'batches of 64: committed New-Orders equal the increase of sum(d_next_o_id) ($after - $before)', run.get('new_orders_client'))
+p = run.get('terminals', {}).get('pipelining', {})
+check(p.get('batch_max') == 64 and (p.get('per_round_trip') or 0) > 16, 'batches of 64: more than 16 a round trip', p)
+"
 
 # 2. Timed, 8 connections on 1 thread.
 dl_sql="select count(*) from orders where o_carrier_id is not null"
