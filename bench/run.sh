@@ -4,9 +4,9 @@
 # ROWS, each TERMINALS:CONNECTIONS:BATCH[:WORKERS] (closed loop; WORKERS 0 or
 # absent: the default, one thread per core).  The default rows are 1, 4, 8
 # and 16 virtual users (a terminal and a connection each), then 8
-# connections carrying 8, 32 and 64 terminals one transaction at a time and
-# in batches (run.batch) of 4 and 8, then 8 connections on 8 threads (one
-# each) and on 1.  Prints NOTPM, TPS, New-Order p90
+# connections carrying 8, 32, 64, 128 and 512 terminals one transaction at
+# a time and in batches (run.batch) of 4, 8, 16 and 64, then 8 connections
+# on 8 threads (one each) and on 1.  Prints NOTPM, TPS, New-Order p90
 # (response time, from the intended start), the transactions per round trip
 # and the driver's CPU (getrusage of tpccbench) per 1000 committed
 # transactions and as % of one core per 1000 TPS.  Not part of `make test`.
@@ -26,7 +26,7 @@
 . "$(dirname "$0")/lib.sh"
 . bench/hammerdb.sh
 W=${W:-4}
-ROWS=${ROWS:-1:1:1 4:4:1 8:8:1 16:16:1 32:8:1 32:8:4 64:8:8 8:8:1:8 8:8:1:1}
+ROWS=${ROWS:-1:1:1 4:4:1 8:8:1 16:16:1 32:8:1 32:8:4 64:8:8 128:8:16 512:8:64 8:8:1:8 8:8:1:1}
 DURATION=${DURATION:-60s}
 # The server is kept running between runs (--keep-server); bench_cleanup stops it.
 bench_begin benchrun
