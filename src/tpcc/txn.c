@@ -1057,16 +1057,6 @@ static int batch_settle(struct db_conn *c, struct txn_batch_item *b, int n,
     return rc == E_CONN ? E_CONN : 0;
 }
 
-/* What ends a transaction in a batch (struct batch_plan). */
-#define BATCH_NONE INT_MIN /* no BEGIN, or no COMMIT (not a statement id) */
-
-/* The pipeline of a batch: the items in their order, and the statements
- * that open and close each one's transaction. */
-struct batch_plan {
-    int order[TXN_BATCH_MAX];
-    int begin[TXN_BATCH_MAX], end[TXN_BATCH_MAX]; /* by item: a statement id or BATCH_NONE */
-};
-
 /* 0 for most transactions, 1 Order-Status (a transaction of its own kind),
  * 2 a New-Order whose input rolls it back: the order in the pipeline. */
 static int batch_class(const struct txn_input *in)
@@ -1076,18 +1066,8 @@ static int batch_class(const struct txn_input *in)
     return in->type == TX_NEW_ORDER && in->u.no.rollback ? 2 : 0;
 }
 
-/*
- * Plan the pipeline of b's n items into s and p: the New-Orders that will
- * roll back last (their failure then skips nothing), Order-Status before
- * them, every other item first in its order.  Each transaction is its call
- * between BEGIN and COMMIT; where the driver can (c->chain) one COMMIT AND
- * CHAIN ends a transaction and starts the next (a statement for two), but
- * not into or out of an Order-Status (read-only repeatable read: it opens
- * with its own BEGIN).  The last (not an Order-Status) is its call alone:
- * the sync commits it.
- */
-static void batch_plan(const struct db_conn *c, const struct txn_batch_item *b, int n,
-                       struct txn_batch_state *s, struct batch_plan *p)
+void txn_batch_plan(int chain, const struct txn_batch_item *b, int n, struct txn_batch_state *s,
+                    struct txn_batch_plan *p)
 {
     int k = 0, j = 0, open = 0;
 
@@ -1097,18 +1077,18 @@ static void batch_plan(const struct db_conn *c, const struct txn_batch_item *b, 
                 p->order[j++] = i;
     for (j = 0; j < n; j++) {
         int i = p->order[j], os = b[i].in->type == TX_ORDER_STATUS;
-        int chain = c->chain && j + 2 < n && !os &&
-                    b[p->order[j + 1]].in->type != TX_ORDER_STATUS;
+        int chained = chain && j + 2 < n && !os &&
+                      b[p->order[j + 1]].in->type != TX_ORDER_STATUS;
         if (j == n - 1 && !os) {
-            p->begin[i] = p->end[i] = BATCH_NONE;
+            p->begin[i] = p->end[i] = TXN_BATCH_NONE;
         } else {
-            p->begin[i] = os ? S_OS_BEGIN : open ? BATCH_NONE : DB_PIPE_BEGIN;
-            p->end[i] = chain ? DB_PIPE_COMMIT_CHAIN : DB_PIPE_COMMIT;
+            p->begin[i] = os ? S_OS_BEGIN : open ? TXN_BATCH_NONE : DB_PIPE_BEGIN;
+            p->end[i] = chained ? DB_PIPE_COMMIT_CHAIN : DB_PIPE_COMMIT;
         }
         open = p->end[i] == DB_PIPE_COMMIT_CHAIN;
         s->first[i] = (unsigned char)k;
-        s->call[i] = (unsigned char)(k + (p->begin[i] != BATCH_NONE));
-        s->len[i] = (unsigned char)((p->begin[i] != BATCH_NONE) + 1 + (p->end[i] != BATCH_NONE));
+        s->call[i] = (unsigned char)(k + (p->begin[i] != TXN_BATCH_NONE));
+        s->len[i] = (unsigned char)((p->begin[i] != TXN_BATCH_NONE) + 1 + (p->end[i] != TXN_BATCH_NONE));
         k += s->len[i];
         s->last = i;
     }
@@ -1122,14 +1102,14 @@ static int batch_queue(struct db_conn *c, const struct txn_input *in, int begin,
     const struct db_param none[] = { DBP_NULL() };
 
     proc_call_of(in, &pc);
-    if (begin != BATCH_NONE) {
+    if (begin != TXN_BATCH_NONE) {
         s->qrc = db_pipe_exec(c, begin, none, 1, &s->qe);
         s->nst += s->qrc == 0;
     }
     if (s->qrc == 0)
         s->qrc = db_pipe_exec(c, pc.id, pc.prm, pc.np, &s->qe);
     s->nst += s->qrc == 0;
-    if (end != BATCH_NONE && s->qrc == 0) {
+    if (end != TXN_BATCH_NONE && s->qrc == 0) {
         s->qrc = db_pipe_exec(c, end, none, 1, &s->qe);
         s->nst += s->qrc == 0;
     }
@@ -1139,7 +1119,7 @@ static int batch_queue(struct db_conn *c, const struct txn_input *in, int begin,
 int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
                    struct txn_batch_state *s, int *rc)
 {
-    struct batch_plan p;
+    struct txn_batch_plan p;
     int r;
 
     memset(s, 0, sizeof(*s));
@@ -1155,7 +1135,7 @@ int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
         *rc = E_FAIL;
         return 1;
     }
-    batch_plan(c, b, n, s, &p);
+    txn_batch_plan(c->chain, b, n, s, &p);
     err_clear(&s->qe);
     err_clear(&s->e);
     if ((r = db_pipe_begin(c, &s->e)) < 0) {

@@ -11,6 +11,7 @@
 #ifndef TPCC_TXN_H
 #define TPCC_TXN_H
 
+#include <limits.h>
 #include <stdint.h>
 
 #include "core/config.h"
@@ -180,6 +181,27 @@ struct txn_batch_state {
     unsigned char first[TXN_BATCH_MAX], len[TXN_BATCH_MAX], call[TXN_BATCH_MAX];
     struct err e, qe;
 };
+/*
+ * The pipeline of a batch (txn_batch_send plans it; pure, for tests): the
+ * New-Orders that will roll back last (their failure then skips nothing),
+ * Order-Status before them, every other item first in its order.  Each
+ * transaction is its call between a BEGIN and a COMMIT; with chain (the
+ * driver's c->chain) one COMMIT AND CHAIN ends a transaction and opens the
+ * next (a statement for two), but not into or out of an Order-Status
+ * (read-only repeatable read: it opens with its own BEGIN).  The last (not
+ * an Order-Status) is its call alone: the sync commits it.  Fills s's
+ * first, call, len and last, and p: the order of the items, and by item
+ * the statement before its call (S_OS_BEGIN, DB_PIPE_BEGIN or
+ * TXN_BATCH_NONE) and after it (DB_PIPE_COMMIT, DB_PIPE_COMMIT_CHAIN or
+ * TXN_BATCH_NONE).
+ */
+#define TXN_BATCH_NONE INT_MIN
+struct txn_batch_plan {
+    int order[TXN_BATCH_MAX];
+    int begin[TXN_BATCH_MAX], end[TXN_BATCH_MAX];
+};
+void txn_batch_plan(int chain, const struct txn_batch_item *b, int n, struct txn_batch_state *s,
+                    struct txn_batch_plan *p);
 int txn_batch_send(struct db_conn *c, struct txn_batch_item *b, int n,
                    struct txn_batch_state *s, int *rc);
 int txn_batch_recv(struct db_conn *c, struct txn_batch_item *b, int n,

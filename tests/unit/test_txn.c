@@ -736,6 +736,58 @@ static void test_null_order_status(void **state)
     check_null_os("batch of Order-Status and Delivery", b[0].rc, &b[0].e, &out.os);
 }
 
+/* A batch's pipeline: the ordinary ones first in their order, Order-Status
+ * next with its own BEGIN, a New-Order that will roll back last and alone;
+ * with COMMIT AND CHAIN one statement between two ordinary ones, without
+ * it a BEGIN and a COMMIT each. */
+static void test_batch_plan(void **state)
+{
+    static const int types[] = { TX_PAYMENT, TX_NEW_ORDER, TX_ORDER_STATUS, TX_NEW_ORDER,
+                                 TX_DELIVERY, TX_STOCK_LEVEL };
+    static const int want_order[] = { 0, 3, 4, 5, 2, 1 };
+    /* By item, in order 0 .. 5: first statement, call, statements. */
+    static const int chain_first[] = { 0, 12, 9, 3, 5, 7 }, chain_call[] = { 1, 12, 10, 3, 5, 7 },
+                     chain_len[] = { 3, 1, 3, 2, 2, 2 };
+    static const int plain_first[] = { 0, 15, 12, 3, 6, 9 },
+                     plain_call[] = { 1, 15, 13, 4, 7, 10 }, plain_len[] = { 3, 1, 3, 3, 3, 3 };
+    struct txn_input in[6];
+    struct txn_batch_item b[6];
+    struct txn_batch_state s;
+    struct txn_batch_plan p;
+
+    (void)state;
+    memset(in, 0, sizeof(in));
+    memset(b, 0, sizeof(b));
+    for (int i = 0; i < 6; i++) {
+        in[i].type = types[i];
+        b[i].in = &in[i];
+    }
+    in[1].u.no.rollback = 1;
+    for (int chain = 1; chain >= 0; chain--) {
+        const int *first = chain ? chain_first : plain_first, *call = chain ? chain_call : plain_call,
+                  *len = chain ? chain_len : plain_len;
+        memset(&s, 0, sizeof(s));
+        txn_batch_plan(chain, b, 6, &s, &p);
+        for (int j = 0; j < 6; j++)
+            CHECK(p.order[j] == want_order[j], "chain %d: place %d holds item %d, want %d", chain,
+                  j, p.order[j], want_order[j]);
+        for (int i = 0; i < 6; i++)
+            CHECK(s.first[i] == first[i] && s.call[i] == call[i] && s.len[i] == len[i],
+                  "chain %d: item %d: first %d call %d len %d, want %d %d %d", chain, i, s.first[i],
+                  s.call[i], s.len[i], first[i], call[i], len[i]);
+        CHECK(s.last == 1, "chain %d: last item %d, want 1", chain, s.last);
+        CHECK(p.begin[2] == S_OS_BEGIN && p.end[2] == DB_PIPE_COMMIT,
+              "chain %d: Order-Status in its own read-only block", chain);
+        CHECK(p.begin[1] == TXN_BATCH_NONE && p.end[1] == TXN_BATCH_NONE,
+              "chain %d: the rolled-back New-Order alone", chain);
+        CHECK(p.begin[0] == DB_PIPE_BEGIN && p.end[5] == DB_PIPE_COMMIT,
+              "chain %d: the first opens, the one before Order-Status closes", chain);
+        CHECK(p.end[0] == (chain ? DB_PIPE_COMMIT_CHAIN : DB_PIPE_COMMIT) &&
+                  p.begin[3] == (chain ? TXN_BATCH_NONE : DB_PIPE_BEGIN),
+              "chain %d: Payment then New-Order: end %d, begin %d", chain, p.end[0], p.begin[3]);
+    }
+}
+
 /* Every other statement answers no rows, as before the synthetic answers. */
 static void test_null_no_other_rows(void **state)
 {
@@ -813,6 +865,7 @@ int main(void)
                                         teardown_conn),
         cmocka_unit_test_setup_teardown(test_retry_commit_lost, setup_conn, teardown_conn),
         cmocka_unit_test(test_null_proc_version),
+        cmocka_unit_test(test_batch_plan),
         cmocka_unit_test_setup_teardown(test_null_order_status, setup_conn, teardown_conn),
         cmocka_unit_test_setup_teardown(test_null_no_other_rows, setup_conn, teardown_conn),
     };
