@@ -55,6 +55,21 @@ start_load() {
     # The schema is new (an old one may be dropped first), then 2 steps.
     while alive "$bgpid" && [ $_i -lt 600 ]; do
         if grep -q '^schema  *created' "$tmp/$_l.err" 2>/dev/null; then
+            # With HOLD_TABLE set: a session holds that table locked until the
+            # halt, so its step (a TRUNCATE in a fast load) cannot commit
+            # before it, however fast the other steps go.
+            if [ -n "${HOLD_TABLE:-}" ] && [ -z "${holder:-}" ]; then
+                pg_psql "begin; lock table $HOLD_TABLE in access exclusive mode;
+                         select pg_sleep(120)" >/dev/null 2>&1 &
+                holder=$!
+                _j=0
+                until [ "$(pg_psql "select count(*) from pg_locks l join pg_class c on c.oid = l.relation
+                                    where c.relname = '$HOLD_TABLE' and l.mode = 'AccessExclusiveLock'
+                                    and l.granted")" -ge 1 ] || [ $_j -ge 100 ]; do
+                    sleep 0.05
+                    _j=$((_j + 1))
+                done
+            fi
             _n=$(steps_done)
             # With WANT_DATED set: also a step of a table with dates, so that the
             # resume has dated rows on both sides of the cut.
@@ -79,10 +94,15 @@ full_check() {
 
 # ---------------------------------------------------------------------------
 # 1. Server stopped mid-COPY of a text load, then --resume (the fast path).
-WANT_DATED=1 start_load cut --copy text
+# The warehouse table (the last step of each warehouse) is held locked until
+# the halt, so the cut always falls inside the copy.
+holder=
+HOLD_TABLE=warehouse WANT_DATED=1 start_load cut --copy text
 n_before=$(steps_done)
 pg_halt
 ok $? "server stopped mid-COPY ($n_before copy steps committed)"
+wait "$holder" 2>/dev/null
+holder=
 finish_load cut
 is "$rc" 1 "cut: exit 1" || explain
 like "$err" "*load failed in the copy phase*--resume*" "cut: the message names the phase and --resume" ||
@@ -122,11 +142,16 @@ is "$(pg_load_dates)" 1 "resume: every row carries the one date of the load it c
 sum_resumed=$(pg_checksums)
 
 # ---------------------------------------------------------------------------
-# 2. The same cut in a fast load (a step per table), then --resume.
-WANT_DATED=1 start_load fastcut --drop
+# 2. The same cut in a fast load (a step per table), then --resume, the
+# warehouse table held as before (on a fast machine the other eight steps
+# may all commit before the halt).
+holder=
+HOLD_TABLE=warehouse WANT_DATED=1 start_load fastcut --drop
 n_before=$(steps_done)
 pg_halt
 ok $? "server stopped mid-COPY of a fast load ($n_before copy steps committed)"
+wait "$holder" 2>/dev/null
+holder=
 finish_load fastcut
 is "$rc" 1 "fastcut: exit 1" || explain
 pg_resume

@@ -56,18 +56,28 @@ t_begin t0098 pg
 t_pg_load 2 "load W=2"
 
 # 1. Exact counts.
-before=$(pg_psql "select sum(d_next_o_id) from district")
-run exact "$bin" run -c "$cfg" --mode procedure --terminals 16 --connections 8 --workers 2 \
-    --batch 2 --transactions 60 --warmup 0s --duration 120s --delivery inline --label exact
-is "$rc" 0 "16 terminals x 60 over 8 connections on 2 threads: exit 0" || explain
-after=$(pg_psql "select sum(d_next_o_id) from district")
+# exact NAME N ARGS...: run NAME (ARGS, procedure mode, no window limit but
+# run.transactions): exactly N transactions ran, none twice, none lost, and
+# the committed New-Orders are the increase of sum(d_next_o_id).
+exact() {
+    ex_name=$1 ex_n=$2
+    shift 2
+    ex_before=$(pg_psql "select sum(d_next_o_id) from district")
+    run "$ex_name" "$bin" run -c "$cfg" --mode procedure --warmup 0s --duration 120s --label "$ex_name" "$@"
+    is "$rc" 0 "$ex_name: $*: exit 0" || explain
+    ex_after=$(pg_psql "select sum(d_next_o_id) from district")
+    jcheck "$(rec "$ex_name")/run.json" "
+run = rec.get('run', {})
+n = sum(t['count'] + t['rolled_back'] for t in run.get('transactions', {}).values())
+check(n == $ex_n, '$ex_name: exactly $ex_n transactions ran, none twice, none lost', n)
+check(run.get('new_orders_client') == $ex_after - $ex_before,
+      '$ex_name: committed New-Orders equal the increase of sum(d_next_o_id) ($ex_after - $ex_before)', run.get('new_orders_client'))
+"
+}
+exact exact 960 --terminals 16 --connections 8 --workers 2 --batch 2 --transactions 60 --delivery inline
 jcheck "$(rec exact)/run.json" "
 run = rec.get('run', {})
 tx = run.get('transactions', {})
-n = sum(t['count'] + t['rolled_back'] for t in tx.values())
-check(n == 960, 'exactly 960 transactions ran, none twice, none lost', n)
-check(run.get('new_orders_client') == $after - $before,
-      'committed New-Orders equal the increase of sum(d_next_o_id) ($after - $before)', run.get('new_orders_client'))
 t = run.get('terminals', {})
 check(t.get('workers') == 2 and t.get('connections') == 8, 'the record says 8 connections on 2 workers', t)
 check(sum(x.get('errors', {}).get('other', 0) for x in tx.values()) == 0, 'no errors', tx)
@@ -75,19 +85,9 @@ check(sum(x.get('errors', {}).get('other', 0) for x in tx.values()) == 0, 'no er
 like "$out" "*16 terminals over 8 connections on 2 worker threads*" "the summary says 2 worker threads" || explain
 # The largest batches: 256 terminals x 10 over 4 connections on 1 thread, up
 # to 64 a round trip (pipelines of over 128 statements).
-before=$(pg_psql "select sum(d_next_o_id) from district")
-run big "$bin" run -c "$cfg" --mode procedure --terminals 256 --connections 4 --workers 1 \
-    --batch 64 --transactions 10 --warmup 0s --duration 120s --label big
-is "$rc" 0 "256 terminals x 10 over 4 connections in batches of up to 64: exit 0" || explain
-after=$(pg_psql "select sum(d_next_o_id) from district")
+exact big 2560 --terminals 256 --connections 4 --workers 1 --batch 64 --transactions 10
 jcheck "$(rec big)/run.json" "
-run = rec.get('run', {})
-tx = run.get('transactions', {})
-n = sum(t['count'] + t['rolled_back'] for t in tx.values())
-check(n == 2560, 'batches of 64: exactly 2560 transactions ran, none twice, none lost', n)
-check(run.get('new_orders_client') == $after - $before,
-      'batches of 64: committed New-Orders equal the increase of sum(d_next_o_id) ($after - $before)', run.get('new_orders_client'))
-p = run.get('terminals', {}).get('pipelining', {})
+p = rec.get('run', {}).get('terminals', {}).get('pipelining', {})
 check(p.get('batch_max') == 64 and (p.get('per_round_trip') or 0) > 16, 'batches of 64: more than 16 a round trip', p)
 "
 
