@@ -22,7 +22,7 @@ command -v promtool >/dev/null 2>&1 || bail_out "promtool is needed (apt-get ins
 t_pg 3
 
 # scrape_load URL DIR WANT1 WANT2: in one process, wait until the text holds
-# WANT1 (a line prefix), save DIR/scrape1 and DIR/om1 (OpenMetrics, its
+# WANT1 (a line prefix) and some rows sent, save DIR/scrape1 and DIR/om1 (OpenMetrics, its
 # Content-Type in om1.type), then wait for a later text holding WANT2 whose
 # rows sent differ from the first one's (or that has none: a run's text) and
 # save it as DIR/scrape2.
@@ -50,6 +50,11 @@ def wait_for(want, differ=None, limit=90):
     while True:
         try:
             body, _ = get()
+            # The first text waits for a row sent, not only for the copy
+            # phase: a slow (sanitized) load can be scraped between the
+            # two, and the rows sent would not grow from 0.
+            if differ is None and sent(body) == 0:
+                raise OSError("no row sent yet")
             # A run's text has no load rows at all: that differs too (the
             # first text may have been taken before the copy sent a row).
             if any(l.startswith(want) for l in body.decode().splitlines()) and \
