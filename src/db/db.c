@@ -568,6 +568,21 @@ int64_t db_parse_scaled(const char *s, int len, int scale)
     return neg ? -v : v;
 }
 
+int64_t db_parse_int(const char *s)
+{
+    const char *t = s + (*s == '-');
+    uint64_t v = 0;
+    int n = 0;
+
+    /* Up to 18 digits cannot overflow; anything else (a sign, spaces, more
+     * digits, trailing text) is strtoll's. */
+    for (; *t >= '0' && *t <= '9' && n < 18; t++, n++)
+        v = v * 10 + (uint64_t)(*t - '0');
+    if (n == 0 || *t != '\0')
+        return strtoll(s, NULL, 10);
+    return *s == '-' ? -(int64_t)v : (int64_t)v;
+}
+
 /* The two digits of 0 .. 99, for db_format_scaled. */
 static const char digit_pairs[201] =
     "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
@@ -638,4 +653,29 @@ int db_format_scaled(char *buf, size_t cap, int64_t v, int scale)
     }
     *q = '\0';
     return len;
+}
+
+int db_format_ints(char *buf, size_t cap, const int32_t *v, int n)
+{
+    size_t k = 0;
+
+    if (cap < 3)
+        goto toolong;
+    buf[k++] = '{';
+    for (int i = 0; i < n; i++) {
+        /* "," and the number, and "}" and the NUL after them. */
+        int len = db_format_scaled(buf + k + (i > 0), cap - k - (i > 0), v[i], 0);
+        if (k + (i > 0) + (size_t)len + 2 > cap)
+            goto toolong;
+        if (i > 0)
+            buf[k++] = ',';
+        k += (size_t)len;
+    }
+    buf[k++] = '}';
+    buf[k] = '\0';
+    return (int)k;
+toolong:
+    if (cap)
+        buf[0] = '\0';
+    return -1;
 }

@@ -26,14 +26,22 @@ enum db_type {
     DB_INT,  /* i */
     DB_NUM,  /* i scaled by 10^scale: 12345 with scale 2 is 123.45 */
     DB_TEXT, /* s, len bytes (len < 0: NUL-terminated) */
+    DB_INTS, /* ints, len of them (0 .. DB_INTS_MAX): an int[] on PostgreSQL,
+              * sent binary there (the parameter must be int4[]); elsewhere
+              * the text "{a,b,c}" */
 };
+
+#define DB_INTS_MAX 16
+/* The text form of DB_INTS_MAX ints: "{", 11 characters and "," each, "}", NUL. */
+#define DB_INTS_TEXT (DB_INTS_MAX * 12 + 3)
 
 struct db_param {
     int type;      /* enum db_type */
     int scale;     /* DB_NUM: digits after the decimal point */
     int64_t i;     /* DB_INT, DB_NUM */
     const char *s; /* DB_TEXT; not kept after the call returns */
-    int len;       /* DB_TEXT length, -1 for strlen */
+    int len;       /* DB_TEXT length, -1 for strlen; DB_INTS count */
+    const int32_t *ints; /* DB_INTS; not kept after the call returns */
 };
 
 /* Convenience initialisers for parameter arrays. */
@@ -42,6 +50,7 @@ struct db_param {
 #define DBP_TEXT(p) ((struct db_param){ .type = DB_TEXT, .s = (p), .len = -1 })
 #define DBP_TEXTN(p, n) ((struct db_param){ .type = DB_TEXT, .s = (p), .len = (n) })
 #define DBP_NULL() ((struct db_param){ .type = DB_NULL })
+#define DBP_INTS(a, n) ((struct db_param){ .type = DB_INTS, .ints = (a), .len = (n) })
 
 /*
  * How dialect statements reach the server (run.statements).  Prepared:
@@ -370,8 +379,14 @@ int db_next_name(const char **p, const char **name, size_t *n);
 /* Parse a numeric text ("-12.5") into an integer scaled by 10^scale, rounding
  * half away from zero.  Shared by drivers that receive numbers as text. */
 int64_t db_parse_scaled(const char *s, int len, int scale);
+/* An integer column's text ("-42"): strtoll's value, the usual digits read
+ * by hand (a transaction reads several). */
+int64_t db_parse_int(const char *s);
 /* Format v scaled by 10^scale into buf ("-0.05"); returns length. */
 int db_format_scaled(char *buf, size_t cap, int64_t v, int scale);
+/* "{a,b,c}" from n ints into buf (cap >= DB_INTS_TEXT holds DB_INTS_MAX of
+ * them): its length, or -1 if it does not fit (buf then holds ""). */
+int db_format_ints(char *buf, size_t cap, const int32_t *v, int n);
 
 extern const struct db_ops db_pg_ops;
 extern const struct db_ops db_null_ops;

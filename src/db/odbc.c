@@ -38,6 +38,7 @@
 #define OD_MAX_COLS 64
 #define OD_COLBUF 1024  /* per result column: the longest we read is 500 chars */
 #define OD_PARAMBUF 48  /* per numeric parameter, as text */
+#define OD_MAX_INTS 4   /* DB_INTS parameters of one statement */
 #define OD_BATCH 1000   /* rows per bulk execution */
 #define OD_BULK_COL 512 /* bytes per bulk column value (c_data is 500) */
 
@@ -55,6 +56,7 @@ struct od_conn {
     /* Parameters of the current execution. */
     SQLBIGINT pint[DB_MAX_PARAMS];
     char pnum[DB_MAX_PARAMS][OD_PARAMBUF];
+    char pints[OD_MAX_INTS][DB_INTS_TEXT]; /* DB_INTS parameters, as "{a,b,c}" */
     SQLLEN pind[DB_MAX_PARAMS];
     /* Bulk load state. */
     SQLHSTMT bulk;
@@ -448,6 +450,8 @@ static void od_close(struct db_conn *c)
 static int bind_params(struct od_conn *o, SQLHSTMT h, const struct db_param *p, int np,
                        struct err *e)
 {
+    int nints = 0;
+
     for (int i = 0; i < np; i++) {
         const struct db_param *q = &p[i];
         SQLRETURN r;
@@ -465,6 +469,16 @@ static int bind_params(struct od_conn *o, SQLHSTMT h, const struct db_param *p, 
                                  SQL_NUMERIC, 18, (SQLSMALLINT)q->scale, o->pnum[i], OD_PARAMBUF,
                                  &o->pind[i]);
             break;
+        case DB_INTS: {
+            char *t = nints < OD_MAX_INTS ? o->pints[nints++] : NULL;
+            int n = t ? db_format_ints(t, DB_INTS_TEXT, q->ints, q->len) : -1;
+            if (n < 0)
+                return err_set(e, E_FAIL, "an integer list parameter too long");
+            o->pind[i] = n;
+            r = SQLBindParameter(h, (SQLUSMALLINT)(i + 1), SQL_PARAM_INPUT, SQL_C_CHAR,
+                                 SQL_VARCHAR, (SQLULEN)n, 0, t, n, &o->pind[i]);
+            break;
+        }
         case DB_TEXT: {
             SQLLEN n = q->len < 0 ? (SQLLEN)strlen(q->s) : q->len;
             o->pind[i] = n;

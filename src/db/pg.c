@@ -13,6 +13,7 @@
  * next/col_*.  Errors are classed by SQLSTATE: 40001/40P01 retryable, class
  * 08 and admin shutdown (57P0x) connection lost.
  */
+#include <arpa/inet.h>
 #include <libpq-fe.h>
 #include <poll.h>
 #include <stdio.h>
@@ -31,7 +32,7 @@ struct pg_conn {
     int row;                        /* current row for next(), -1 before the first */
     int nrows;
     char stmt_name[DB_MAX_SLOTS][8]; /* "s12" */
-    char scratch[PG_SCRATCH];        /* text form of numeric parameters */
+    char scratch[PG_SCRATCH];        /* numbers as text, arrays as binary */
     PGresult *pres[DB_PIPE_MAX];     /* results of the last pipeline, in order */
     int npipe;                       /* statements queued in the pipeline */
     int pk, pn_ok, prc;              /* pg_pipe_recv: results read, succeeded, first failure */
@@ -290,31 +291,77 @@ static int pg_prepare(struct db_conn *c, int id, const char *sql, int np, struct
                 e);
 }
 
-/* Turn parameters into libpq's text values; numbers go into scratch. */
-static int to_text(struct pg_conn *p, const struct db_param *prm, int np, const char **vals,
-                   int *lens, struct err *e)
+/* Parameters as libpq takes them: vals, lens and (when one is binary) fmts. */
+struct pg_wire {
+    const char *vals[PG_MAX_PARAMS];
+    int lens[PG_MAX_PARAMS];
+    int fmts[PG_MAX_PARAMS];
+    int binary; /* fmts holds a 1 */
+};
+
+#define PG_FMTS(w) ((w)->binary ? (w)->fmts : NULL)
+
+/* Put a 32-bit integer at d in network order (array_recv's). */
+static char *put_be32(char *d, uint32_t v)
+{
+    uint32_t be = htonl(v);
+
+    memcpy(d, &be, sizeof(be));
+    return d + 4;
+}
+
+/* DB_INTS as PostgreSQL's binary int4[] (array_recv): dimensions, no NULLs,
+ * element type int4 (OID 23), then each element's length and value.  No
+ * digits are written and none parsed.  Its length, or -1 past room. */
+static int ints_binary(char *dst, size_t room, const int32_t *v, int n)
+{
+    size_t need = n > 0 ? 20 + (size_t)n * 8 : 12;
+    char *d = dst;
+
+    if (n < 0 || need > room)
+        return -1;
+    d = put_be32(d, n > 0);
+    d = put_be32(d, 0);
+    d = put_be32(d, 23);
+    if (n > 0) {
+        d = put_be32(d, (uint32_t)n);
+        d = put_be32(d, 1);
+    }
+    for (int i = 0; i < n; i++) {
+        d = put_be32(d, 4);
+        d = put_be32(d, (uint32_t)v[i]);
+    }
+    return (int)need;
+}
+
+/* Turn parameters into libpq's values; numbers (text) and arrays (binary)
+ * go into scratch. */
+static int to_wire(struct pg_conn *p, const struct db_param *prm, int np, struct pg_wire *w,
+                   struct err *e)
 {
     size_t used = 0;
 
     if (np > PG_MAX_PARAMS)
         return err_set(e, E_FAIL, "too many parameters (%d)", np);
+    w->binary = 0;
     for (int i = 0; i < np; i++) {
         const struct db_param *q = &prm[i];
         char *dst = p->scratch + used;
         size_t room = sizeof(p->scratch) - used;
         int n;
 
+        w->fmts[i] = 0;
         switch (q->type) {
         case DB_NULL:
-            vals[i] = NULL;
-            lens[i] = 0;
+            w->vals[i] = NULL;
+            w->lens[i] = 0;
             continue;
         case DB_TEXT:
             /* libpq reads text parameters up to a NUL, whatever the length says:
              * a NUL-terminated one (len < 0) goes as it is, however long. */
             if (q->len < 0) {
-                vals[i] = q->s;
-                lens[i] = (int)strlen(q->s);
+                w->vals[i] = q->s;
+                w->lens[i] = (int)strlen(q->s);
                 continue;
             }
             n = q->len;
@@ -323,6 +370,15 @@ static int to_text(struct pg_conn *p, const struct db_param *prm, int np, const 
             memcpy(dst, q->s, (size_t)n);
             dst[n] = '\0';
             break;
+        case DB_INTS:
+            if (q->len > DB_INTS_MAX || (n = ints_binary(dst, room, q->ints, q->len)) < 0)
+                return err_set(e, E_FAIL, "parameters too long");
+            w->fmts[i] = 1;
+            w->binary = 1;
+            w->vals[i] = dst;
+            w->lens[i] = n;
+            used += (size_t)n;
+            continue;
         case DB_INT:
             n = db_format_scaled(dst, room, q->i, 0);
             break;
@@ -332,8 +388,8 @@ static int to_text(struct pg_conn *p, const struct db_param *prm, int np, const 
         }
         if (n < 0 || (size_t)n + 1 > room)
             return err_set(e, E_FAIL, "parameters too long");
-        vals[i] = dst;
-        lens[i] = n;
+        w->vals[i] = dst;
+        w->lens[i] = n;
         used += (size_t)n + 1;
     }
     return 0;
@@ -342,14 +398,14 @@ static int to_text(struct pg_conn *p, const struct db_param *prm, int np, const 
 static int pg_exec(struct db_conn *c, int id, const struct db_param *prm, int np, struct err *e)
 {
     struct pg_conn *p = P(c);
-    const char *vals[PG_MAX_PARAMS];
-    int lens[PG_MAX_PARAMS];
+    struct pg_wire w;
     int rc;
 
-    if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
+    if ((rc = to_wire(p, prm, np, &w, e)) < 0)
         return rc;
     clear_result(p);
-    return take(c, PQexecPrepared(p->conn, p->stmt_name[id], np, vals, lens, NULL, 0), e);
+    return take(c, PQexecPrepared(p->conn, p->stmt_name[id], np, w.vals, w.lens, PG_FMTS(&w), 0),
+                e);
 }
 
 /* The unnamed statement: Parse, Bind, Execute of sql in one round trip. */
@@ -357,29 +413,27 @@ static int pg_exec_once(struct db_conn *c, int slot, const char *sql, const stru
                         int np, struct err *e)
 {
     struct pg_conn *p = P(c);
-    const char *vals[PG_MAX_PARAMS];
-    int lens[PG_MAX_PARAMS];
+    struct pg_wire w;
     int rc;
 
     (void)slot;
-    if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
+    if ((rc = to_wire(p, prm, np, &w, e)) < 0)
         return rc;
     clear_result(p);
-    return take(c, PQexecParams(p->conn, sql, np, NULL, vals, lens, NULL, 0), e);
+    return take(c, PQexecParams(p->conn, sql, np, NULL, w.vals, w.lens, PG_FMTS(&w), 0), e);
 }
 
 static int pg_query(struct db_conn *c, const char *sql, const struct db_param *prm, int np,
                     struct err *e)
 {
     struct pg_conn *p = P(c);
-    const char *vals[PG_MAX_PARAMS];
-    int lens[PG_MAX_PARAMS];
+    struct pg_wire w;
     int rc;
 
-    if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
+    if ((rc = to_wire(p, prm, np, &w, e)) < 0)
         return rc;
     clear_result(p);
-    return take(c, PQexecParams(p->conn, sql, np, NULL, vals, lens, NULL, 0), e);
+    return take(c, PQexecParams(p->conn, sql, np, NULL, w.vals, w.lens, PG_FMTS(&w), 0), e);
 }
 
 static int pg_next(struct db_conn *c)
@@ -406,7 +460,7 @@ static int64_t pg_col_int(struct db_conn *c, int col)
 
     if (!p->res || p->row < 0)
         return 0;
-    return strtoll(PQgetvalue(p->res, p->row, col), NULL, 10);
+    return db_parse_int(PQgetvalue(p->res, p->row, col));
 }
 
 static int64_t pg_col_num(struct db_conn *c, int col, int scale)
@@ -626,8 +680,7 @@ static int pg_pipe_exec(struct db_conn *c, int id, const char *sql, const struct
                         int np, struct err *e)
 {
     struct pg_conn *p = P(c);
-    const char *vals[PG_MAX_PARAMS];
-    int lens[PG_MAX_PARAMS];
+    struct pg_wire w;
     int rc, ok;
 
     if (p->npipe >= DB_PIPE_MAX)
@@ -635,17 +688,18 @@ static int pg_pipe_exec(struct db_conn *c, int id, const char *sql, const struct
     if (id == DB_PIPE_BEGIN || id == DB_PIPE_COMMIT || id == DB_PIPE_COMMIT_CHAIN) {
         static const char *const name[] = { "tpcc_begin", "tpcc_commit", "tpcc_commit_chain" };
         static const char *const text[] = { "BEGIN", "COMMIT", "COMMIT AND CHAIN" };
-        int w = -1 - id;
-        ok = p->pipe_prepared ? PQsendQueryPrepared(p->conn, name[w], 0, NULL, NULL, NULL, 0)
-                              : PQsendQueryParams(p->conn, text[w], 0, NULL, NULL, NULL, NULL, 0);
+        int k = -1 - id;
+        ok = p->pipe_prepared ? PQsendQueryPrepared(p->conn, name[k], 0, NULL, NULL, NULL, 0)
+                              : PQsendQueryParams(p->conn, text[k], 0, NULL, NULL, NULL, NULL, 0);
     } else {
-        if ((rc = to_text(p, prm, np, vals, lens, e)) < 0)
+        if ((rc = to_wire(p, prm, np, &w, e)) < 0)
             return rc;
         /* libpq copies the text and values into its buffer: scratch may be reused. */
         if (sql)
-            ok = PQsendQueryParams(p->conn, sql, np, NULL, vals, lens, NULL, 0);
+            ok = PQsendQueryParams(p->conn, sql, np, NULL, w.vals, w.lens, PG_FMTS(&w), 0);
         else
-            ok = PQsendQueryPrepared(p->conn, p->stmt_name[id], np, vals, lens, NULL, 0);
+            ok = PQsendQueryPrepared(p->conn, p->stmt_name[id], np, w.vals, w.lens,
+                                     PG_FMTS(&w), 0);
     }
     if (ok != 1)
         return fail(c, NULL, e);

@@ -788,26 +788,6 @@ static int exec_pipeline(struct db_conn *c, const struct txn_input *in, struct t
 
 /* ---- procedure mode: one server-side function call per transaction ---- */
 
-/* "{a,b,c}" from n integers picked by field (0 i_id, 1 supply, 2 quantity).
- * An item takes at most 12 characters ("," and an int), and "}" and the NUL
- * must still fit after it. */
-static int items_array(char *buf, size_t cap, const struct no_input *no, int field)
-{
-    size_t n = 0;
-
-    buf[n++] = '{';
-    for (int i = 0; i < no->ol_cnt && n + 12 + 2 <= cap; i++) {
-        const struct no_item *it = &no->items[i];
-        int v = field == 0 ? it->i_id : field == 1 ? it->supply_w_id : it->quantity;
-        if (i)
-            buf[n++] = ',';
-        n += (size_t)db_format_scaled(buf + n, cap - n, v, 0);
-    }
-    buf[n++] = '}';
-    buf[n] = '\0';
-    return (int)n;
-}
-
 /* Order-Status's function inside its read-only repeatable-read transaction:
  * one pipeline where the driver has them (one round trip), else BEGIN (or
  * the snapshot statement), the call, COMMIT. */
@@ -839,11 +819,11 @@ static int proc_order_status(struct db_conn *c, const struct os_input *o,
 
 /* The call of a server-side function for in (not Order-Status, which runs
  * in its own read-only transaction): its statement id, its parameters in
- * prm (texts in bufs) and their count. */
+ * prm (New-Order's item arrays in ids, sup, qty) and their count. */
 struct proc_call {
     int id, np;
     struct db_param prm[8];
-    char ids[200], sup[200], qty[100];
+    int32_t ids[NO_MAX_ITEMS], sup[NO_MAX_ITEMS], qty[NO_MAX_ITEMS]; /* New-Order's items */
 };
 
 static void proc_call_of(const struct txn_input *in, struct proc_call *pc)
@@ -851,9 +831,13 @@ static void proc_call_of(const struct txn_input *in, struct proc_call *pc)
     switch (in->type) {
     case TX_NEW_ORDER: {
         const struct no_input *no = &in->u.no;
-        items_array(pc->ids, sizeof(pc->ids), no, 0);
-        items_array(pc->sup, sizeof(pc->sup), no, 1);
-        items_array(pc->qty, sizeof(pc->qty), no, 2);
+        /* The items as three int arrays (binary int4[] on PostgreSQL: no
+         * digits written or parsed), in the lock order they were drawn in. */
+        for (int i = 0; i < no->ol_cnt; i++) {
+            pc->ids[i] = no->items[i].i_id;
+            pc->sup[i] = no->items[i].supply_w_id;
+            pc->qty[i] = no->items[i].quantity;
+        }
         pc->id = S_PROC_NEW_ORDER;
         pc->np = 8;
         pc->prm[0] = DBP_INT(no->w_id);
@@ -861,9 +845,9 @@ static void proc_call_of(const struct txn_input *in, struct proc_call *pc)
         pc->prm[2] = DBP_INT(no->c_id);
         pc->prm[3] = DBP_INT(no->ol_cnt);
         pc->prm[4] = DBP_INT(no->all_local);
-        pc->prm[5] = DBP_TEXT(pc->ids);
-        pc->prm[6] = DBP_TEXT(pc->sup);
-        pc->prm[7] = DBP_TEXT(pc->qty);
+        pc->prm[5] = DBP_INTS(pc->ids, no->ol_cnt);
+        pc->prm[6] = DBP_INTS(pc->sup, no->ol_cnt);
+        pc->prm[7] = DBP_INTS(pc->qty, no->ol_cnt);
         break;
     }
     case TX_PAYMENT: {

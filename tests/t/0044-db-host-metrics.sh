@@ -382,7 +382,9 @@ import csv, json, sys
 d, mode, url, san = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4] != ""
 # A sanitizer build takes several times the memory, and a TLS handshake
 # there may take longer than a scrape's 0.5 s (the fingerprint's 2 s still
-# sees the certificate refused).
+# sees the certificate refused), as may 8 MB through TSan's libcurl on a
+# loaded machine (CI's: "did not answer within 0.5 s"); a plain build's
+# note must name the cause itself.
 rss_max = 400 if san else 60
 
 
@@ -398,7 +400,7 @@ want = {"hang": url + " did not answer within 0.5 s",
         "big": url + " served more than 8 MB",
         "tls": url + ": TLS certificate not accepted"}[mode]
 note = cols["db_host_cpu_user_pct"].get("note", "")
-slow = san and mode == "tls" and note.startswith(url + " did not answer within 0.5 s")
+slow = san and mode in ("tls", "big") and note.startswith(url + " did not answer within 0.5 s")
 check(note.startswith(want) or slow, "%s: the db host columns' note says why (%s...)" % (mode, want), note)
 check(len(rows) >= 4 and all(r["db_host_cpu_user_pct"] == "" for r in rows),
       "%s: every row is empty in the db host columns" % mode, [r["db_host_cpu_user_pct"] for r in rows])

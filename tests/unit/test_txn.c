@@ -502,6 +502,47 @@ static void test_format_scaled(void **state)
     assert_string_equal(small, "");
 }
 
+/* Integer lists as MySQL's procedures read them: "{a,b,c}", the longest
+ * fitting DB_INTS_TEXT, one too long refused whole. */
+static void test_format_ints(void **state)
+{
+    const int32_t v[DB_INTS_MAX + 1] = { 7, 100000, -3, 0, INT32_MIN, INT32_MAX, 42, 42,
+                                         1, 2, 3, 4, 5, 6, 7, 8, 9 };
+    char got[DB_INTS_TEXT], want[DB_INTS_TEXT + 16];
+    size_t k = 0;
+
+    (void)state;
+    assert_int_equal(db_format_ints(got, sizeof(got), v, 0), 2);
+    assert_string_equal(got, "{}");
+    assert_int_equal(db_format_ints(got, sizeof(got), v, 3), 13);
+    assert_string_equal(got, "{7,100000,-3}");
+    want[k++] = '{';
+    for (int i = 0; i < DB_INTS_MAX; i++)
+        k += (size_t)snprintf(want + k, sizeof(want) - k, "%s%" PRId32, i ? "," : "", v[i]);
+    want[k++] = '}';
+    want[k] = '\0';
+    assert_int_equal(db_format_ints(got, sizeof(got), v, DB_INTS_MAX), (int)k);
+    assert_string_equal(got, want);
+    /* The closing brace does not fit: -1 and "", not a list cut short. */
+    assert_int_equal(db_format_ints(got, 13, v, 3), -1);
+    assert_string_equal(got, "");
+    assert_int_equal(db_format_ints(got, 14, v, 3), 13);
+}
+
+/* Integer columns read by hand: strtoll's value for every form. */
+static void test_parse_int(void **state)
+{
+    static const char *const texts[] = { "0", "7", "-7", "42", "100000", "-2147483648",
+                                         "999999999999999999", "-999999999999999999",
+                                         "9223372036854775807", "-9223372036854775808",
+                                         "99999999999999999999", "+5", " 12", "12abc", "",
+                                         "-", "abc", "0012" };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++)
+        assert_int_equal(db_parse_int(texts[i]), strtoll(texts[i], NULL, 10));
+}
+
 static void test_mode_resolve(void **state)
 {
     (void)state;
@@ -850,6 +891,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mode_resolve),
         cmocka_unit_test(test_format_scaled),
+        cmocka_unit_test(test_format_ints),
+        cmocka_unit_test(test_parse_int),
         cmocka_unit_test(test_no_total_cents),
         cmocka_unit_test(test_gen_new_order),
         cmocka_unit_test(test_gen_two_warehouses),
