@@ -173,11 +173,16 @@ is "$(pg_load_dates)" 1 "fastresume: every row carries the one date of the load 
 is "$(pg_checksums)" "$sum_resumed" "fastresume: the same rows as the text load resumed fast"
 
 # ---------------------------------------------------------------------------
-# 3. Loader backends killed mid-COPY, then --drop.
-start_load killed --drop
+# 3. Loader backends killed mid-COPY, then --drop.  The warehouse table is
+# held locked as in the cuts (a fresh chroot's fast load had finished its
+# copy before the kill); the holder's backend is killed with the loader's.
+holder=
+HOLD_TABLE=warehouse start_load killed --drop
 n=$(pg_psql "select count(pg_terminate_backend(pid)) from pg_stat_activity
              where datname = 'tpcc' and pid <> pg_backend_pid() and backend_type = 'client backend'")
 ok "$([ "${n:-0}" -ge 1 ] && echo 0 || echo 1)" "pg_terminate_backend ended $n loader backends"
+wait "$holder" 2>/dev/null
+holder=
 finish_load killed
 is "$rc" 1 "killed: exit 1" || explain
 like "$err" "*load failed in the copy phase*" "killed: the message names the phase" || diag "$err"
