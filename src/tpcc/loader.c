@@ -28,6 +28,7 @@
 
 #define LOAD_BUF_BYTES (256 * 1024)
 #define MAX_STMTS      64
+#define DROP_TRIES     5 /* a drop statement chosen as a deadlock's victim, at most */
 
 /* A unit of the copy: one table's rows of warehouse w (item: w = 0), or
  * with whole every row of the table in the load's range, in a transaction
@@ -551,16 +552,23 @@ static int dropped_absent(struct db_conn *c, const char *stmt)
 /* One statement of drop.sql in its own transaction; a table that is not
  * there (undefined table: 42P01, 42S02, or not in the catalog) is passed
  * over, so a partial schema drops even in a dialect without DROP ... IF
- * EXISTS. */
+ * EXISTS.  A deadlock (a part waiting for the plan reads the bookkeeping
+ * tables while part 1 drops them) is tried again: it left nothing behind. */
 static int drop_one(const char *stmt, void *arg)
 {
     struct exec_arg *a = arg;
     struct err ignore;
+    int tries = 0;
 
-    if (db_begin(a->c, a->e) == 0 && db_exec_sql(a->c, stmt, a->e) == 0 &&
-        db_commit(a->c, a->e) == 0)
-        return 0;
-    db_rollback(a->c, &ignore);
+    for (;;) {
+        if (db_begin(a->c, a->e) == 0 && db_exec_sql(a->c, stmt, a->e) == 0 &&
+            db_commit(a->c, a->e) == 0)
+            return 0;
+        db_rollback(a->c, &ignore);
+        if (a->e->code != E_RETRY || ++tries >= DROP_TRIES)
+            break;
+        err_clear(a->e);
+    }
     if (strcmp(a->e->sqlstate, "42P01") == 0 || strcmp(a->e->sqlstate, "42S02") == 0 ||
         dropped_absent(a->c, stmt)) {
         err_clear(a->e);

@@ -18,6 +18,7 @@
 #     warehouse join and finish; the load is whole (the 12 conditions hold);
 #  5. --resume of one part: part 2 of 2 interrupted mid-copy, part 1 ends,
 #     part 2 --resume loads the rest and builds the indexes: the rows of (4);
+#     part 1's --drop waits behind a reader of the bookkeeping, no deadlock;
 #  6. refusals: part 1 --resume of another run (exit 2), --resume of a
 #     complete load (exit 2).
 # Prints TAP.  About 70 s (five loads, two of 4 warehouses).
@@ -204,7 +205,26 @@ sum_w2=$(pg_checksums)
 
 # ---------------------------------------------------------------------------
 note "$(($(date +%s) - t_start)) s"
-# 5. Part 2 of 2 interrupted mid-copy, then --resume.
+# 5. Part 2 of 2 interrupted mid-copy, then --resume.  Before the parts, a
+# reader of the bookkeeping as a waiting part's poll reads it (tpcc_load_step,
+# then tpcc_meta) takes tpcc_load_step and holds it until part 1's --drop waits
+# for it: the drop waits holding nothing, so the reader's tpcc_meta is free (a
+# drop that took tpcc_meta first deadlocked with the poll: CI's ASan run, part
+# 1 exit 1 "dropping the old schema").
+pg_psql "begin; lock table tpcc_load_step in access share mode;
+do \$\$ begin for i in 1..2400 loop
+  exit when exists (select 1 from pg_locks where not granted and relation = 'tpcc_load_step'::regclass);
+  perform pg_sleep(0.05); end loop; end \$\$;
+select exists (select 1 from pg_locks where not granted and relation = 'tpcc_load_step'::regclass)
+       || '|' || count(*) from tpcc_meta; commit" >"$tmp/reader.out" 2>&1 &
+reader=$!
+pids="$pids $reader"
+i=0
+until [ "$(pg_psql "select count(*) from pg_locks where granted and relation = 'tpcc_load_step'::regclass")" = 1 ] ||
+    [ $i -ge 600 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
 start r2 "" --seed 5 --drop --warehouses 2 --part 2/2 --run-id res
 start r1 "" --seed 5 --drop --warehouses 2 --part 1/2 --run-id res
 # r2_steps: copy steps part 2 of run res committed (not the Indexed Job's part 2).
@@ -225,6 +245,10 @@ like "$err" "*part 2/2 interrupted during the copy phase*start this part again w
     "interrupted part: says to resume it" || explain
 finish r1
 is "$rc" 0 "part 1/2 of run res: exit 0" || explain
+wait "$reader"
+is "$?|$(cat "$tmp/reader.out")" "0|true|1" \
+    "the reader held tpcc_load_step until the drop waited for it, then read tpcc_meta: no deadlock" ||
+    diag "$(cat "$tmp/r1.err")"
 like "$out" "*keys, indexes and ANALYZE are left to the last part to finish its copy (1 of 2 parts done; still copying: 2)*" \
     "part 1/2: left the indexes to the last part, part 2 still copying" || explain
 kept=$(pg_psql "select count(*) from tpcc_load_step where load_part = 2 and step like 'copy:%'")
