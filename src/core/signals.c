@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -28,6 +29,17 @@ static void stop_set(int signo)
 
 /* A server we started (the managed PostgreSQL's postmaster), 0 = none. */
 static int server_pid; /* __atomic only */
+static int wake_fd = -1; /* __atomic only */
+
+/* Ring the wake eventfd, if any (write(2) is async-signal-safe). */
+static void wake(void)
+{
+    int fd = __atomic_load_n(&wake_fd, __ATOMIC_ACQUIRE);
+    uint64_t one = 1;
+
+    if (fd >= 0 && write(fd, &one, sizeof(one)) < 0)
+        return; /* a full counter is rung already */
+}
 
 static void on_stop(int signo)
 {
@@ -43,6 +55,7 @@ static void on_stop(int signo)
         _exit(128 + signo);
     }
     stop_set(signo);
+    wake();
 }
 
 void sig_install(void)
@@ -73,6 +86,12 @@ int sig_exit_code(void)
 void sig_request_stop(int signo)
 {
     stop_set(signo);
+    wake();
+}
+
+void sig_set_wake_fd(int fd)
+{
+    __atomic_store_n(&wake_fd, fd, __ATOMIC_RELEASE);
 }
 
 void sig_set_server_pid(long pid)

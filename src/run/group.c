@@ -599,6 +599,7 @@ static void group_finish(struct shared *sh, struct gslot *sl, struct vu *lead, i
     __atomic_add_fetch(&sh->n_finished, k, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&sh->cond);
     pthread_mutex_unlock(&sh->lock);
+    bell_ring(sh->main_bell);
 }
 
 /* The k connections lead[0 .. k - 1], then its m delivery connections. */

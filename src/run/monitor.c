@@ -476,8 +476,9 @@ void backends_shared(struct vu *vus, int n, struct vu *workers, int nw, int64_t 
 struct backend_probe {
     struct shared *sh;
     pthread_t thread;
-    int started, stop;        /* stop: atomic */
-    pthread_mutex_t lock;     /* guards the counts */
+    int started, stop;        /* stop: atomic, and signalled on cond */
+    pthread_mutex_t lock;     /* guards the counts and stop's signal */
+    pthread_cond_t cond;      /* the probe's second between samples: it wakes once a second */
     int samples, changes;     /* pairs of successive samples, and those that differed */
 };
 
@@ -487,6 +488,7 @@ static void *probe_main(void *arg)
     struct shared *sh = p->sh;
     struct db_conn *c = NULL;
     int64_t last = -1;
+    struct timespec ts;
     struct err e;
 
     while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
@@ -498,17 +500,21 @@ static void *probe_main(void *arg)
             db_close(c); /* lost, or a dialect that cannot tell: a new baseline */
             c = NULL;
             last = -1;
-        } else {
-            pthread_mutex_lock(&p->lock);
+        }
+        clock_deadline(&ts, 1000000);
+        pthread_mutex_lock(&p->lock);
+        if (id >= 0) {
             if (last >= 0) {
                 p->samples++;
                 p->changes += id != last;
             }
-            pthread_mutex_unlock(&p->lock);
             last = id;
         }
-        for (int i = 0; i < 20 && !__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE); i++)
-            clock_sleep_us(50000);
+        /* A second's sleep that stop cuts short (not 20 wakes a second to look). */
+        while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE) &&
+               pthread_cond_timedwait(&p->cond, &p->lock, &ts) == 0)
+            ;
+        pthread_mutex_unlock(&p->lock);
     }
     db_close(c);
     return NULL;
@@ -522,7 +528,9 @@ struct backend_probe *backend_probe_start(struct shared *sh)
         return NULL;
     p->sh = sh;
     pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->cond, NULL);
     if (pthread_create(&p->thread, NULL, probe_main, p) != 0) {
+        pthread_cond_destroy(&p->cond);
         pthread_mutex_destroy(&p->lock);
         free(p);
         return NULL;
@@ -537,8 +545,9 @@ void backend_probe_stop(struct backend_probe *p, struct run_result *r)
 
     if (!p)
         return;
-    __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
     pthread_mutex_lock(&p->lock);
+    __atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
+    pthread_cond_broadcast(&p->cond);
     r->backend_samples = p->samples;
     r->backend_changes = p->changes;
     pthread_mutex_unlock(&p->lock);
@@ -548,6 +557,7 @@ void backend_probe_stop(struct backend_probe *p, struct run_result *r)
         pthread_detach(p->thread);
         return;
     }
+    pthread_cond_destroy(&p->cond);
     pthread_mutex_destroy(&p->lock);
     free(p);
 }

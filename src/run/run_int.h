@@ -91,6 +91,9 @@ struct shared {
     int dl_consumers;        /* atomic: group threads that may still take from the queue */
     int *bells;              /* the group threads' bells (struct vu bell), n_bells of them */
     int n_bells;
+    int main_bell;           /* eventfd (-1: none) the main thread sleeps on between its
+                              * seconds: rung by a stop signal, a fatal error and every
+                              * terminal that finished, so it wakes once a second otherwise */
 };
 
 struct vu {

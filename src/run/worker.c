@@ -233,6 +233,7 @@ void vu_fatal(struct vu *v, const struct err *e)
     pthread_cond_broadcast(&sh->cond);
     pthread_mutex_unlock(&sh->lock);
     bells_ring(sh);
+    bell_ring(sh->main_bell);
 }
 
 /* Run one transaction with retries of retryable failures (same input). */
@@ -832,6 +833,7 @@ void *vu_main(void *arg)
                 __atomic_add_fetch(&sh->n_finished, 1, __ATOMIC_RELEASE);
                 pthread_cond_broadcast(&sh->cond);
                 pthread_mutex_unlock(&sh->lock);
+                bell_ring(sh->main_bell);
                 break;
             }
             continue;
