@@ -121,6 +121,17 @@ static void hist_used(const struct hist *h, int *lo, int *hi)
     *hi = hist_bucket_of(h->max_us);
 }
 
+void hist_clear(struct hist *h)
+{
+    int lo, hi;
+
+    hist_used(h, &lo, &hi);
+    if (lo <= hi)
+        memset(h->counts + lo, 0, (size_t)(hi - lo + 1) * sizeof(h->counts[0]));
+    h->n_samples = h->n_overflow = h->sum_us = h->max_us = 0;
+    h->min_us = UINT64_MAX;
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
     int b, hi;

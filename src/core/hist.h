@@ -59,6 +59,9 @@ void hist_init(struct hist *h);
 
 /* Make h empty again; the same as hist_init(). */
 void hist_reset(struct hist *h);
+/* hist_init() for an h that holds a histogram (or zeros): clears only the
+ * buckets its min and max say may be in use. */
+void hist_clear(struct hist *h);
 
 /* Count one value.  The per-transaction hot path: no locks, atomics or
  * division, so h must be owned by the calling thread. */

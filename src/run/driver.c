@@ -469,7 +469,10 @@ static int phase_size(struct run *x, struct err *e)
         return err_set(e, E_FAIL, "out of memory for %d terminals", sh->n_terms);
     x->vus = calloc((size_t)x->nvu, sizeof(*x->vus));
     x->workers = x->nw ? calloc((size_t)x->nw, sizeof(*x->workers)) : NULL;
-    x->m = calloc(1, sizeof(*x->m));
+    if ((x->m = calloc(1, sizeof(*x->m))) != NULL) {
+        x->m->prev = &x->m->st[0];
+        x->m->cur = &x->m->st[1];
+    }
     x->base = calloc(1, sizeof(*x->base));
     x->conn_us = calloc((size_t)x->nvu, sizeof(*x->conn_us));
     if (!sh->q.ring || !x->vus || (x->nw && !x->workers) || !x->m || !x->base || !x->conn_us)
@@ -609,7 +612,7 @@ static int phase_start(struct run *x, struct err *e)
     __atomic_store_n(&sh->phase, x->t_meas ? PH_MEASURE : PH_WARMUP, __ATOMIC_RELEASE);
     pthread_cond_broadcast(&sh->cond);
     pthread_mutex_unlock(&sh->lock);
-    stats_init(&x->m->prev);
+    stats_init(x->m->prev);
     x->last_tick = sh->t0_us;
     x->next_tick = sh->t0_us + 1000000;
     x->total_s = (int)((cfg->run.rampup_us + cfg->run.warmup_us + cfg->run.duration_us) / 1000000);
@@ -637,7 +640,7 @@ static int run_second(struct run *x, struct err *e)
         (void)await_snapshots(x->sh, x->vus, x->nvu, 1000000);
         x->edge_wait = 0;
     }
-    collect(x->vus, x->nvu, &x->m->cur, &in_tx);
+    collect(x->vus, x->nvu, x->m->cur, &in_tx);
     /* The row's rates are over the time its counts cover: from the last
      * row's counts to these, however late this loop woke (a loaded machine
      * wakes it late; the next row is then shorter, never counted twice). */
@@ -647,7 +650,8 @@ static int run_second(struct run *x, struct err *e)
     x->sec++;
     meet_beat(o->meet);
     series_add(r, x->m, x->sec, measuring ? 'm' : 'r', in_tx, down, interval);
-    metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, &x->m->cur, in_tx,
+    /* series_add took the counts: they are prev now. */
+    metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, x->m->prev, in_tx,
                  down);
     if (longest_us > (uint64_t)x->cfg->run.max_outage_us) {
         x->aborted = 1;
@@ -766,10 +770,10 @@ static int phase_warmup(struct run *x, struct err *e)
     x->cpu0 = cpu_now_s();
     x->t_meas = clock_us();
     if (x->t_meas - x->last_tick > 1000) {
-        x->m->cur = *x->base;
+        *x->m->cur = *x->base;
         series_add(r, x->m, ++x->sec, 'r', 0, 0, (double)(x->t_meas - x->last_tick) / 1e6);
     }
-    x->m->prev = *x->base;
+    *x->m->prev = *x->base;
     x->edge_wait = 1;
     x->last_tick = x->t_meas;
     x->next_tick = x->t_meas + 1000000;
@@ -896,7 +900,7 @@ static int phase_tally(struct run *x, int rc, struct err *e)
         /* The last second (with the in-flight transactions that finished
          * after the stop) from the exact final counts. */
         if (x->t_end > x->last_tick + 1000) {
-            x->m->cur = *x->fin;
+            *x->m->cur = *x->fin;
             series_add(r, x->m, ++x->sec, 'm', 0, 0, (double)(x->t_end - x->last_tick) / 1e6);
         }
         free(x->fin);

@@ -21,7 +21,7 @@
 
 void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx)
 {
-    stats_init(out);
+    stats_clear(out);
     *in_tx = 0;
     for (int i = 0; i < n; i++) {
         struct vu *v = &vus[i];
@@ -274,7 +274,7 @@ void series_add(struct run_result *r, struct monitor *m, int second, char phase,
                        int in_tx, int down, double interval_s)
 {
     struct series_row *row;
-    struct hist all, svc;
+    struct vu_stats *was;
 
     if (r->n_series == m->n_cap) {
         int cap = m->n_cap ? m->n_cap * 2 : 256;
@@ -284,29 +284,31 @@ void series_add(struct run_result *r, struct monitor *m, int second, char phase,
         r->series = ns;
         m->n_cap = cap;
     }
-    stats_sub(&m->delta, &m->cur, &m->prev);
+    stats_sub(&m->delta, m->cur, m->prev);
     row = &r->series[r->n_series++];
     memset(row, 0, sizeof(*row));
     row->second = second;
     row->phase = phase;
-    hist_init(&all);
-    hist_init(&svc);
+    hist_clear(&m->all);
+    hist_clear(&m->svc);
     for (int t = 0; t < TX_NTYPES; t++) {
         row->tps[t] = (double)m->delta.tx[t].committed / interval_s;
-        hist_merge(&all, &m->delta.tx[t].lat);
-        hist_merge(&svc, &m->delta.tx[t].svc);
+        hist_merge(&m->all, &m->delta.tx[t].lat);
+        hist_merge(&m->svc, &m->delta.tx[t].svc);
     }
-    row->all_svc_p99_ms = (double)hist_percentile(&svc, 99) / 1000.0;
+    row->all_svc_p99_ms = (double)hist_percentile(&m->svc, 99) / 1000.0;
     row->lag_p99_ms = (double)hist_percentile(&m->delta.lag, 99) / 1000.0;
     row->no_p50_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 50) / 1000.0;
     row->no_p90_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 90) / 1000.0;
     row->no_p99_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 99) / 1000.0;
-    row->all_p99_ms = (double)hist_percentile(&all, 99) / 1000.0;
+    row->all_p99_ms = (double)hist_percentile(&m->all, 99) / 1000.0;
     row->errors = stats_errors(&m->delta);
     row->vus_in_tx = in_tx;
     row->vus_down = down;
     row->lost = m->delta.lost_connections;
+    was = m->prev;
     m->prev = m->cur;
+    m->cur = was;
 }
 
 void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,

@@ -131,7 +131,10 @@ struct vu {
 #define CLOSE_WAIT_US 500000 /* its close may not: it closes on time (within 1 s) */
 
 struct monitor {
-    struct vu_stats prev, cur, delta;
+    /* cur: the counts series_add() takes next; prev: the last it took (it
+     * swaps the two: no 300 KB copy a second).  Both point into st. */
+    struct vu_stats st[2], *prev, *cur, delta;
+    struct hist all, svc; /* series_add()'s scratch */
     int n_cap;
     double in_tx_sum;
     int in_tx_samples;

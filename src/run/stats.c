@@ -16,6 +16,22 @@ void stats_init(struct vu_stats *s)
     s->lag.min_us = UINT64_MAX;
 }
 
+void stats_clear(struct vu_stats *s)
+{
+#define ZERO(f)  s->f = 0;
+#define TZERO(f) s->tx[t].f = 0;
+    STATS_FIELDS(ZERO)
+    for (int t = 0; t < TX_NTYPES; t++) {
+        STATS_TX_FIELDS(TZERO)
+        hist_clear(&s->tx[t].lat);
+        hist_clear(&s->tx[t].svc);
+    }
+    hist_clear(&s->lag);
+    memset(s->sqlstates, 0, sizeof(s->sqlstates));
+#undef ZERO
+#undef TZERO
+}
+
 static void add_state(struct vu_stats *s, const char *state, uint64_t n)
 {
     for (int i = 0; i < STATS_NSTATES; i++) {

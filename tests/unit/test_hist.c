@@ -628,6 +628,47 @@ static void test_reset(void **state)
     test_expect_u64("after reset: max", h.max_us, 5);
 }
 
+/* hist_clear writes only the used buckets, yet leaves what hist_init does:
+ * after records at both ends, an overflow, a merge and a difference, and
+ * on the zeros of a fresh allocation. */
+static void test_clear(void **state)
+{
+    struct test_rng rng = { 31 };
+    struct hist h, other, delta, fresh;
+    int i;
+
+    (void)state;
+    hist_init(&fresh);
+    hist_init(&h);
+    for (i = 0; i < 3000; i++)
+        hist_record(&h, test_rng_between(&rng, 0, 2000000));
+    hist_record(&h, HIST_MAX_US + 9);
+    hist_clear(&h);
+    test_expect_same_hist("clear vs init", &h, &fresh);
+    assert_memory_equal(h.counts, fresh.counts, sizeof(fresh.counts));
+    /* A merge's and a difference's result: their min and max bound the counts. */
+    hist_init(&other);
+    for (i = 0; i < 500; i++)
+        hist_record(&other, test_rng_between(&rng, 40, 70000));
+    hist_merge(&h, &other);
+    hist_record(&h, 3);
+    memset(&delta, 0, sizeof(delta));
+    hist_sub(&delta, &h, &other);
+    hist_clear(&h);
+    hist_clear(&delta);
+    assert_memory_equal(h.counts, fresh.counts, sizeof(fresh.counts));
+    assert_memory_equal(delta.counts, fresh.counts, sizeof(fresh.counts));
+    test_expect_same_hist("merged, cleared", &h, &fresh);
+    test_expect_same_hist("a difference, cleared", &delta, &fresh);
+    /* Zeros (calloc) clear to an empty histogram, and record as one. */
+    memset(&h, 0, sizeof(h));
+    hist_clear(&h);
+    test_expect_same_hist("zeros, cleared", &h, &fresh);
+    hist_record(&h, 77);
+    test_expect_u64("after clear: min", h.min_us, 77);
+    test_expect_u64("after clear: max", h.max_us, 77);
+}
+
 static void test_overflow(void **state)
 {
     struct hist h;
@@ -675,6 +716,7 @@ int main(void)
         cmocka_unit_test(test_copy_grown),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_reset),
+        cmocka_unit_test(test_clear),
         cmocka_unit_test(test_overflow),
     };
 
