@@ -28,7 +28,7 @@ static void stop_set(int signo)
 }
 
 /* A server we started (the managed PostgreSQL's postmaster), 0 = none. */
-static int server_pid; /* __atomic only */
+static int server_pid;   /* __atomic only */
 static int wake_fd = -1; /* __atomic only */
 
 /* Ring the wake eventfd, if any (write(2) is async-signal-safe). */

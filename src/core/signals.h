@@ -19,7 +19,8 @@ int sig_exit_code(void);
  * signal makes us exit at once; 0 when there is none. */
 void sig_set_server_pid(long pid);
 /* An eventfd (or -1: none) the stop signal also rings, so a thread asleep
- * on it wakes at once rather than at its next look at the flag. */
+ * on it wakes at once rather than at its next look at the flag.  It must
+ * stay open from then on: the handler may write to it at any time. */
 void sig_set_wake_fd(int fd);
 /* Tests: request a stop as if signalled. */
 void sig_request_stop(int signo);

@@ -258,6 +258,21 @@ static int fatal_err(struct shared *sh, struct err *e)
     return e->code;
 }
 
+/* The main thread's bell (struct shared main_bell), emptied; -1 without
+ * one.  One for the process, never closed: a stop signal's handler may
+ * write to it at any time, and a closed number could be another file's. */
+static int main_bell(void)
+{
+    static int fd = -1;
+    uint64_t drain;
+
+    if (fd < 0 && (fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) >= 0)
+        sig_set_wake_fd(fd);
+    if (fd >= 0 && read(fd, &drain, sizeof(drain)) < 0)
+        drain = 0; /* empty already */
+    return fd;
+}
+
 /* Takes the options; leaves x and sh set up, nothing connected or started. */
 static int run_init(struct run *x, const struct run_opts *o, struct run_result *r, struct err *e)
 {
@@ -291,8 +306,7 @@ static int run_init(struct run *x, const struct run_opts *o, struct run_result *
     pthread_cond_init(&sh->q.not_empty, NULL);
     pthread_cond_init(&sh->q.not_full, NULL);
     pthread_mutex_init(&sh->dlog_lock, NULL);
-    sh->main_bell = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-    sig_set_wake_fd(sh->main_bell);
+    sh->main_bell = main_bell();
     err_clear(&sh->conn_err);
     sh->iso_stmt = txn_isolation_stmt(cfg->run.isolation);
     sh->mode = txn_mode_resolve(cfg->run.mode, o->dialect);
@@ -1050,12 +1064,8 @@ static int run_teardown(struct run *x, int rc)
     free(x->conn_us);
     db_close(x->mc);
     dialect_release(&x->ad);
-    if (sh)
-        sig_set_wake_fd(-1);
     if (x->stuck || !sh)
         return rc;
-    if (sh->main_bell >= 0)
-        close(sh->main_bell);
     free(sh->q.ring);
     for (int i = 0; i < sh->n_bells; i++)
         if (sh->bells[i] >= 0)
