@@ -642,6 +642,7 @@ static int run_second(struct run *x, struct err *e)
 {
     const struct run_opts *o = x->o;
     struct run_result *r = x->r;
+    struct vu_stats *now = x->m->cur; /* this second's counts (series_add makes them prev) */
     int measuring = x->t_meas != 0;
     int in_tx, down;
     uint64_t longest_us, at;
@@ -654,7 +655,7 @@ static int run_second(struct run *x, struct err *e)
         (void)await_snapshots(x->sh, x->vus, x->nvu, 1000000);
         x->edge_wait = 0;
     }
-    collect(x->vus, x->nvu, x->m->cur, &in_tx);
+    collect(x->vus, x->nvu, now, &in_tx);
     /* The row's rates are over the time its counts cover: from the last
      * row's counts to these, however late this loop woke (a loaded machine
      * wakes it late; the next row is then shorter, never counted twice). */
@@ -664,9 +665,7 @@ static int run_second(struct run *x, struct err *e)
     x->sec++;
     meet_beat(o->meet);
     series_add(r, x->m, x->sec, measuring ? 'm' : 'r', in_tx, down, interval);
-    /* series_add took the counts: they are prev now. */
-    metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, x->m->prev, in_tx,
-                 down);
+    metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, now, in_tx, down);
     if (longest_us > (uint64_t)x->cfg->run.max_outage_us) {
         x->aborted = 1;
         return err_set(e, E_FAIL,
@@ -690,12 +689,6 @@ static int run_second(struct run *x, struct err *e)
     return 0;
 }
 
-/*
- * The per-second loop until end (monotonic): a row each second, and a look
- * for a signal, the last terminal done and a worker's usage error.  Returns
- * 0 at end; otherwise sets x->ended (and x->on_time when every terminal
- * finished) and returns 0, or the failure.
- */
 /* Sleep us, or until the main bell rings (a stop signal, a fatal error, a
  * terminal finished); without a bell, in slices of 100 ms that a signal to
  * another thread cannot cut short. */
@@ -712,6 +705,12 @@ static void main_sleep(struct shared *sh, uint64_t us)
         return; /* read empty by another look */
 }
 
+/*
+ * The per-second loop until end (monotonic): a row each second, and a look
+ * for a signal, the last terminal done and a worker's usage error.  Returns
+ * 0 at end; otherwise sets x->ended (and x->on_time when every terminal
+ * finished) and returns 0, or the failure.
+ */
 static int run_loop(struct run *x, uint64_t end, struct err *e)
 {
     int rc;
