@@ -130,10 +130,10 @@ int mserve_start(struct mserve **out, const char *addr, const char *key, struct 
 
     *out = NULL;
     if (split_addr(addr, host, sizeof(host), port, sizeof(port)) < 0 ||
-        parse_int64(port, 1, 65535, &pnum) != 0)
+        parse_int64(port, 0, 65535, &pnum) != 0)
         return err_set(e, E_USAGE,
-                       "'%s' must be HOST:PORT, [IPV6]:PORT or PORT with a port from 1 to 65535 "
-                       "(got \"%s\")",
+                       "'%s' must be HOST:PORT, [IPV6]:PORT or PORT with a port from 0 to 65535 "
+                       "(0: the system chooses one) (got \"%s\")",
                        key, addr);
     memset(&hints, 0, sizeof(hints));
     hints.ai_family = AF_UNSPEC;
@@ -162,6 +162,15 @@ int mserve_start(struct mserve **out, const char *addr, const char *key, struct 
         return err_set(e, E_FAIL, "out of memory");
     }
     s->fd = fd;
+    /* Port 0: the system chose one, and the address we print must say which. */
+    if (pnum == 0) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof(ss);
+        if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+            snprintf(port, sizeof(port), "%u",
+                     ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+                                                    : ((struct sockaddr_in *)&ss)->sin_port));
+    }
     snprintf(s->addr, sizeof(s->addr), "%s%s%s:%s", strchr(host, ':') ? "[" : "", host,
              strchr(host, ':') ? "]" : "", port);
     pthread_mutex_init(&s->lock, NULL);

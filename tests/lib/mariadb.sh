@@ -56,10 +56,11 @@ maria__prog() {
     return 1
 }
 
-# A random port in 20000..59999 (dash has no $RANDOM).
+. "${root:?mariadb.sh needs root, the checkout}/tests/lib/port.sh"
+
+# A random port below the ephemeral range (port.sh says why).
 maria__random_port() {
-    _r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-    echo $((_r % 40000 + 20000))
+    test_port_random
 }
 
 # Run the client as the administrator over the socket; SQL on stdin.
@@ -174,7 +175,7 @@ maria__start() {
             tail -n 5 "$MARIA_TEST_DIR/error.log" >&2
             return 1
         fi
-        MARIA_TEST_PORT=$((MARIA_TEST_PORT >= 59999 ? 20000 : MARIA_TEST_PORT + 1))
+        MARIA_TEST_PORT=$(test_port_next "$MARIA_TEST_PORT")
     done
 
     # The password goes in on stdin, as an SQL literal: backslashes and single

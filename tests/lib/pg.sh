@@ -66,10 +66,11 @@ pg__run() {
     fi
 }
 
-# A random port in 20000..59999 (dash has no $RANDOM).
+. "${root:?pg.sh needs root, the checkout}/tests/lib/port.sh"
+
+# A random port below the ephemeral range (port.sh says why).
 pg__random_port() {
-    _r=$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')
-    echo $((_r % 40000 + 20000))
+    test_port_random
 }
 
 # On failure pg_start says why on stderr and leaves nothing behind.
@@ -114,10 +115,17 @@ EOF
     fi
 
     # Try ports from a random start until one binds; any other failure is final.
+    # A server that bound only some of its listen_addresses (PostgreSQL starts
+    # when one binds, and a test of two addresses would then be refused on the
+    # other) is stopped and tried again on the next port too.
     PG_TEST_PORT=$(pg__random_port)
     _try=0
-    while ! pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$_data" -l "$PG_TEST_DIR/server.log" \
-        -o "-p $PG_TEST_PORT" -w -t 60 start >>"$PG_TEST_DIR/pg_ctl.log" 2>&1; do
+    while :; do
+        if pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$_data" -l "$PG_TEST_DIR/server.log" \
+            -o "-p $PG_TEST_PORT" -w -t 60 start >>"$PG_TEST_DIR/pg_ctl.log" 2>&1; then
+            grep -qE 'could not bind' "$PG_TEST_DIR/server.log" || break
+            pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$_data" -m immediate -w stop >/dev/null 2>&1
+        fi
         _try=$((_try + 1))
         if ! grep -qE 'could not bind|could not create any TCP/IP sockets' "$PG_TEST_DIR/server.log" ||
             [ "$_try" -ge 20 ]; then
@@ -126,7 +134,7 @@ EOF
             return 1
         fi
         : >"$PG_TEST_DIR/server.log"
-        PG_TEST_PORT=$((PG_TEST_PORT >= 59999 ? 20000 : PG_TEST_PORT + 1))
+        PG_TEST_PORT=$(test_port_next "$PG_TEST_PORT")
     done
 
     # The password goes in on stdin, with single quotes doubled for the SQL literal.

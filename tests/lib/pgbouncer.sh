@@ -115,7 +115,7 @@ EOF
             return 1
         fi
         rm -f "$PGB_TEST_DIR/pgbouncer.log" "$PGB_TEST_DIR/stdout.log" "$PGB_TEST_DIR/pgbouncer.pid"
-        PGB_TEST_PORT=$((PGB_TEST_PORT >= 59999 ? 20000 : PGB_TEST_PORT + 1))
+        PGB_TEST_PORT=$(test_port_next "$PGB_TEST_PORT")
     done
     PGB_TEST_CONNINFO="host=127.0.0.1 port=$PGB_TEST_PORT dbname=tpcc user=tpcc"
     export PGB_TEST_DIR PGB_TEST_PORT PGB_TEST_CONNINFO

@@ -37,7 +37,8 @@
 #     bg_complete LABEL [NAME]  bg_wait 60, and the run exits 0 (a test)
 #     bg_reap LABEL       wait for $bgpid; rc, out and err as run sets them
 #     bad_args CMD PREFIX [ALL]  a table of bad arguments on stdin: exit 2 + message
-#     free_port           a free TCP port of 127.0.0.1
+#     bg_endpoint NAME    the URL a background command's --metrics-listen 127.0.0.1:0 says
+#     listen_port PID     the TCP port a process listens on
 #     busy_port / busy_port_free  a port of 127.0.0.1 held open, then let go
 #
 # and the opening of a script: t_begin, t_helper, t_copy_bin, t_private,
@@ -498,11 +499,29 @@ bg_complete() {
     is "$rc" 0 "${2:-$1}: the run completes, exit 0" || diag "$(cat "$tmp/$1.err")"
 }
 
-# free_port: prints a TCP port of 127.0.0.1 that is free (the kernel's
-# choice for port 0; closed again, so a race is possible but unlikely).
-# Exports nothing.
-free_port() {
-    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+# bg_endpoint NAME: waits (at most 60 s, while $bgpid lives) until the
+# command started in the background with its stderr in $tmp/NAME.err, and
+# --metrics-listen 127.0.0.1:0, says where its endpoint is ("metrics:
+# http://ADDR/metrics": the port the system chose).  No port is picked
+# first and bound later, where another test could take it in between.
+# Sets endpoint (the URL; empty when it did not say); 0 when it said.
+bg_endpoint() {
+    endpoint=
+    _i=0
+    while [ $_i -lt 600 ]; do
+        endpoint=$(sed -n 's|^metrics: \(http://[^ ]*/metrics\)$|\1|p' "$tmp/$1.err" 2>/dev/null | head -n 1)
+        [ -n "$endpoint" ] && return 0
+        kill -0 "$bgpid" 2>/dev/null || return 1
+        sleep 0.1
+        _i=$((_i + 1))
+    done
+    return 1
+}
+
+# listen_port PID: prints the TCP port the process PID listens on (its
+# first listening socket, from ss), empty when it listens on none yet.
+listen_port() {
+    ss -Hltnp 2>/dev/null | sed -n "s/.*:\([0-9][0-9]*\) .*pid=$1,.*/\1/p" | head -n 1
 }
 
 # busy_port: a process that listens on a port of 127.0.0.1 (for at most

@@ -1,6 +1,6 @@
 #!/bin/sh
 # 0010-managed.sh - the managed (embedded default) PostgreSQL of
-# src/db/managed.c, driven by tests/helpers/managed_smoke.c, and the test
+# src/db/managed.c, driven by tests/helper/managed_smoke.c, and the test
 # server library tests/lib/pg.sh.  Prints TAP.  Runs as root (the server then
 # runs as postgres) or as any other user.  Every server started here is
 # stopped on exit, pass or fail.
@@ -85,16 +85,13 @@ q() {
 
 # --- the test driver -------------------------------------------------------
 
-smoke=$tmp/managed_smoke
-CC=${CC:-cc}
-if $CC -std=c11 -D_GNU_SOURCE -I"$root/src" -Wall -Wextra -Wpedantic -Wshadow \
-    -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 -Wvla -Wwrite-strings -g \
-    -fsanitize=address,undefined -o "$smoke" "$root/tests/helpers/managed_smoke.c" \
-    "$root/src/db/managed.c" "$root/src/core/err.c" "$root/src/core/signals.c" \
-    "$root/src/core/secret.c" "$root/src/core/proc.c" 2>"$tmp/cc.log"; then
-    pass "managed_smoke compiles"
+# tests/helper/managed_smoke.c, built by the Makefile beside the binary
+# under test (the same sanitizer flavour).
+smoke=${TPCC_HELPERS:-$root/build/tests/helper}/managed_smoke
+if [ -x "$smoke" ]; then
+    pass "managed_smoke is built ($smoke)"
 else
-    fail "managed_smoke compiles" "$(tail -n 5 "$tmp/cc.log")"
+    fail "managed_smoke is built" "$smoke is missing: run make build/tests/helper/managed_smoke"
     done_testing
 fi
 
@@ -222,7 +219,15 @@ d4=$tmp/m4/pg
 datadirs="$datadirs $d4"
 "$smoke" "$d4" start >/dev/null 2>"$tmp/err" &
 spid=$!
-sleep 0.2
+# The moment the test names: initdb has begun (PG_VERSION is its first
+# file), so the helper's handler is in place (a background job of sh starts
+# with SIGINT ignored until then) and managed_start has not returned (initdb
+# and the server's start take seconds more).
+i=0
+while [ ! -f "$d4/PG_VERSION" ] && kill -0 "$spid" 2>/dev/null && [ $i -lt 600 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
 kill -INT "$spid"
 wait "$spid"
 rc=$?

@@ -80,20 +80,25 @@ t_pg 2
 run load "$bin" load -c "$cfg" --label load
 is "$rc" 0 "load W=2" || explain
 
-# exporter NAME ADDR: the real node_exporter on ADDR:(a free port), the
-# collectors tpccbench reads; sets ne_url.  Its pid goes to bgpids.
+# exporter NAME ADDR: the real node_exporter on ADDR, on a port the system
+# chooses (port 0, read back from the socket it listens on), the collectors
+# tpccbench reads; sets ne_url.  Its pid goes to bgpids.
 exporter() {
-    _port=$(free_port)
-    "$NE" --web.listen-address="$2:$_port" --collector.disable-defaults --collector.cpu \
+    "$NE" --web.listen-address="$2:0" --collector.disable-defaults --collector.cpu \
         --collector.meminfo --collector.diskstats --collector.filesystem --collector.netdev \
         --collector.loadavg --collector.pressure --collector.uname --collector.os \
         >"$tmp/$1.log" 2>&1 </dev/null &
-    bgpids="$bgpids $!"
-    ne_url=http://$2:$_port/metrics
+    _nepid=$!
+    bgpids="$bgpids $_nepid"
+    ne_url=
     _i=0
-    while [ $_i -lt 100 ]; do
-        python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1).read()' \
-            "$ne_url" 2>/dev/null && return 0
+    while [ $_i -lt 100 ] && kill -0 "$_nepid" 2>/dev/null; do
+        _port=$(listen_port "$_nepid")
+        if [ -n "$_port" ]; then
+            ne_url=http://$2:$_port/metrics
+            python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1).read()' \
+                "$ne_url" 2>/dev/null && return 0
+        fi
         sleep 0.1
         _i=$((_i + 1))
     done
@@ -161,10 +166,11 @@ fake() {
 # 1. A real node_exporter on the loopback; the server is local.
 exporter ne 127.0.0.1 || bail_out "node_exporter did not answer at $ne_url: $(tail -3 "$tmp/ne.log")"
 pass "node_exporter answers at $ne_url"
-port=$(free_port)
 "$bin" run -c "$cfg" --vus 2 --duration 6s --warmup 1s --label local --db-host-metrics "$ne_url" \
-    --metrics-listen "127.0.0.1:$port" >"$tmp/local.out" 2>"$tmp/local.err" </dev/null &
+    --metrics-listen "127.0.0.1:0" >"$tmp/local.out" 2>"$tmp/local.err" </dev/null &
 bgpid=$!
+bg_endpoint local
+port=$(echo "$endpoint" | sed -n 's|^http://127.0.0.1:\([0-9]*\)/metrics$|\1|p')
 got=0
 i=0
 while [ $i -lt 150 ] && alive "$bgpid"; do
