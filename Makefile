@@ -74,6 +74,17 @@ $(B)/tests/helper/%: tests/helper/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
+# tpccbench with transactions broken on purpose for tests/t/0045-acid.sh
+# (TPCC_BROKEN, src/tpcc/txn.c): txn.c built again with TPCC_TEST_BROKEN,
+# so the release binary carries no such switch.  Never installed.
+BROKEN_BIN := $(B)/tests/helper/tpccbench-broken
+$(B)/broken/txn.o: src/tpcc/txn.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -DTPCC_TEST_BROKEN $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+$(BROKEN_BIN): $(B)/src/main.o $(filter-out $(B)/src/tpcc/txn.o,$(LIB_OBJ)) $(B)/broken/txn.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
 -include $(shell find $(B) -name '*.d' 2>/dev/null)
 
 # What each target needs, installed when missing (as root; otherwise the
@@ -114,7 +125,7 @@ TEST_JOBS ?= 4
 PROVE     := prove --timer --failures -j$(TEST_JOBS) --exec ''
 PROVE_LOG := $(B)/prove.log
 test: deps-test
-	$(MAKE) $(BIN) $(TEST_UNIT) $(HELPER_BIN)
+	$(MAKE) $(BIN) $(TEST_UNIT) $(HELPER_BIN) $(BROKEN_BIN)
 ifneq ($(SANITIZE),)
 	rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG)
 endif
@@ -146,7 +157,7 @@ test-sanitize: test-asan test-tsan
 unit-test: $(BIN) $(UNIT_BIN)
 	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP $(PROVE) $(UNIT_BIN)
 
-integration-test: $(BIN) $(HELPER_BIN)
+integration-test: $(BIN) $(HELPER_BIN) $(BROKEN_BIN)
 	$(TEST_ENV) $(PROVE) $(TEST_T)
 
 # Private PostgreSQL, 1 warehouse: load, check, summary, stop.

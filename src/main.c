@@ -24,6 +24,7 @@ static const struct subcommand subcommands[] = {
     { "install-procedures", cmd_install_procedures,
       "install the server-side functions of run.mode procedure" },
     { "check", cmd_check, "check the TPC-C consistency conditions" },
+    { "acid", cmd_acid, "the TPC-C atomicity and isolation tests (clause 3)" },
     { "run", cmd_run, "timed mixed workload: NOTPM, TPS, latency per run" },
     { "bench", cmd_bench, "load + run + check: one tuning step, one record" },
     { "compare", cmd_compare, "step table, % gains, what changed, regression gate" },

@@ -157,6 +157,7 @@ extern const struct cmd_opt cmd_db_opts[];
 int cmd_load(int argc, char **argv);
 int cmd_install_procedures(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_acid(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_iobench(int argc, char **argv);

@@ -372,12 +372,20 @@ int db_commit(struct db_conn *c, struct err *e)
     c->last_op = DB_OP_COMMIT;
     if (fault_hit(c, DB_OP_COMMIT, e))
         return e->code;
+    if (c->hook_fn && c->hook_id == DB_HOOK_COMMIT)
+        c->hook_fn(c, DB_HOOK_COMMIT, c->hook_arg);
     c->n_roundtrips++;
+    if (c->commit_rolls_back) {
+        c->commit_rolls_back = 0;
+        return c->ops->rollback(c, e);
+    }
     return c->ops->commit(c, e);
 }
 
 int db_rollback(struct db_conn *c, struct err *e)
 {
+    if (c->hook_fn && c->hook_id == DB_HOOK_ROLLBACK)
+        c->hook_fn(c, DB_HOOK_ROLLBACK, c->hook_arg);
     c->n_roundtrips++;
     return c->ops->rollback(c, e);
 }

@@ -155,12 +155,21 @@ struct db_conn {
     struct err pipe_err;  /* ... that fault */
 
     /* Test hook: db_exec() calls hook_fn(c, id, hook_arg) just before it
-     * sends statement hook_id, so a test can stop a transaction between two
-     * of its statements (tests/helper/txn_probe.c).  NULL outside tests. */
+     * sends statement hook_id (db_commit() and db_rollback() for the ids
+     * DB_HOOK_COMMIT and DB_HOOK_ROLLBACK), so a test can stop a transaction
+     * between two of its statements (tests/helper/txn_probe.c, tpcc/acid.c).
+     * NULL outside tests. */
     void (*hook_fn)(struct db_conn *c, int id, void *arg);
     int hook_id;
     void *hook_arg;
+    /* 1: the next db_commit() rolls back instead, and clears this (the
+     * acid tests' rollback in place of a transaction's commit). */
+    int commit_rolls_back;
 };
+
+/* Hook ids (db_hook) of the end of a transaction. */
+#define DB_HOOK_COMMIT (-1)
+#define DB_HOOK_ROLLBACK (-2)
 
 /* Operations a fault can be injected into (struct db_conn.fault_ops). */
 #define DB_OP_EXEC 0x1
@@ -367,8 +376,10 @@ int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e
 /* Arm fault injection (tests): the next n calls of ops fail with code. */
 void db_fault(struct db_conn *c, unsigned ops, int n, int code, const char *sqlstate);
 
-/* Arm the test hook (tests): fn(c, id, arg) runs each time db_exec() is
- * about to send statement id; fn NULL disarms it.  Keeps arg. */
+/* Arm the test hook (tests, tpccbench acid): fn(c, id, arg) runs each time
+ * db_exec() is about to send statement id (DB_HOOK_COMMIT, DB_HOOK_ROLLBACK:
+ * db_commit(), db_rollback() about to end the transaction); fn NULL disarms
+ * it.  Keeps arg. */
 void db_hook(struct db_conn *c, int id, void (*fn)(struct db_conn *c, int id, void *arg),
              void *arg);
 

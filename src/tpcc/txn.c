@@ -32,6 +32,21 @@ static const char *const stmt_names[S_NSTMTS] = {
     "?proc_stock_level", "run_new_orders", "run_ping", "os_begin", "os_snapshot", "?proc_version",
 };
 
+#ifdef TPCC_TEST_BROKEN
+/* Test builds only (make's tpccbench-broken; never the release binary):
+ * the environment's TPCC_BROKEN names transactions made wrong on purpose
+ * ("payment-commits", "os-no-snapshot"), so tests/t/0045-acid.sh can
+ * show that the acid tests catch them. */
+static int txn_broken(const char *what)
+{
+    const char *b = getenv("TPCC_BROKEN");
+
+    return b && strstr(b, what) != NULL;
+}
+#else
+#define txn_broken(what) 0
+#endif
+
 int txn_dialect_load(struct dialect *d, const char *name, struct err *e)
 {
     return dialect_load(d, name, "statements", stmt_names, S_NSTMTS, e);
@@ -327,6 +342,8 @@ static int os_begin(struct db_conn *c, struct err *e)
 {
     int rc;
 
+    if (txn_broken("os-no-snapshot"))
+        return db_begin(c, e); /* broken: each statement its own snapshot at read committed */
     if (c->ops->flags & DB_F_AUTOCOMMIT)
         return db_exec(c, S_OS_BEGIN, NULL, 0, e);
     if ((rc = db_begin(c, e)) < 0)
@@ -1191,6 +1208,9 @@ int txn_exec(struct db_conn *c, int mode, const struct txn_input *in, struct txn
     uint64_t t0;
     int rc;
 
+    /* Broken: a Payment asked to roll back in place of its commit commits. */
+    if (in->type == TX_PAYMENT && txn_broken("payment-commits"))
+        c->commit_rolls_back = 0;
     if (mode == RUN_MODE_CLIENT || mode == RUN_MODE_AUTO)
         return exec_client(c, in, out, e);
     out->rolled_back = 0;
