@@ -36,6 +36,7 @@ static const struct subcommand subcommands[] = {
     { "sweep", cmd_sweep, "the same workload at several RTTs through the delay proxy" },
     { "study", cmd_study, "a tuning study: steps of settings, repeats, significance" },
     { "history", cmd_history, "runs over time as series: change points, what changed, gate" },
+    { "server", cmd_server, "the private PostgreSQL: status, or stop one left running" },
     { NULL, NULL, NULL },
 };
 

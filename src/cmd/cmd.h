@@ -167,6 +167,8 @@ int cmd_merge(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_study(int argc, char **argv);
 int cmd_history(int argc, char **argv);
+/* `server status|stop`: the private PostgreSQL by its data directory (cmd/server.c). */
+int cmd_server(int argc, char **argv);
 /* `report --history`: history's HTML page into a file (cmd/history.c). */
 int cmd_report_history(int argc, char **argv);
 

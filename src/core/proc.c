@@ -109,3 +109,23 @@ enum proc_state proc_judge(const struct proc_id *who)
         return PROC_GONE;
     return PROC_ALIVE;
 }
+
+void proc_command(long pid, char *buf, size_t len)
+{
+    char path[64], text[512], *base;
+    ssize_t n;
+    size_t first;
+
+    buf[0] = '\0';
+    snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+    if ((n = read_small(path, text, sizeof(text))) <= 0)
+        return;
+    /* The arguments are NUL-separated: argv[0], then argv[1] when there is one. */
+    first = strlen(text);
+    base = strrchr(text, '/');
+    base = base ? base + 1 : text;
+    if ((ssize_t)first + 1 < n && text[first + 1])
+        snprintf(buf, len, "%s %s", base, text + first + 1);
+    else
+        snprintf(buf, len, "%s", base);
+}

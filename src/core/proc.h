@@ -45,4 +45,11 @@ void proc_boot_id(char *buf, size_t len);
  */
 enum proc_state proc_judge(const struct proc_id *who);
 
+/*
+ * What pid runs, for messages: the base name of its program and its first
+ * argument ("tpccbench run"), from /proc/PID/cmdline; "" when it cannot be
+ * read.  No later argument is shown (a path, a label: nothing a message needs).
+ */
+void proc_command(long pid, char *buf, size_t len);
+
 #endif

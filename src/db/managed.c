@@ -1726,6 +1726,119 @@ int managed_stop(struct managed_pg *m, struct err *e)
     return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* A server named by its data directory (`tpccbench server`)           */
+/* ------------------------------------------------------------------ */
+
+/* mi (but its datadir) from m->datadir's postmaster.pid and owner file, as owner_how judges. */
+static void inspect_fill(const struct managed_pg *m, struct managed_info *mi)
+{
+    struct pidfile pf;
+    struct owner o;
+    struct err scratch;
+
+    mi->cluster = cluster_exists(m->datadir, &scratch) == 1;
+    mi->running = mi->cluster && pidfile_read(m->datadir, &pf);
+    if (mi->running) {
+        mi->pm_pid = pf.pid;
+        snprintf(mi->pm_status, sizeof(mi->pm_status), "%s", pf.status);
+        snprintf(mi->sockdir, sizeof(mi->sockdir), "%s", pf.sockdir);
+        mi->port = pf.port > 0 ? pf.port : DEFAULT_PORT;
+        snprintf(mi->listen, sizeof(mi->listen), "%s", pf.listen);
+    }
+    if (owner_read(m, &o) == 0) {
+        mi->owner_file = 1;
+        mi->owner_kept = o.kept;
+        mi->owner_pid = o.who.pid;
+        if (strcmp(o.who.boot_id, "-") == 0)
+            o.who.boot_id[0] = '\0';
+        mi->owner_alive = proc_judge(&o.who) == PROC_ALIVE;
+        if (mi->owner_alive)
+            proc_command(o.who.pid, mi->owner_cmd, sizeof(mi->owner_cmd));
+    }
+    if (!mi->owner_file || mi->owner_kept)
+        mi->how = MANAGED_KEPT;
+    else
+        mi->how = mi->owner_alive ? MANAGED_SHARED : MANAGED_ADOPTED;
+}
+
+int managed_inspect(const char *datadir, struct managed_info *mi, struct err *e)
+{
+    struct managed_pg m;
+    char real[4096];
+    int rc;
+
+    memset(mi, 0, sizeof(*mi));
+    memset(&m, 0, sizeof(m));
+    if (!datadir || !*datadir)
+        return err_set(e, E_USAGE, "no datadir given for the private PostgreSQL");
+    if ((rc = make_absolute(datadir, m.datadir, sizeof(m.datadir), e)) < 0)
+        return rc;
+    /* The path the commands keep (start_locked resolves it too). */
+    if (realpath(m.datadir, real))
+        snprintf(m.datadir, sizeof(m.datadir), "%s", real);
+    inspect_fill(&m, mi);
+    snprintf(mi->datadir, sizeof(mi->datadir), "%s", m.datadir);
+    return 0;
+}
+
+/* managed_stop_datadir under the lock: judge again (a command may have come
+ * or gone meanwhile), refuse or stop. */
+static int stop_datadir_locked(struct managed_pg *m, int force, struct managed_info *mi,
+                               struct err *e)
+{
+    struct runas ra = { 0 };
+    int rc;
+
+    memset(mi, 0, sizeof(*mi));
+    snprintf(mi->datadir, sizeof(mi->datadir), "%s", m->datadir);
+    inspect_fill(m, mi);
+    if (!mi->running)
+        return 1;
+    if (mi->how == MANAGED_SHARED && !force)
+        return err_set(e, E_USAGE,
+                       "the private PostgreSQL in '%s' is in use by %s (pid %ld), which owns it "
+                       "and stops it at its end: wait for that command to end, or give --force "
+                       "to stop the server now (that command then loses its connections)",
+                       m->datadir, mi->owner_cmd[0] ? mi->owner_cmd : "a command",
+                       mi->owner_pid);
+    rc = pick_existing_user(m, e);
+    if (rc == 0)
+        rc = runas_init(&ra, m->run_uid, m->run_gid, NULL, e);
+    if (rc == 0)
+        rc = server_stop(m, &ra, e);
+    runas_release(&ra);
+    if (rc < 0)
+        return rc;
+    owner_remove(m);
+    /* A socket directory of ours under /tmp (a datadir too long for sun_path). */
+    if (strncmp(mi->sockdir, "/tmp/tpccbench-", 15) == 0 && strcmp(mi->sockdir, m->datadir) != 0)
+        rmdir(mi->sockdir);
+    return 0;
+}
+
+int managed_stop_datadir(const char *datadir, int force, struct managed_info *mi, struct err *e)
+{
+    struct managed_pg m;
+    int rc, lock = -1;
+
+    if ((rc = managed_inspect(datadir, mi, e)) < 0)
+        return rc;
+    if (!mi->cluster)
+        return err_set(e, E_USAGE,
+                       "'%s' holds no PostgreSQL cluster (no PG_VERSION): nothing to stop there; "
+                       "name the private server's directory with --datadir, or its config with -c",
+                       mi->datadir);
+    memset(&m, 0, sizeof(m));
+    snprintf(m.datadir, sizeof(m.datadir), "%s", mi->datadir);
+    if ((rc = managed_find_bindir(m.bindir, sizeof(m.bindir), e)) < 0 ||
+        (rc = datadir_lock(&m, &lock, e)) < 0)
+        return rc;
+    rc = stop_datadir_locked(&m, force, mi, e);
+    close(lock);
+    return rc;
+}
+
 /* Append key=value to buf at *used, quoting the value when libpq needs it. */
 static int conninfo_add(char *buf, size_t len, size_t *used, const char *key, const char *val)
 {

@@ -127,6 +127,44 @@ int managed_load_settings(struct managed_pg *m, int on, char *got, size_t len, s
  */
 int managed_keep(struct managed_pg *m, struct err *e);
 
+/* What a private server on a data directory is now (managed_inspect, `server status`). */
+struct managed_info {
+    char datadir[4096];  /* the data directory, an absolute path */
+    int cluster;         /* 1: it holds a cluster (PG_VERSION) */
+    int running;         /* 1: postmaster.pid names a live process */
+    long pm_pid;         /* that postmaster's pid (running) */
+    char pm_status[16];  /* as postmaster.pid says: "ready", "starting", "stopping", ... */
+    char sockdir[4096];  /* its Unix socket directory ("" = none) */
+    int port;            /* its port (the socket's number too) */
+    char listen[256];    /* its first TCP listen address, "" = the socket only */
+    int how;             /* what a command would find: MANAGED_SHARED, _KEPT or _ADOPTED */
+    int owner_file;      /* 1: there is an owner file (tpccbench started it) */
+    int owner_kept;      /* 1: it says kept (--keep-server) */
+    long owner_pid;      /* the pid it names (0 = no file) */
+    int owner_alive;     /* 1: that command runs now */
+    char owner_cmd[128]; /* what it runs ("tpccbench run"), "" when gone or unknown */
+};
+
+/*
+ * Fill mi for datadir without touching anything (no lock: a command
+ * starting or stopping the server at the same moment may show as
+ * "starting" or "stopping").  mi->running 0 and mi->cluster 0 when datadir
+ * is missing.  E_USAGE when datadir is empty or too long.
+ */
+int managed_inspect(const char *datadir, struct managed_info *mi, struct err *e);
+
+/*
+ * Stop the server running on datadir (pg_ctl stop -m fast, as its user),
+ * whoever started it, under the lock the commands take, and remove its
+ * owner file and a temporary socket directory of ours.  A server a command
+ * that still runs owns (MANAGED_SHARED) is refused (E_USAGE, naming that
+ * command) unless force.  mi: what was found before the stop.  Returns 0
+ * when it stopped the server, 1 when none ran (nothing done), E_USAGE when
+ * datadir holds no cluster or the stop is refused, E_FAIL when the stop
+ * failed.
+ */
+int managed_stop_datadir(const char *datadir, int force, struct managed_info *mi, struct err *e);
+
 /*
  * Write "host=SOCKDIR port=PORT dbname=tpcc user=tpcc" into buf.  Returns 0,
  * or E_FAIL when buf is too small.
