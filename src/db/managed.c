@@ -1417,7 +1417,7 @@ static int refuse_mismatch(const struct managed_pg *m, const struct pidfile *pf,
     return err_set(e, E_USAGE,
                    "the private PostgreSQL running on '%s' listens on %s, but the config asks "
                    "for 127.0.0.1:%d (database.port), and this command may not restart it (%s): "
-                   "stop it (pg_ctl -D '%s' stop, as its user) and run again, or set "
+                   "stop it (tpccbench server stop --datadir '%s') and run again, or set "
                    "database.port to %d",
                    m->datadir, where, port, why, m->datadir, pf->listen[0] ? pf->port : 0);
 }

@@ -194,7 +194,7 @@ results: {dir: "$tmp/results"}
 EOF
 run asks "$bin" run -c "$tmp/port.yaml" --duration 2s --warmup 0s --vus 2 --label asks
 is "$rc" 2 "a run asking for port $port of a kept socket-only server: exit 2" || explain
-is "$err" "tpccbench run: the private PostgreSQL running on '$pg' listens on its Unix socket only (no TCP), but the config asks for 127.0.0.1:$port (database.port), and this command may not restart it (it was left running on purpose (--keep-server, pid $kept_pid)): stop it (pg_ctl -D '$pg' stop, as its user) and run again, or set database.port to 0" \
+is "$err" "tpccbench run: the private PostgreSQL running on '$pg' listens on its Unix socket only (no TCP), but the config asks for 127.0.0.1:$port (database.port), and this command may not restart it (it was left running on purpose (--keep-server, pid $kept_pid)): stop it (tpccbench server stop --datadir '$pg') and run again, or set database.port to 0" \
     "the message names where it listens, what the config asks and what to do"
 is "$(pmpid)|$(sed -n 6p "$pg/postmaster.pid" | tr -d ' ')" "$pm|" "the kept server runs on, still without TCP"
 pg_stop_datadir "$pg"
