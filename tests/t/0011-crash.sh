@@ -15,7 +15,7 @@
 #     port, the first line says where it listens, psql reaches that port;
 #  3. a run through the delay proxy frozen by SIGSTOP from second 3 to the
 #     run's end: the record is written with left_behind, and the process
-#     exits within 5 s of it while the proxy is still frozen; the record's
+#     exits within 2 s of it while the proxy is still frozen; the record's
 #     "ended" agrees with the exit;
 #  4. the killed run's record: compare and report say "crashed (pid N
 #     gone)"; the next run into that results directory marks it crashed in
@@ -242,8 +242,8 @@ kill -CONT "$px"
 is "$px_state" T "the proxy was still frozen when the run exited"
 frec=$(rec_json frozen)
 t_rec=$(stat -c %.9Y "$frec" 2>/dev/null || echo 0)
-ok "$(python3 -c "import sys; sys.exit(0 if 0 <= float(sys.argv[1]) - float(sys.argv[2]) <= 5 else 1)" "$t_exit" "$t_rec" && echo 0 || echo 1)" \
-    "the run exited within 5 s of writing its record ($(python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$t_exit" "$t_rec") s)"
+ok "$(python3 -c "import sys; sys.exit(0 if 0 <= float(sys.argv[1]) - float(sys.argv[2]) <= 2 else 1)" "$t_exit" "$t_rec" && echo 0 || echo 1)" \
+    "the run exited within 2 s of writing its record ($(python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$t_exit" "$t_rec") s)"
 jcheck "$frec" "
 import calendar, time
 run = rec.get('run', {})
