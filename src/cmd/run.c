@@ -141,13 +141,15 @@ static void pooler_warning(const struct config *cfg, const struct run_result *r,
     int declared = cfg->database.pooler[0] && strcmp(cfg->database.pooler, "none") != 0;
     char msg[CFG_STR + 256];
 
-    if (strcmp(cfg->run.isolation, "read committed") == 0 || !(declared || figures_pooler_seen(r)))
+    const char *iso = figures_isolation(cfg, r);
+
+    if (strcmp(iso, "read committed") == 0 || !(declared || figures_pooler_seen(r)))
         return;
     snprintf(msg, sizeof(msg),
              "isolation %s is set per session when a VU connects; a pooler in transaction mode "
              "does not keep it: set default_transaction_isolation on the server, or use the "
              "pooler's session mode",
-             cfg->run.isolation);
+             iso);
     fprintf(stderr, "warning: %s\n", msg);
     json_array_append_new(w, json_string(msg));
 }
@@ -304,6 +306,11 @@ static int run_with_session(struct session *s, const struct cmd_args *a, json_t 
     if (r->left_behind || r->cancel_unanswered)
         cmd_abandoned();
     pooler_warning(s->cfg, r, json_object_get(rec, "warnings"));
+    /* The level the run set, where the config left it to the DBMS: compare
+     * and history group records by it. */
+    if (r->isolation[0])
+        json_object_set_new(json_object_get(json_object_get(rec, "config"), "run"), "isolation",
+                            json_string(r->isolation));
     if (m)
         metrics_end(m, rec, dir);
     figures_compute(s->cfg, r, &f);

@@ -218,7 +218,9 @@ static const struct key key_table[] = {
     KEY("run.delivery_workers",  K_INT,        run.delivery_workers,  0, 64,    NULL),
     KEY("run.delivery",          K_CHOICE_INT, run.delivery_inline,   0, 1,     delivery_choices),
     KEY("run.delivery_queue",    K_INT,        run.delivery_queue,    1, 100000, NULL),
-    KEY("run.isolation",         K_CHOICE_STR, run.isolation,         0, 0,     isolation_choices),
+    /* Set, it is the level or a refusal; unset, the weakest the DBMS offers from read committed. */
+    { "run.isolation", K_CHOICE_STR, OFF(run.isolation), 0, 0, isolation_choices, 1,
+      OFF(run.isolation_set), NULL, 0 },
     KEY("run.seed",              K_I64,        run.seed,              0, INT64_MAX, NULL),
     KEY("run.mode",              K_CHOICE_INT, run.mode,              1, 3,     mode_choices),
     KEY("run.transactions",      K_I64,        run.transactions,      0, INT64_MAX, NULL),

@@ -106,6 +106,9 @@ struct config {
         int delivery_inline;    /* 1: run delivery inline (a labelled deviation) */
         int delivery_queue;     /* bound of the deferred delivery queue */
         char isolation[CFG_STR]; /* "read committed" | "repeatable read" | "serializable" */
+        int isolation_set;      /* 1 when run.isolation came from file or command line: only
+                                 * then is a level the DBMS lacks refused (else run/driver.c
+                                 * takes the weakest it offers from read committed up) */
         int64_t seed;           /* run-time RNG seed, 0 = from the clock */
         int mode;               /* enum run_mode; 0 = the driver's best */
         int64_t transactions;   /* per VU: stop after this many (0 = by duration) */

@@ -534,6 +534,37 @@ int db_set_isolation(struct db_conn *c, const char *name, int stmt_id, struct er
     return 0;
 }
 
+int db_isolation_default(const struct db_caps *k, const char *dbms, const char **name, char *why,
+                         size_t cap, struct err *e)
+{
+    /* From the weakest up: the first offered is the run's. */
+    static const struct {
+        unsigned iso;
+        const char *name;
+    } up[] = {
+        { DB_ISO_READ_COMMITTED, "read committed" },
+        { DB_ISO_REPEATABLE_READ, "repeatable read" },
+        { DB_ISO_SERIALIZABLE, "serializable" },
+    };
+    unsigned offered = k->known ? k->iso_offered : DB_ISO_READ_COMMITTED;
+
+    dbms = dbms && *dbms ? dbms : "(unnamed)";
+    *name = up[0].name;
+    why[0] = '\0';
+    for (size_t i = 0; i < sizeof(up) / sizeof(up[0]); i++)
+        if (offered & up[i].iso) {
+            *name = up[i].name;
+            if (i > 0)
+                snprintf(why, cap, "%s offers %s", dbms,
+                         offered == up[i].iso ? "no other" : "no read committed");
+            return 0;
+        }
+    return err_set(e, E_USAGE,
+                   "DBMS '%s' offers none of read committed, repeatable read, serializable: "
+                   "tpccbench runs at one of them",
+                   dbms);
+}
+
 int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e)
 {
     int rc = db_query(c, sql, NULL, 0, e);

@@ -125,6 +125,7 @@ struct db_caps {
     char catalog[64];           /* how tables are found: "SQLTables, SQLStatistics" */
     int rows_load;              /* 1: bulk_* send one row per execution */
     int txn_level;              /* DB_ISO_* set by db_set_isolation, 0 not set */
+    unsigned iso_offered;       /* DB_ISO_* the DBMS offers (where known) */
 };
 
 /* A connection: core state plus the driver's private part.  Owned by one thread. */
@@ -369,6 +370,15 @@ int db_unique_key(struct db_conn *c, const char *table, const char *cols, int *f
 /* Set run.isolation name on c: ops->set_isolation, else dialect statement
  * stmt_id.  c->caps.txn_level then says the level set. */
 int db_set_isolation(struct db_conn *c, const char *name, int stmt_id, struct err *e);
+/*
+ * The level a run takes when run.isolation is not set, on a DBMS of caps k
+ * named dbms: read committed where it is offered (or k does not know), else
+ * the weakest offered above it.  *name is that level's run.isolation name;
+ * why (cap bytes) says why it is not read committed ("SQLite offers no
+ * other"), "" when it is.  E_USAGE when k offers none of the three.  Pure.
+ */
+int db_isolation_default(const struct db_caps *k, const char *dbms, const char **name, char *why,
+                         size_t cap, struct err *e);
 
 /* Query returning a single integer (first column of the first row). */
 int db_query_int(struct db_conn *c, const char *sql, int64_t *out, struct err *e);

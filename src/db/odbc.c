@@ -316,6 +316,7 @@ static int caps_of(struct db_conn *c, struct od_conn *o, struct err *e)
              o->info.driver_odbc_ver);
     snprintf(k->transactions, sizeof(k->transactions), "%s", txn_words(o->info.txn_capable));
     snprintf(k->isolation, sizeof(k->isolation), "%s", o->caps.isolation_list);
+    k->iso_offered = o->caps.isolation;
     snprintf(k->default_isolation, sizeof(k->default_isolation), "%s",
              d == ODBC_ISO_READ_COMMITTED    ? "read committed"
              : d == ODBC_ISO_REPEATABLE_READ ? "repeatable read"

@@ -308,10 +308,37 @@ static int run_init(struct run *x, const struct run_opts *o, struct run_result *
     pthread_mutex_init(&sh->dlog_lock, NULL);
     sh->main_bell = main_bell();
     err_clear(&sh->conn_err);
+    /* Until pick_isolation knows the DBMS: the config's. */
+    sh->iso_name = cfg->run.isolation;
     sh->iso_stmt = txn_isolation_stmt(cfg->run.isolation);
     sh->mode = txn_mode_resolve(cfg->run.mode, o->dialect);
     r->mode = sh->mode;
     r->virtual_users = x->nvu;
+    return 0;
+}
+
+/*
+ * The level every connection sets: run.isolation where it was set (a level
+ * the DBMS lacks is then refused at connect, naming the ones it has), else
+ * the weakest the DBMS offers from read committed up, and why, so that a
+ * config that says nothing still runs on SQLite (serializable only).
+ */
+static int pick_isolation(struct run *x, struct err *e)
+{
+    struct run_result *r = x->r;
+    const char *name = x->cfg->run.isolation;
+    int rc;
+
+    if (!x->cfg->run.isolation_set &&
+        (rc = db_isolation_default(&x->mc->caps, x->mc->server_name, &name, r->isolation_why,
+                                   sizeof(r->isolation_why), e)) < 0)
+        return rc;
+    snprintf(r->isolation, sizeof(r->isolation), "%s", name);
+    x->sh->iso_name = r->isolation;
+    x->sh->iso_stmt = txn_isolation_stmt(r->isolation);
+    if (r->isolation_why[0] && x->o->progress)
+        fprintf(x->o->progress, "note: isolation %s: run.isolation is not set, and %s\n",
+                r->isolation, r->isolation_why);
     return 0;
 }
 
@@ -343,7 +370,8 @@ static int phase_prepare(struct run *x, struct err *e)
     snprintf(r->server_name, sizeof(r->server_name), "%s", x->mc->server_name);
     snprintf(r->server_version, sizeof(r->server_version), "%s", x->mc->server_version);
     x->synthetic = (x->mc->ops->flags & DB_F_SYNTHETIC) != 0;
-    if ((rc = load_facts(cfg, x->mc, &x->ad, x->synthetic, r, e)) < 0)
+    if ((rc = pick_isolation(x, e)) < 0 ||
+        (rc = load_facts(cfg, x->mc, &x->ad, x->synthetic, r, e)) < 0)
         return rc;
     /* Fails early, with what to do, when procedure mode lacks its functions. */
     if ((rc = txn_prepare(x->mc, sh->mode, e)) < 0)

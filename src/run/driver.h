@@ -100,6 +100,8 @@ struct run_result {
     double timer_slack_us;       /* the group threads' timer slack (0: the kernel's own) */
     int mode;                    /* enum run_mode used (never auto) */
     char server_name[64], server_version[64];
+    char isolation[CFG_STR];     /* the level the run set: run.isolation, or the default's */
+    char isolation_why[128];     /* why run.isolation unset is not read committed, "" */
     uint64_t seed;               /* run RNG seed */
     uint64_t deliveries_pending; /* deferred deliveries not run at the end */
     char backend_unavailable[192]; /* why no connection can say its server process ("" if it can) */

@@ -476,6 +476,11 @@ int figures_pooler_seen(const struct run_result *r)
     return r->backend_distinct < r->backend_connections || r->backend_changes > 0;
 }
 
+const char *figures_isolation(const struct config *cfg, const struct run_result *r)
+{
+    return r->isolation[0] ? r->isolation : cfg->run.isolation;
+}
+
 /* A pooler between us and the server: what the user said (database.pooler)
  * and what the run saw. */
 static json_t *pooler_json(const struct config *cfg, const struct run_result *r)
@@ -635,7 +640,13 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r, const
         r->virtual_users, "nurand_c_load", "c_last", r->c_load.c_last, "c_id", r->c_load.c_id,
         "ol_i_id", r->c_load.ol_i_id, "nurand_c_run", "c_last", r->c_run.c_last, "c_id",
         r->c_run.c_id, "ol_i_id", r->c_run.ol_i_id, "seed", (json_int_t)r->seed, "reconnects",
-        (json_int_t)m->reconnects, "isolation", cfg->run.isolation, "mode", run_mode_name(r->mode));
+        (json_int_t)m->reconnects, "isolation", figures_isolation(cfg, r), "mode", run_mode_name(r->mode));
+    /* run.isolation unset and read committed not offered: which level, and why. */
+    if (r->isolation_why[0]) {
+        char why[sizeof(r->isolation_why) + 48];
+        snprintf(why, sizeof(why), "run.isolation is not set, and %s", r->isolation_why);
+        json_object_set_new(run, "isolation_why", json_string(why));
+    }
     if (!cfg->run.delivery_inline)
         json_object_set_new(json_object_get(run, "delivery"), "run_on",
                             json_string(r->delivery_on == DL_ON_GROUPS ? "worker threads"
@@ -685,11 +696,12 @@ static void print_head(FILE *out, const struct config *cfg, const struct run_res
 {
     fprintf(out,
             "\nrun: %s, %d warehouse%s, %d VUs, %.1f s measured, mode %s, statements %s, %s, "
-            "isolation %s\n",
+            "isolation %s%s%s%s\n",
             r->status, r->warehouses, r->warehouses == 1 ? "" : "s", r->virtual_users,
             r->measured_s, run_mode_name(r->mode), run_statements_name(cfg->run.statements),
             cfg->run.delivery_inline ? "inline delivery (deviation)" : "deferred delivery",
-            cfg->run.isolation);
+            figures_isolation(cfg, r), r->isolation_why[0] ? " (" : "", r->isolation_why,
+            r->isolation_why[0] ? ")" : "");
     fprintf(out, "  %d terminals over %d connections", r->terminals, r->connections);
     if (r->workers && r->workers < r->connections)
         fprintf(out, " on %d worker thread%s", r->workers, r->workers == 1 ? "" : "s");

@@ -96,6 +96,8 @@ void figures_print(FILE *out, const struct config *cfg, const struct run_result 
 /* Whether a pooler showed itself: open connections sharing server
  * processes, or the monitor's connection changing process (driver.c). */
 int figures_pooler_seen(const struct run_result *r);
+/* The level the run set: r's (driver.c's pick), else cfg's (a merged record's). */
+const char *figures_isolation(const struct config *cfg, const struct run_result *r);
 /* series.csv text (heap; free()). */
 char *figures_series_csv(const struct run_result *r, size_t *len);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "results/histjson.h"
+#include "run/figures.h"
 
 /* ---- encode ---- */
 
@@ -103,7 +104,7 @@ json_t *partsum_encode(const struct run_result *r, const struct config *cfg)
     json_object_set_new(o, "config",
                         json_pack("{s:s, s:i, s:b, s:s, s:I, s:o, s:b, s:f, s:i}", "pooler",
                                   cfg->database.pooler, "batch", cfg->run.batch, "delivery_inline",
-                                  cfg->run.delivery_inline, "isolation", cfg->run.isolation,
+                                  cfg->run.delivery_inline, "isolation", figures_isolation(cfg, r),
                                   "max_outage_us", (json_int_t)cfg->run.max_outage_us, "mix", mix,
                                   "mix_set", cfg->run.mix_set, "rate", cfg->run.rate, "statements",
                                   cfg->run.statements));

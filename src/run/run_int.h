@@ -59,7 +59,8 @@ struct shared {
     const struct config *cfg;
     struct dialect d;
     struct txn_ctx ctx;
-    int iso_stmt;
+    const char *iso_name;    /* the level each connection sets (run_result's isolation) */
+    int iso_stmt;            /* the dialect's statement that sets it */
     int mode;                /* enum run_mode, resolved (never auto) */
     int phase;               /* PH_*, atomic */
     int stopping;            /* atomic: 1 once the phase is PH_STOP (ends retries) */

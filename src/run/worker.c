@@ -126,7 +126,7 @@ int conn_open(struct shared *sh, const int *abandon, struct db_conn **out, struc
         return rc;
     /* Without autocommit (ODBC) the SET opened a transaction: end it, so an
      * idle worker holds no server connection of a pooler in transaction mode. */
-    if ((rc = db_set_isolation(c, sh->cfg->run.isolation, sh->iso_stmt, e)) < 0 ||
+    if ((rc = db_set_isolation(c, sh->iso_name, sh->iso_stmt, e)) < 0 ||
         (rc = txn_prepare(c, sh->mode, e)) < 0 ||
         (rc = db_end_reads(c, e)) < 0) {
         db_close(c);

@@ -7,10 +7,11 @@
 #
 # What exists comes from ODBC's catalog (SQLTables), the types from
 # SQLGetTypeInfo, the capabilities from SQLGetInfo (recorded in run.json's
-# environment; SQLite has only serializable, so run.isolation read
-# committed is refused naming it, and no parameter arrays, so the load goes
-# row at a time and says so); SQLite's "database is locked" (HY000, native
-# 5) is retried.  Load W=1 (two jobs refused, one resumed), all 12
+# environment; SQLite has only serializable: the config sets no
+# run.isolation, so the run takes serializable and its summary says why,
+# while run.isolation read committed set is refused naming it; no parameter
+# arrays, so the load goes row at a time and says so); SQLite's "database
+# is locked" (HY000, native 5) is retried.  Load W=1 (two jobs refused, one resumed), all 12
 # conditions and the keys, a 10 s run of 2 terminals
 # whose New-Order count equals the database's, the conditions after it,
 # then bench over a partial schema.  Prints TAP; the temp directory is removed on
@@ -26,7 +27,8 @@ command -v sqlite3 >/dev/null 2>&1 || bail_out "sqlite3 is missing: scripts/deps
 
 # cfg FILE [RUN]: SQLite through the registered driver, the file in $tmp,
 # its busy timeout 200 ms, 1 warehouse, one load job (SQLite takes one
-# writer at a time), run section RUN (default: serializable).  A connection
+# writer at a time), run section RUN (default: empty, no isolation set, as a
+# config started from config/default.yaml has).  A connection
 # string, not odbc.ini's DSN tpcc-sqlite: the driver leaks what it reads of
 # a DSN (a leak report under make test-asan, in the driver's own code).
 cfg() {
@@ -34,7 +36,7 @@ cfg() {
 database: {driver: odbc, managed: false, dsn: "Driver=SQLite3;Database=$tmp/tpcc.db;Timeout=200"}
 schema: {warehouses: 1}
 load: {jobs: 1}
-run: {${2:-isolation: serializable}}
+run: {${2:-}}
 results: {dir: "$tmp/results"}
 EOF
 }
@@ -119,6 +121,11 @@ _db=$(sq 'select sum(d_next_o_id) - 30010 from district')
 is "$(json "$_r" "r['status'], r['run']['new_orders_client'], r['run']['notpm_counts_agree']")" \
     "complete $_db True" "the record is complete and its New-Orders equal the database's count ($_db)"
 is "$(json "$_r" "r['run']['new_orders_client'] > 20")" "True" "New-Orders were done (more than 20 in 10 s)"
+like "$out" "*, isolation serializable (SQLite offers no other)
+*" "run.isolation unset: the summary names the level SQLite offers, and why" || explain
+is "$(json "$_r" "r['run']['isolation'], r['run']['isolation_why'], r['config']['run']['isolation']")" \
+    "serializable run.isolation is not set, and SQLite offers no other serializable" \
+    "run.json: the run's isolation serializable, and why" || diag "$(json "$_r" "r['run']")"
 is "$(json "$_r" "sum(t['retries'] for t in r['run']['transactions'].values()) > 0")" "True" \
     "SQLite's busy errors (database is locked) were retried" ||
     diag "$(json "$_r" "r['run']['transactions']")"

@@ -69,6 +69,7 @@ static void test_defaults(void **state)
     assert_int_equal(c.run.delivery_inline, 0);
     assert_int_equal(c.run.delivery_queue, 64);
     assert_string_equal(c.run.isolation, "read committed");
+    assert_int_equal(c.run.isolation_set, 0); /* the DBMS may have another */
     assert_int_equal(c.run.seed, 0);
     assert_string_equal(c.results.dir, "results");
     assert_string_equal(c.results.label, "run");
@@ -151,6 +152,7 @@ static void test_full_file(void **state)
     assert_int_equal(c.run.delivery_inline, 1);
     assert_int_equal(c.run.delivery_queue, 100000);
     assert_string_equal(c.run.isolation, "repeatable read");
+    assert_int_equal(c.run.isolation_set, 1);
     assert_int_equal(c.run.seed, 42);
     assert_string_equal(c.results.dir, "/tmp/res");
     assert_string_equal(c.results.label, "baseline");
@@ -740,6 +742,7 @@ static void test_set_values(void **state)
     assert_int_equal(c.run.delivery_inline, 1);
     assert_int_equal(cfg_set(&c, "run.isolation", "repeatable_read", "--set", &e), 0);
     assert_string_equal(c.run.isolation, "repeatable read");
+    assert_int_equal(c.run.isolation_set, 1);
     assert_int_equal(cfg_set(&c, "results.label", "step-2", "--label", &e), 0);
     assert_string_equal(c.results.label, "step-2");
     assert_int_equal(cfg_set(&c, "database.managed", "off", "--set", &e), 0);

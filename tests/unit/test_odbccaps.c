@@ -194,6 +194,39 @@ static void test_refusals(void **state)
     assert_non_null(strstr(e.msg, "offers none of read committed"));
 }
 
+/* run.isolation unset: read committed where offered or not known, else the
+ * weakest offered above it, and why; none of the three offered is refused. */
+static void test_default_isolation(void **state)
+{
+    struct db_caps k;
+    const char *name = NULL;
+    char why[128];
+    struct err e;
+
+    (void)state;
+    memset(&k, 0, sizeof(k)); /* libpq: known 0, PostgreSQL's own statements set the level */
+    assert_int_equal(db_isolation_default(&k, "PostgreSQL", &name, why, sizeof(why), &e), 0);
+    assert_string_equal(name, "read committed");
+    assert_string_equal(why, "");
+    k.known = 1;
+    k.iso_offered = ODBC_ISO_READ_COMMITTED | ODBC_ISO_SERIALIZABLE;
+    assert_int_equal(db_isolation_default(&k, "MariaDB", &name, why, sizeof(why), &e), 0);
+    assert_string_equal(name, "read committed");
+    assert_string_equal(why, "");
+    k.iso_offered = ODBC_ISO_SERIALIZABLE; /* SQLite, as its driver answers */
+    assert_int_equal(db_isolation_default(&k, "SQLite", &name, why, sizeof(why), &e), 0);
+    assert_string_equal(name, "serializable");
+    assert_string_equal(why, "SQLite offers no other");
+    k.iso_offered = ODBC_ISO_REPEATABLE_READ | ODBC_ISO_SERIALIZABLE;
+    assert_int_equal(db_isolation_default(&k, "X", &name, why, sizeof(why), &e), 0);
+    assert_string_equal(name, "repeatable read");
+    assert_string_equal(why, "X offers no read committed");
+    k.iso_offered = 0;
+    assert_int_equal(db_isolation_default(&k, "", &name, why, sizeof(why), &e), E_USAGE);
+    assert_string_equal(e.msg, "DBMS '(unnamed)' offers none of read committed, repeatable "
+                               "read, serializable: tpccbench runs at one of them");
+}
+
 /* The recorded answers print as odbc_info printed them. */
 static void test_format(void **state)
 {
@@ -213,7 +246,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_psqlodbc), cmocka_unit_test(test_mariadb),
         cmocka_unit_test(test_sqlite),   cmocka_unit_test(test_refusals),
-        cmocka_unit_test(test_format),
+        cmocka_unit_test(test_format),   cmocka_unit_test(test_default_isolation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
