@@ -20,8 +20,9 @@
  * 40001/40P01 and each DBMS's own busy, deadlock and lock-wait codes
  * (MySQL's 1213/1205, SQLite's 5/6 under HY000) are retryable, class 08
  * and lost-server codes mean the connection is gone.
- * The password goes into the connection string as PWD={...} ('}' doubled),
- * which is wiped right after SQLDriverConnect.
+ * The password goes into the connection string as PWD=... (in braces, '}'
+ * doubled, only where ODBC's rules need them: odbc_cs_add_password), which
+ * is wiped right after SQLDriverConnect.
  */
 #include <ctype.h>
 #include <sql.h>
@@ -249,37 +250,6 @@ static void close_cursor(struct od_conn *o)
     o->ncols = 0;
 }
 
-/*
- * Append ";PWD={password};" to the connection string cs (n bytes used, cap
- * in all).  Inside braces a '}' is written twice, so no password can end the
- * value early and add attributes of its own.  -1 when it does not fit.
- */
-static int cs_add_password(char *cs, size_t cap, size_t n, const char *pw)
-{
-    static const char head[] = "PWD={";
-
-    if (n > 0 && cs[n - 1] != ';') {
-        if (n + 1 >= cap)
-            return -1;
-        cs[n++] = ';';
-    }
-    if (n + sizeof(head) >= cap)
-        return -1;
-    memcpy(cs + n, head, sizeof(head) - 1);
-    n += sizeof(head) - 1;
-    for (const char *p = pw; *p; p++) {
-        if (n + (*p == '}' ? 2 : 1) + 2 >= cap)
-            return -1;
-        if (*p == '}')
-            cs[n++] = '}';
-        cs[n++] = *p;
-    }
-    cs[n++] = '}';
-    cs[n++] = ';';
-    cs[n] = '\0';
-    return 0;
-}
-
 static const char *txn_words(unsigned tc)
 {
     switch (tc) {
@@ -351,7 +321,7 @@ static int od_connect(struct db_conn *c, const struct db_connect_args *a, struct
     if (n >= (int)sizeof(cs))
         return err_set(e, E_USAGE, "ODBC connection string too long");
     if (a->password && *a->password &&
-        cs_add_password(cs, sizeof(cs), (size_t)n, a->password) < 0) {
+        odbc_cs_add_password(cs, sizeof(cs), (size_t)n, a->password) < 0) {
         secret_wipe(cs, sizeof(cs));
         return err_set(e, E_USAGE, "ODBC connection string too long");
     }

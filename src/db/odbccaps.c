@@ -1,9 +1,11 @@
 /*
  * odbccaps.c - the decisions tpccbench takes from what an ODBC driver
- * answers (see odbccaps.h).  Pure: no ODBC calls, no printing.
+ * answers, and the password's place in a connection string (see
+ * odbccaps.h).  Pure: no ODBC calls, no printing.
  */
 #include "db/odbccaps.h"
 
+#include <ctype.h>
 #include <sql.h>
 #include <sqlext.h>
 #include <stdio.h>
@@ -142,6 +144,56 @@ int odbc_error_class(const char *dbms, const char *state, long native)
         native == 2013)
         return E_CONN;
     return E_FAIL;
+}
+
+int odbc_cs_braced(const char *v)
+{
+    size_t n = strlen(v);
+
+    if (n == 0)
+        return 0;
+    /* ';' would end it, '{' first would open braces, '}' is safe only in
+     * them; blanks at its ends may be trimmed. */
+    if (strpbrk(v, ";{}") || isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1]))
+        return 1;
+    /* A quote first reads as a quoted value, and a line end ends a bare
+     * one, to core/secret.c's redaction (and to some drivers). */
+    if (v[0] == '\'' || v[0] == '"')
+        return 1;
+    for (const char *p = v; *p; p++)
+        if (iscntrl((unsigned char)*p))
+            return 1;
+    return 0;
+}
+
+int odbc_cs_add_password(char *cs, size_t cap, size_t n, const char *pw)
+{
+    int braced = odbc_cs_braced(pw);
+
+    if (n > 0 && cs[n - 1] != ';') {
+        if (n + 1 >= cap)
+            return -1;
+        cs[n++] = ';';
+    }
+    if (n + 5 >= cap)
+        return -1;
+    memcpy(cs + n, braced ? "PWD={" : "PWD=", braced ? 5 : 4);
+    n += braced ? 5 : 4;
+    /* Each byte is written with room for what closes the value: '}' when
+     * braced, ';' and the NUL. */
+    for (const char *p = pw; *p; p++) {
+        int twice = braced && *p == '}';
+        if (n + (size_t)(twice ? 2 : 1) + (size_t)(braced ? 3 : 2) > cap)
+            return -1;
+        if (twice)
+            cs[n++] = '}';
+        cs[n++] = *p;
+    }
+    if (braced)
+        cs[n++] = '}';
+    cs[n++] = ';';
+    cs[n] = '\0';
+    return 0;
 }
 
 void odbc_info_format(const struct odbc_info *in, char *out, size_t cap)

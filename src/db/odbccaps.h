@@ -4,7 +4,8 @@
  * tpccbench takes from it: whether it runs at all (transactions), which
  * isolation levels it may set, how the load sends rows (array binding or
  * one row per execution), whether the names of our schema fit, and which
- * errors of this DBMS are busy/lock errors to retry.
+ * errors of this DBMS are busy/lock errors to retry; and how the password
+ * is written into a connection string (bare or in braces).
  *
  * Pure: the answers come in a struct filled by odbc.c (or by a unit test
  * from answers recorded once from real drivers), so the decisions are
@@ -95,6 +96,21 @@ int odbc_error_class(const char *dbms, const char *state, long native);
  * SQLGetInfo, SQLGetFunctions, and SQL_ATTR_PARAMSET_SIZE tried on a
  * statement of its own.  What a driver does not answer stays 0 (odbc.c). */
 void odbc_info_read(void *dbc, struct odbc_info *in);
+
+/*
+ * The password in a connection string, by ODBC's rules (SQLDriverConnect):
+ * bare, PWD=value, where the value survives bare, else in braces with each
+ * '}' written twice, so no password can end its value early and add
+ * attributes of its own.  Some drivers take braces as part of the password
+ * (OpenLink Virtuoso's libvirtodbc: "CL034: Bad login"), so they are used
+ * only where needed.  core/secret.c redacts both forms.
+ */
+/* 1 when value v needs braces: ';', '{' or '}' in it, a blank at either
+ * end, a quote first, or a control character. */
+int odbc_cs_braced(const char *v);
+/* Append "PWD=pw;" or "PWD={pw};" to cs (n bytes used, cap in all), with a
+ * ';' before it where cs does not end in one.  -1 when it does not fit. */
+int odbc_cs_add_password(char *cs, size_t cap, size_t n, const char *pw);
 
 /* in as "key value" lines into out (cap bytes), as tests/helper/odbc_info
  * prints it and tests/unit/test_odbccaps.c keeps it. */

@@ -8,12 +8,13 @@
 #
 #  (a) load, run (4 s), check through libpq; a private managed PostgreSQL
 #      bench (load + run + check); compare and report over the records; a
-#      connection through psqlODBC; load, run, check through MariaDB's ODBC
+#      connection through psqlODBC, and one with a password that needs no
+#      braces (sent bare, PWD=value); load, run, check through MariaDB's ODBC
 #      driver.  The PostgreSQL server carries secrets in its own settings too
 #      (primary_conninfo with a password, ssl_passphrase_command), which the
 #      fingerprint must record redacted.
 #  (b) errors that echo connection strings: a wrong password (libpq, both ODBC
-#      drivers), a host that does not resolve, a libpq conninfo holding the
+#      drivers; psqlODBC's also bare), a host that does not resolve, a libpq conninfo holding the
 #      password as a stray word (libpq quotes it back), a DSN that does not
 #      exist with PWD in the connection string, a driver that does not exist,
 #      a password inside --conninfo or database.dsn (refused unseen).
@@ -220,8 +221,21 @@ results: {dir: "$tmp/results/pg-odbc"}
 EOF
     run pg-odbc-check "$bin" check -c "$tmp/pg-odbc.yaml" --conditions 1-4
     is "$rc" 0 "psqlODBC: the password with '}' and ';' in it logs in (check 1-4: exit 0)" || explain
+    # A password that needs no braces goes bare (PWD=value): a role of its
+    # own has it, made through psql's standard input (never its arguments).
+    printf "CREATE ROLE tpcc_simple LOGIN SUPERUSER PASSWORD '%s';\n" "$TPCC_SIMPLE_PW" |
+        PGPASSWORD=$TPCC_TEST_PASSWORD "$PG_TEST_BINDIR/psql" -X -q -v ON_ERROR_STOP=1 \
+            -d "$PG_TEST_CONNINFO" >"$tmp/out/simple-role.out" 2>&1 ||
+        diag "creating tpcc_simple: $(cat "$tmp/out/simple-role.out")"
+    cat >"$tmp/pg-odbc-simple.yaml" <<EOF
+database: {driver: odbc, managed: false, dsn: "DSN=tpcc-pg;UID=tpcc_simple", password_env: TPCC_SIMPLE_PW}
+results: {dir: "$tmp/results/pg-odbc"}
+EOF
+    run pg-odbc-simple "$bin" check -c "$tmp/pg-odbc-simple.yaml" --conditions 1-4
+    is "$rc" 0 "psqlODBC: a password that needs no braces logs in bare (check 1-4: exit 0)" || explain
 else
     skip "psqlODBC is not installed"
+    skip "psqlODBC bare password"
 fi
 
 if [ "$have_maria" = 1 ] && [ "$have_odbc" = 1 ] && [ -n "$ODBC_TEST_MARIA_DRIVER" ]; then
@@ -304,8 +318,14 @@ if [ "$have_odbc" = 1 ]; then
         errcfg pgodbc-wrongpw "{driver: odbc, managed: false, dsn: \"DSN=tpcc-pg\", password_env: TPCC_WRONG_PW}"
         run pgodbc-wrongpw "$bin" check -c "$tmp/pgodbc-wrongpw.yaml"
         like "$rc:$err" "2:*password authentication failed*" "psqlODBC, wrong password: exit 2, the reason shown"
+        # The bare form (PWD=value) wrong: the same, and searched below.
+        errcfg pgodbc-wrongbare "{driver: odbc, managed: false, dsn: \"DSN=tpcc-pg\", password_env: TPCC_SIMPLE_PW}"
+        run pgodbc-wrongbare "$bin" check -c "$tmp/pgodbc-wrongbare.yaml"
+        like "$rc:$err" "2:*password authentication failed*" \
+            "psqlODBC, wrong password sent bare: exit 2, the reason shown"
     else
         skip "psqlODBC is not installed"
+        skip "psqlODBC is not installed (bare)"
     fi
     if [ "$have_maria" = 1 ] && [ -n "$ODBC_TEST_MARIA_DRIVER" ]; then
         errcfg maria-wrongpw "{driver: odbc, managed: false, dsn: \"DSN=tpcc-maria\", password_env: TPCC_WRONG_PW}"

@@ -18,6 +18,7 @@
 #include <sql.h>
 #include <sqlext.h>
 
+#include "core/secret.h"
 #include "db/odbccaps.h"
 
 /* odbc_info DSN=tpcc-pg (psqlODBC, "PostgreSQL Unicode"). */
@@ -227,6 +228,63 @@ static void test_default_isolation(void **state)
                                "read, serializable: tpccbench runs at one of them");
 }
 
+/* add_password(cs, pw): cs with the password appended, or "(too long)". */
+static const char *add_password(const char *cs, const char *pw, size_t cap)
+{
+    static char out[256];
+
+    snprintf(out, sizeof(out), "%s", cs);
+    if (odbc_cs_add_password(out, cap, strlen(out), pw) < 0)
+        snprintf(out, sizeof(out), "(too long)");
+    return out;
+}
+
+/* PWD=value where it survives bare (a driver such as Virtuoso's takes
+ * braces as part of it), in braces with '}' doubled where it does not; the
+ * redaction hides all of either form. */
+static void test_password_forms(void **state)
+{
+    static const struct {
+        const char *pw, *want;
+    } cases[] = {
+        { "secret", "DSN=x;PWD=secret;" },
+        { "a=b c@d!", "DSN=x;PWD=a=b c@d!;" }, /* blanks inside, '=': bare */
+        { "a;b", "DSN=x;PWD={a;b};" },
+        { "a}b", "DSN=x;PWD={a}}b};" },
+        { "{ab", "DSN=x;PWD={{ab};" },
+        { "a{b", "DSN=x;PWD={a{b};" },
+        { " ab", "DSN=x;PWD={ ab};" },
+        { "ab ", "DSN=x;PWD={ab };" },
+        { "'ab", "DSN=x;PWD={'ab};" },
+        { "\"ab", "DSN=x;PWD={\"ab};" },
+        { "a\nb", "DSN=x;PWD={a\nb};" },
+        { "", "DSN=x;PWD=;" },
+        { "a}};x=1", "DSN=x;PWD={a}}}};x=1};" },
+    };
+    char red[256];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const char *got = add_password("DSN=x", cases[i].pw, 256);
+        if (strcmp(got, cases[i].want) != 0)
+            print_error("case %zu: got [%s], want [%s]\n", i, got, cases[i].want);
+        assert_string_equal(got, cases[i].want);
+        /* The redaction hides every byte of it, bare or braced. */
+        assert_int_equal(secret_redact(got, red, sizeof(red)), 1);
+        assert_string_equal(red, "DSN=x;PWD=***;");
+    }
+    assert_int_equal(odbc_cs_braced("plain"), 0);
+    assert_int_equal(odbc_cs_braced("{x"), 1);
+    /* A ';' goes in before it where the string does not end in one. */
+    assert_string_equal(add_password("DSN=x;", "pw", 256), "DSN=x;PWD=pw;");
+    assert_string_equal(add_password("", "pw", 256), "PWD=pw;");
+    /* Too long: refused, never cut (a cut braced value would leak past it). */
+    assert_string_equal(add_password("DSN=x", "secret", 14), "(too long)");
+    assert_string_equal(add_password("DSN=x", "secret", 18), "DSN=x;PWD=secret;");
+    assert_string_equal(add_password("DSN=x", "a}b", 17), "(too long)");
+    assert_string_equal(add_password("DSN=x", "a}b", 18), "DSN=x;PWD={a}}b};");
+}
+
 /* The recorded answers print as odbc_info printed them. */
 static void test_format(void **state)
 {
@@ -247,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_psqlodbc), cmocka_unit_test(test_mariadb),
         cmocka_unit_test(test_sqlite),   cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_format),   cmocka_unit_test(test_default_isolation),
+        cmocka_unit_test(test_password_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
