@@ -231,7 +231,8 @@ ORDER BY 1;
 
 -- The per-second database metrics (src/run/metrics.c), read on the metrics'
 -- own connection: rows (name, value), names as metrics.c knows them.
--- SHOW GLOBAL STATUS as a table (information_schema.GLOBAL_STATUS).  Not
+-- SHOW GLOBAL STATUS as a table (information_schema.GLOBAL_STATUS); lock_waits
+-- is a gauge (Innodb_row_lock_current_waits: row lock waits now).  Not
 -- here: checkpoints and buffers written by them (InnoDB flushes continuously;
 -- no counter of checkpoints), temp bytes, deadlocks (only the latest one is
 -- shown, in SHOW ENGINE INNODB STATUS).
@@ -241,13 +242,13 @@ SELECT CASE variable_name
            WHEN 'COM_COMMIT' THEN 'commits'
            WHEN 'COM_ROLLBACK' THEN 'rollbacks'
            WHEN 'INNODB_BUFFER_POOL_READS' THEN 'buffer_reads'
-           WHEN 'INNODB_ROW_LOCK_WAITS' THEN 'lock_waits'
+           WHEN 'INNODB_ROW_LOCK_CURRENT_WAITS' THEN 'lock_waits'
            WHEN 'INNODB_DATA_WRITTEN' THEN 'data_written_bytes'
        END,
        CAST(variable_value AS DECIMAL(30, 0))
 FROM information_schema.global_status
 WHERE variable_name IN ('COM_COMMIT', 'COM_ROLLBACK', 'INNODB_BUFFER_POOL_READS',
-                        'INNODB_ROW_LOCK_WAITS', 'INNODB_DATA_WRITTEN')
+                        'INNODB_ROW_LOCK_CURRENT_WAITS', 'INNODB_DATA_WRITTEN')
 UNION ALL
 -- Threads_running counts this monitor too: one less.  Here, not in
 -- metrics_sessions, as it needs no privilege.

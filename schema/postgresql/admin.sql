@@ -269,7 +269,9 @@ SELECT format('ALTER DATABASE %I RENAME TO %I', $1::text, $2::text);
 
 -- name: metrics_counters
 -- pg_stat_database of this database (the views' counters lag up to about 1 s:
--- backends flush their statistics at most once a second).
+-- backends flush their statistics at most once a second), and lock_waits, a
+-- gauge: the lock requests the whole server's sessions wait for now
+-- (pg_locks not granted; PostgreSQL counts no lock waits over time).
 SELECT v.name, v.value
 FROM pg_stat_database d
 CROSS JOIN LATERAL (VALUES ('commits', d.xact_commit::float8),
@@ -277,7 +279,9 @@ CROSS JOIN LATERAL (VALUES ('commits', d.xact_commit::float8),
                            ('buffer_hits', d.blks_hit::float8),
                            ('buffer_reads', d.blks_read::float8),
                            ('temp_bytes', d.temp_bytes::float8),
-                           ('deadlocks', d.deadlocks::float8)) AS v(name, value)
+                           ('deadlocks', d.deadlocks::float8),
+                           ('lock_waits', (SELECT count(*) FROM pg_locks
+                                           WHERE NOT granted)::float8)) AS v(name, value)
 WHERE d.datname = current_database();
 
 -- name: metrics_wal
@@ -287,21 +291,31 @@ SELECT 'wal_bytes', pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::float8;
 -- name: metrics_checkpoints
 -- pg_stat_bgwriter up to PostgreSQL 16.  metrics.c picks this or
 -- metrics_checkpoints_17 by metrics_server_version (read once per connection).
+-- data_written_bytes: the whole server's buffers written to data files, by
+-- checkpoints, the background writer and backends, in bytes.
 SELECT v.name, v.value
 FROM pg_stat_bgwriter b
 CROSS JOIN LATERAL (VALUES ('checkpoints', (b.checkpoints_timed + b.checkpoints_req)::float8),
                            ('buffers_checkpoint', b.buffers_checkpoint::float8),
-                           ('buffers_backend', b.buffers_backend::float8)) AS v(name, value);
+                           ('buffers_backend', b.buffers_backend::float8),
+                           ('data_written_bytes',
+                            (b.buffers_checkpoint + b.buffers_clean + b.buffers_backend)::float8 *
+                            current_setting('block_size')::float8)) AS v(name, value);
 
 -- name: metrics_checkpoints_17
 -- PostgreSQL 17 and later: the checkpoint counters moved to pg_stat_checkpointer
 -- (checkpoints_timed -> num_timed, checkpoints_req -> num_requested,
 -- buffers_checkpoint -> buffers_written), and buffers_backend is gone (backends'
 -- writes are in pg_stat_io): that column is marked unavailable, not zero.
+-- data_written_bytes from pg_stat_io: every process's writes of relation
+-- blocks (checkpointer, background writer, backends), in bytes.
 SELECT v.name, v.value
 FROM pg_stat_checkpointer c
 CROSS JOIN LATERAL (VALUES ('checkpoints', (c.num_timed + c.num_requested)::float8),
-                           ('buffers_checkpoint', c.buffers_written::float8)) AS v(name, value);
+                           ('buffers_checkpoint', c.buffers_written::float8),
+                           ('data_written_bytes',
+                            (SELECT sum(writes) FROM pg_stat_io WHERE object = 'relation')::float8 *
+                            current_setting('block_size')::float8)) AS v(name, value);
 
 -- name: metrics_server_version
 -- Which statistics views this server has: server_version_num (170002 for 17.2).

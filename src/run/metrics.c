@@ -423,8 +423,10 @@ static void db_columns(struct metrics *m)
           "bytes written to temporary files per second", SRC_DB_RATE, K_TEMP },
         { "db_deadlocks_per_s", "1/s", "tpccbench_db_deadlocks_per_second", NULL,
           "deadlocks detected per second", SRC_DB_RATE, K_DEADLOCKS },
-        { "db_lock_waits_per_s", "1/s", "tpccbench_db_lock_waits_per_second", NULL,
-          "row lock waits per second", SRC_DB_RATE, K_LOCK_WAITS },
+        /* A gauge: PostgreSQL counts no lock waits over time, only those now. */
+        { "db_lock_waits", "count", "tpccbench_db_lock_waits", NULL,
+          "lock waits in progress at the sample, the whole server's", SRC_DB_GAUGE,
+          K_LOCK_WAITS },
         { "db_data_written_mb_per_s", "MB/s", "tpccbench_db_data_written_bytes_per_second", NULL,
           "data file bytes written per second", SRC_DB_RATE, K_DATA_WRITTEN },
         { "db_sessions_active", "count", "tpccbench_db_sessions", "state=\"active\"",
@@ -948,7 +950,11 @@ static void db_get(struct metrics *m, uint64_t wait_us)
 /* Why database key k has no value now. */
 static void db_why(const struct metrics *m, int k, int have_conn, char *out, size_t len)
 {
-    int q = db_keys[k].stmt == MQ_CHECKPOINTS ? m->ckpt_q : db_keys[k].stmt;
+    /* PostgreSQL's data written is pg_stat_bgwriter's (pg_stat_io's from
+     * 17): its checkpoint statement's, where MariaDB's is a status counter. */
+    int s = k == K_DATA_WRITTEN && strcmp(m->dialect, "postgresql") == 0 ? MQ_CHECKPOINTS
+                                                                          : db_keys[k].stmt;
+    int q = s == MQ_CHECKPOINTS ? m->ckpt_q : s;
 
     (void)have_conn;
     if (k == K_BUF_BACKEND && q == MQ_CHECKPOINTS_17 && !m->db_miss[0])
@@ -1030,7 +1036,9 @@ static void db_note_hidden(struct metrics *m)
         return;
     for (int i = 0; i < m->ncol; i++) {
         struct mcol *col = &m->cols[i];
-        if (col->src == SRC_DB_GAUGE && col->arg != K_HIDDEN && !col->note[0])
+        /* pg_locks shows every session's locks: lock_waits is whole. */
+        if (col->src == SRC_DB_GAUGE && col->arg != K_HIDDEN && col->arg != K_LOCK_WAITS &&
+            !col->note[0])
             snprintf(col->note, sizeof(col->note),
                      "%.0f sessions of other users were not visible (needs "
                      "pg_read_all_stats, part of pg_monitor): the figure covers the visible "

@@ -13,10 +13,16 @@
 #     mean, p95 and max; the summary prints the means; `report` draws CPU,
 #     disk and WAL charts under the throughput charts (headless Chromium
 #     renders it and a screenshot is taken);
+#     lock waits (pg_locks) are a whole number in every row, data written
+#     (pg_stat_bgwriter, a CHECKPOINT during the run) is > 0 and agrees with
+#     the server's own difference within 5 %, and the summary has neither
+#     unavailable;
 #  2. the endpoint scraped twice during that run: the transaction counters
 #     grow, both texts pass `promtool check metrics`, the OpenMetrics one
 #     (Accept: application/openmetrics-text) ends with "# EOF" and names its
 #     counter family without _total, no text holds the password or user;
+#     2b. a third session holds a row a 4 s run's Payments update until the
+#     endpoint shows tpccbench_db_lock_waits above 0; metrics.csv has it;
 #  3. a port in use: exit 2 before anything runs (no record);
 #  4. a user without pg_monitor, and with pg_current_wal_lsn() revoked: the
 #     columns it can read are there, the WAL column is unavailable with the
@@ -27,8 +33,8 @@
 #  5. run.metrics false: no metrics.csv, no "metrics" in run.json; compare's
 #     CSV and JSON give the metrics of the run that has them and empty cells
 #     with a note for the one that has not;
-#  6. PostgreSQL 17's checkpoint statement runs against a stand-in
-#     pg_stat_checkpointer view and returns no buffers_backend.
+#  6. PostgreSQL 17's checkpoint statement runs against stand-in
+#     pg_stat_checkpointer and pg_stat_io views and returns no buffers_backend.
 # Prints TAP.  About 45 s.
 set -u
 
@@ -112,9 +118,16 @@ lsn() {
     pg_psql "select pg_wal_lsn_diff(pg_current_wal_lsn(), '0/0')::bigint"
 }
 
+# written: the server's bytes written to data files (pg_stat_bgwriter).
+written() {
+    pg_psql "select (buffers_checkpoint + buffers_clean + buffers_backend) *
+                    current_setting('block_size')::bigint from pg_stat_bgwriter"
+}
+
 # ---------------------------------------------------------------------------
 # 1 and 2. A 10 s run with the endpoint, scraped twice.
 l0=$(lsn)
+w0=$(written)
 "$bin" run -c "$cfg" --vus 4 --duration 10s --warmup 2s --label it \
     --metrics-listen "127.0.0.1:0" >"$tmp/it.out" 2>"$tmp/it.err" </dev/null &
 bgpid=$!
@@ -125,10 +138,13 @@ if [ -n "$port" ] && scrape_twice "http://127.0.0.1:$port/metrics" "$tmp" 2>"$tm
 else
     fail "the endpoint answered three scrapes during the run" "$(tail -3 "$tmp/scrape.err")"
 fi
+# The run's pages are in shared buffers; a checkpoint writes them while it goes on.
+pg_psql "checkpoint" >/dev/null
 wait "$bgpid"
 rc=$?
 bgpid=
 l1=$(lsn)
+w1=$(written)
 out=$(cat "$tmp/it.out")
 err=$(cat "$tmp/it.err")
 is "$rc" 0 "run --vus 4 --duration 10s --metrics-listen 127.0.0.1:0: exit 0" || explain
@@ -138,11 +154,13 @@ okc "[ -s '$d/metrics.csv' ]" "metrics.csv is written beside series.csv"
 like "$out" "*metrics (means, driver and db host: one host): CPU user*" "the summary prints the CPU means, naming the host (one: the server is local)"
 like "$out" "*WAL * MB/s*checkpoints*" "the summary prints WAL MB/s and checkpoints"
 like "$port" "[1-9]*" "run says where the endpoint is, on the port the system chose (127.0.0.1:$port)"
+unlike "$out" "*unavailable: db_lock_waits*" "PostgreSQL: the summary has no lock waits unavailable"
+unlike "$out" "*unavailable: db_data_written_mb_per_s*" "... nor data written"
 
-python3 - "$d" "$l0" "$l1" >"$tmp/checks" 2>&1 <<'PYEOF'
+python3 - "$d" "$l0" "$l1" "$w0" "$w1" >"$tmp/checks" 2>&1 <<'PYEOF'
 import csv, json, math, sys
 
-d, l0, l1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+d, l0, l1, w0, w1 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 
 
 def check(cond, desc, *details):
@@ -162,7 +180,7 @@ documented = ["second", "phase", "interval_s",
               "self_cpu_pct", "self_rss_mb", "metrics_cpu_ms",
               "db_commits_per_s", "db_rollbacks_per_s", "db_buffer_hit_pct", "db_wal_bytes_per_s",
               "db_checkpoints_per_s", "db_buffers_checkpoint_per_s", "db_buffers_backend_per_s",
-              "db_temp_bytes_per_s", "db_deadlocks_per_s", "db_lock_waits_per_s",
+              "db_temp_bytes_per_s", "db_deadlocks_per_s", "db_lock_waits",
               "db_data_written_mb_per_s", "db_sessions_active", "db_sessions_idle_in_tx",
               "db_sessions_waiting_lock", "db_longest_tx_s"]
 header = list(rows[0].keys()) if rows else []
@@ -223,10 +241,23 @@ check(all(isinstance(cu.get(k), float) for k in ("mean", "p95", "max")) and
 for c in ("db_checkpoints_per_s", "db_buffers_checkpoint_per_s", "db_buffers_backend_per_s"):
     check(cols.get(c, {}).get("available") is True,
           "PostgreSQL %s (pg_stat_bgwriter): %s is filled" % (rec["dbms"]["version"], c), cols.get(c))
-lw = cols.get("db_lock_waits_per_s", {})
-check(lw.get("available") is False and "reports no" in lw.get("note", ""),
-      "a column PostgreSQL does not report is unavailable with a note, never a zero", lw)
-check(all(r["db_lock_waits_per_s"] == "" for r in rows), "... and its cells are empty")
+lw = [r["db_lock_waits"] for r in rows]
+check(cols.get("db_lock_waits", {}).get("available") is True and
+      all(x != "" and float(x) >= 0 and float(x) == int(float(x)) for x in lw),
+      "db_lock_waits (pg_locks not granted) is a whole number >= 0 in every row", lw,
+      cols.get("db_lock_waits"))
+dw = sum(float(r["db_data_written_mb_per_s"]) * float(r["interval_s"]) * 1e6 for r in rows
+         if r["db_data_written_mb_per_s"] != "")
+check(cols.get("db_data_written_mb_per_s", {}).get("available") is True and
+      all(r["db_data_written_mb_per_s"] != "" for r in rows[1:]),
+      "db_data_written_mb_per_s (pg_stat_bgwriter) is there in every row but the first",
+      cols.get("db_data_written_mb_per_s"))
+# As for the WAL: the rows' rates are over the database's own readings.
+check(w1 > w0 and dw > 0 and abs(dw - (w1 - w0)) <= 0.05 * (w1 - w0),
+      "data written summed over the rows is > 0 (a CHECKPOINT in the run) and agrees with "
+      "the server's pg_stat_bgwriter difference over the command within 5 %",
+      "rows %.0f" % dw, "server %d" % (w1 - w0))
+print("# data written: rows %.0f bytes, pg_stat_bgwriter over the command %d" % (dw, w1 - w0))
 samp = m.get("sampling_cpu_pct_of_core")
 check(isinstance(samp, float) and samp < 1.0, "sampling takes under 1 % of a core", samp)
 PYEOF
@@ -254,6 +285,61 @@ okc "grep -q '^# TYPE tpccbench_transactions counter' '$tmp/om1'" \
     "OpenMetrics names the counter family without _total"
 okc "! grep -q -e '$TPCC_TEST_PASSWORD' -e 'user=' -e 'conninfo' '$tmp/scrape2' '$tmp/om1'" \
     "the endpoint shows no password, user or connection string"
+
+# 2b. A lock wait: a third session holds warehouse 1's row, so the run's
+# Payments wait for it; it lets go once the endpoint has shown
+# tpccbench_db_lock_waits above 0 (at most 60 s), and the record has that
+# second.
+mkfifo "$tmp/lock.fifo"
+pg_session <"$tmp/lock.fifo" >"$tmp/lock.out" 2>&1 &
+lockpid=$!
+exec 3>"$tmp/lock.fifo"
+echo "begin; update warehouse set w_ytd = w_ytd where w_id = 1; select 'held';" >&3
+wait_for_file_text() { # FILE TEXT: at most 30 s
+    _n=0
+    while ! grep -q "$2" "$1" 2>/dev/null && [ $_n -lt 300 ]; do
+        sleep 0.1
+        _n=$((_n + 1))
+    done
+    grep -q "$2" "$1"
+}
+okc "wait_for_file_text '$tmp/lock.out' held" "a third session holds warehouse 1's row"
+port=$(free_port)
+"$bin" run -c "$cfg" --vus 4 --duration 4s --warmup 0s --label lockwait \
+    --metrics-listen "127.0.0.1:$port" >"$tmp/lockwait.out" 2>"$tmp/lockwait.err" </dev/null &
+bgpid=$!
+python3 - "http://127.0.0.1:$port/metrics" >"$tmp/lockwait.scrape" 2>&1 <<'PYEOF2'
+import sys, time, urllib.request
+deadline = time.time() + 60
+while time.time() < deadline:
+    try:
+        with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
+            for l in r.read().decode().splitlines():
+                if l.startswith("tpccbench_db_lock_waits ") and float(l.split()[1]) > 0:
+                    print(l)
+                    sys.exit(0)
+    except OSError:
+        pass
+    time.sleep(0.2)
+sys.exit("the endpoint never showed tpccbench_db_lock_waits above 0")
+PYEOF2
+_lw=$?
+echo "rollback;" >&3
+exec 3>&-
+wait "$lockpid" 2>/dev/null
+lockpid=
+wait "$bgpid"
+rc=$?
+bgpid=
+is "$_lw" 0 "the endpoint showed the lock wait: $(cat "$tmp/lockwait.scrape")"
+is "$rc" 0 "the run whose Payments waited for the lock: exit 0" || cat "$tmp/lockwait.err" >&2
+jcheck "$(rec lockwait)/run.json" "
+import csv, os
+rows = list(csv.DictReader(open(os.path.dirname(sys.argv[1]) + '/metrics.csv')))
+lw = [r['db_lock_waits'] for r in rows]
+check(all(x != '' and float(x) >= 0 for x in lw) and max(float(x) for x in lw) >= 1,
+      'metrics.csv: db_lock_waits is >= 1 in a second the lock was held', lw)
+"
 
 # The report's charts of the metrics, under the throughput charts.
 run report "$bin" report "$d" -o "$tmp/report.html"
@@ -384,12 +470,15 @@ admin_stmt() {
 }
 pg_psql "CREATE VIEW public.pg_stat_checkpointer AS
     SELECT 7::bigint AS num_timed, 2::bigint AS num_requested, 40::bigint AS buffers_written,
-           0::bigint AS restartpoints_timed" >/dev/null 2>"$tmp/view.err" ||
-    bail_out "cannot make the stand-in view: $(cat "$tmp/view.err")"
+           0::bigint AS restartpoints_timed;
+CREATE VIEW public.pg_stat_io AS
+    SELECT * FROM (VALUES ('relation', 3::bigint), ('relation', 2), ('wal', 100))
+    AS io(object, writes)" >/dev/null 2>"$tmp/view.err" ||
+    bail_out "cannot make the stand-in views: $(cat "$tmp/view.err")"
 is "$(pg_psql "$(admin_stmt metrics_checkpoints_17)" | tr '\n' ' ')" \
-    "checkpoints|9 buffers_checkpoint|40 " \
-    "metrics_checkpoints_17 reads num_timed + num_requested and buffers_written, no buffers_backend"
-pg_psql "DROP VIEW public.pg_stat_checkpointer" >/dev/null
+    "checkpoints|9 buffers_checkpoint|40 data_written_bytes|$((5 * $(pg_psql 'show block_size'))) " \
+    "metrics_checkpoints_17 reads num_timed + num_requested and buffers_written, no buffers_backend, and pg_stat_io's relation writes in bytes"
+pg_psql "DROP VIEW public.pg_stat_checkpointer; DROP VIEW public.pg_stat_io" >/dev/null
 is "$(pg_psql "$(admin_stmt metrics_server_version)")" \
     "server_version_num|$(pg_psql 'show server_version_num')" \
     "metrics_server_version returns server_version_num"
