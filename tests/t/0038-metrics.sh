@@ -304,11 +304,11 @@ wait_for_file_text() { # FILE TEXT: at most 30 s
     grep -q "$2" "$1"
 }
 okc "wait_for_file_text '$tmp/lock.out' held" "a third session holds warehouse 1's row"
-port=$(free_port)
 "$bin" run -c "$cfg" --vus 4 --duration 4s --warmup 0s --label lockwait \
-    --metrics-listen "127.0.0.1:$port" >"$tmp/lockwait.out" 2>"$tmp/lockwait.err" </dev/null &
+    --metrics-listen "127.0.0.1:0" >"$tmp/lockwait.out" 2>"$tmp/lockwait.err" </dev/null &
 bgpid=$!
-python3 - "http://127.0.0.1:$port/metrics" >"$tmp/lockwait.scrape" 2>&1 <<'PYEOF2'
+bg_endpoint lockwait
+python3 - "$endpoint" >"$tmp/lockwait.scrape" 2>&1 <<'PYEOF2'
 import sys, time, urllib.request
 deadline = time.time() + 60
 while time.time() < deadline:
