@@ -160,15 +160,19 @@ out:
     return best;
 }
 
-static void mean_var(const double *v, int n, double *mean, double *var)
+/* Mean (less ref) and variance of v[0..n).  The values are taken less ref, a value of the
+ * series: runs that all hold one value then give exactly that mean and a variance of exactly 0,
+ * where summing them as they are leaves a rounding error that Welch's t divides by (a constant
+ * figure came out "changed" with p 1e-17). */
+static void mean_var(const double *v, int n, double ref, double *mean, double *var)
 {
     double m = 0, ss = 0;
 
     for (int i = 0; i < n; i++)
-        m += v[i];
+        m += v[i] - ref;
     m /= n;
     for (int i = 0; i < n; i++)
-        ss += (v[i] - m) * (v[i] - m);
+        ss += (v[i] - ref - m) * (v[i] - ref - m);
     *mean = m;
     *var = n > 1 ? ss / (n - 1) : 0;
 }
@@ -179,8 +183,8 @@ double ed_welch_p(const double *a, int na, const double *b, int nb)
 
     if (na < 2 || nb < 2)
         return NAN;
-    mean_var(a, na, &ma, &va);
-    mean_var(b, nb, &mb, &vb);
+    mean_var(a, na, a[0], &ma, &va);
+    mean_var(b, nb, a[0], &mb, &vb);
     sa = va / na;
     sb = vb / nb;
     se2 = sa + sb;
@@ -227,10 +231,38 @@ void ed_judge(const double *x, struct ed_point *p)
     log_interval(a, na, b, nb, &p->ci_lo, &p->ci_hi);
 }
 
-/* Whether p passes: significant, and a change big enough (an undefined change passes only 0). */
-static int kept(const struct ed_point *p, const struct ed_opts *o)
+double ed_resolution(const double *x, int n)
 {
-    if (!(p->p < o->alpha))
+    double *s, res = 0;
+
+    if (n < 2 || !(s = malloc(sizeof(*s) * (size_t)n)))
+        return 0;
+    memcpy(s, x, sizeof(*s) * (size_t)n);
+    qsort(s, (size_t)n, sizeof(*s), cmp_double);
+    for (int i = 1; i < n; i++)
+        if (s[i] > s[i - 1] && (res == 0 || s[i] - s[i - 1] < res))
+            res = s[i] - s[i - 1];
+    free(s);
+    return res;
+}
+
+/* Whether the sides of p differ by more than the rounding of the values: their means by more
+ * than half the resolution res (a whole step in every run is a change; less than half a step
+ * is what a value between two recorded ones would round away). */
+static int differs(const double *x, const struct ed_point *p, double res)
+{
+    double ma, mb, va, vb;
+
+    mean_var(x + p->from, p->at - p->from, x[p->from], &ma, &va);
+    mean_var(x + p->at, p->to - p->at, x[p->from], &mb, &vb);
+    return fabs(mb - ma) > res / 2;
+}
+
+/* Whether p passes: its sides differ (differs), it is significant, and the change is big enough
+ * (an undefined change passes only 0). */
+static int kept(const double *x, const struct ed_point *p, const struct ed_opts *o, double res)
+{
+    if (!(p->p < o->alpha) || !differs(x, p, res))
         return 0;
     if (isnan(p->change))
         return o->min_change <= 0;
@@ -244,7 +276,8 @@ static int by_at(const void *a, const void *b)
 
 /* Judge the points against their final neighbours, dropping the weakest failing one until all
  * pass; the count left. */
-static int prune(const double *x, int n, const struct ed_opts *o, struct ed_point *pts, int k)
+static int prune(const double *x, int n, const struct ed_opts *o, double res, struct ed_point *pts,
+                 int k)
 {
     for (;;) {
         int worst = -1;
@@ -253,7 +286,7 @@ static int prune(const double *x, int n, const struct ed_opts *o, struct ed_poin
             pts[i].from = i ? pts[i - 1].at : 0;
             pts[i].to = i + 1 < k ? pts[i + 1].at : n;
             ed_judge(x, &pts[i]);
-            if (!kept(&pts[i], o) && (worst < 0 || !(pts[i].p <= pts[worst].p)))
+            if (!kept(x, &pts[i], o, res) && (worst < 0 || !(pts[i].p <= pts[worst].p)))
                 worst = i;
         }
         if (worst < 0)
@@ -268,9 +301,15 @@ int ed_change_points(const double *x, int n, const struct ed_opts *o, struct ed_
     /* Segments still to search: at most one per kept point plus one. */
     int *seg = malloc(sizeof(*seg) * 2 * (size_t)(max + 1)), nseg = 0, k = 0;
     int min_runs = o->min_runs < 2 ? 2 : o->min_runs;
+    /* No spread (every run the same value): nothing can have changed. */
+    double res = ed_resolution(x, n);
 
     if (!seg)
         return -1;
+    if (!(res > 0)) {
+        free(seg);
+        return 0;
+    }
     seg[nseg++] = 0;
     seg[nseg++] = n;
     while (nseg > 0) {
@@ -284,7 +323,7 @@ int ed_change_points(const double *x, int n, const struct ed_opts *o, struct ed_
         p.from = from;
         p.to = to;
         ed_judge(x, &p);
-        if (!kept(&p, o))
+        if (!kept(x, &p, o, res))
             continue;
         out[k++] = p;
         seg[nseg++] = from;
@@ -293,5 +332,5 @@ int ed_change_points(const double *x, int n, const struct ed_opts *o, struct ed_
         seg[nseg++] = to;
     }
     free(seg);
-    return prune(x, n, o, out, k);
+    return prune(x, n, o, res, out, k);
 }

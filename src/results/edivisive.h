@@ -20,7 +20,11 @@
  * The search: recursive bisection.  The whole series is a segment; its best
  * split is a candidate, kept when Welch's two-sided t test between the left
  * and right parts gives p < alpha and the change of the medians
- * (after / before - 1) is at least min_change in size; a kept split makes
+ * (after / before - 1) is at least min_change in size, and the means of the
+ * two parts differ by more than half the series' resolution (the smallest
+ * step between its distinct values: a series with no spread has no change
+ * point at all, and two parts whose means differ by rounding are one
+ * level); a kept split makes
  * two segments, searched the same way; a candidate that fails ends its
  * segment.  Then every kept point is judged again against its final
  * neighbouring segments (the runs between it and the change points either
@@ -45,7 +49,7 @@ struct ed_opts {
 
 /* One change point. */
 struct ed_point {
-    int at;            /* the index of the first run after the change */
+    int at;            /* the first run of the new segment (x[at] is after the change) */
     int from, to;      /* its neighbouring segments: x[from..at) and x[at..to) */
     double q;          /* the statistic at the split when it was found */
     double med_before; /* medians of the two segments */
@@ -73,6 +77,12 @@ double ed_welch_p(const double *a, int na, const double *b, int nb);
 
 /* The median of v[0..n) (any n); NAN when n is 0.  v is not changed. */
 double ed_median(const double *v, int n);
+
+/*
+ * The resolution of x[0..n): the smallest step between two of its distinct
+ * values, 0 when there are none (no spread: every value the same, or n < 2).
+ */
+double ed_resolution(const double *x, int n);
 
 /* Fill p's medians, change, interval and p-value from x[p->from .. p->to). */
 void ed_judge(const double *x, struct ed_point *p);
