@@ -30,6 +30,7 @@
 
 #include "results/edivisive.h"
 #include "results/history.h"
+#include "results/jskim.h"
 
 #define near(got, want, tol)                                                             \
     do {                                                                                 \
@@ -519,6 +520,99 @@ static void t_index(void **state)
     assert_int_equal(system(p), 0);
 }
 
+/* jskim: the members on the paths kept, every other value null, strings with brackets, quotes
+ * and escapes passed over as strings; text it cannot follow copied as it is. */
+static void t_jskim_cut(void **state)
+{
+    static const char *const keep[] = { "a.b", "t.*.p90", "k" };
+    static const char in[] =
+        "{\"a\": {\"b\": [1, {\"x\": 2}], \"c\": {\"b\": 3, \"d\": [4, 5, 6]}},\n"
+        " \"t\": {\"no\": {\"p90\": 1.5, \"hist\": [[1, 2], [3, 4]]}, \"pay\": {\"p90\": 2}},\n"
+        " \"s\": \"}]{[\\\" :,\", \"k\": \"a \\\"}\\\" b\", \"n\": 12, \"e\\\"k\": [1,2,3]}";
+    static const char want[] =
+        "{\"a\": {\"b\": [1, {\"x\": 2}], \"c\": null},\n"
+        " \"t\": {\"no\": {\"p90\": 1.5, \"hist\": null}, \"pay\": {\"p90\": 2}},\n"
+        " \"s\": null, \"k\": \"a \\\"}\\\" b\", \"n\": 12, \"e\\\"k\": null}";
+    static const char bad[] = "{\"a\": {\"b\": 1}, \"z\": \"no end";
+    char out[sizeof(in)];
+    size_t n;
+
+    (void)state;
+    n = jskim_cut(in, strlen(in), keep, 3, out);
+    out[n] = '\0';
+    assert_string_equal(out, want);
+    n = jskim_cut(bad, strlen(bad), keep, 3, out);
+    out[n] = '\0';
+    assert_string_equal(out, bad);
+}
+
+/* A record with what history skips (histograms, settings, delivery): its index line built
+ * through jskim (a missing index) is the line of the whole record. */
+static void t_skim_same_line(void **state)
+{
+    char p[512], line[4096], got[4096], notes[256];
+    struct hist_set s;
+    struct stat st;
+    json_t *doc;
+    FILE *f;
+
+    (void)state;
+    snprintf(dir, sizeof(dir), "/tmp/test_history.XXXXXX");
+    assert_non_null(mkdtemp(dir));
+    snprintf(p, sizeof(p), "%s/big", dir);
+    mkdir(p, 0755);
+    snprintf(p, sizeof(p), "%s/big/run.json", dir);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("{\"tool\": {\"name\": \"tpccbench\", \"record_version\": 1}, \"kind\": \"bench\", "
+          "\"status\": \"complete\", \"label\": \"big\", \"change\": \"x\", "
+          "\"started\": \"2026-01-01T00:00:01Z\", \"process\": {\"pid\": 1}, "
+          "\"config\": {\"database\": {\"conninfo\": \"password=x\"}, \"schema\": {\"warehouses\": 3}, "
+          "\"run\": {\"duration_s\": 60, \"think_time\": false, \"isolation\": \"serializable\", "
+          "\"mix\": {\"new_order\": 45, \"payment\": 43, \"order_status\": 4, \"delivery\": 4, "
+          "\"stock_level\": 4}}}, "
+          "\"environment\": {\"kernel\": \"6.1\", \"dbms\": {\"name\": \"PostgreSQL\", "
+          "\"settings\": {\"shared_buffers\": \"1GB\", \"password\": \"s\"}}}, "
+          "\"load\": {\"phase_reached\": \"done\", \"seconds\": 12.5, \"tables\": [1, 2, 3]}, "
+          "\"metrics\": {\"rows\": 60, \"columns\": {\"cpu_user_pct\": {\"mean\": 50.5, \"p95\": 70}, "
+          "\"cpu_system_pct\": {\"mean\": 10}, \"cpu_iowait_pct\": {\"mean\": 1.25}, "
+          "\"disk_data_read_mb_per_s\": {\"mean\": 3}, "
+          "\"disk_data_write_mb_per_s\": {\"note\": \"no data disk\"}}}, "
+          "\"run\": {\"notpm\": 12345.678, \"tps\": 456.5, \"mode\": \"procedure\", "
+          "\"terminals\": {\"count\": 30, \"connections\": 10, \"list\": [1, 2]}, "
+          "\"validity\": {\"valid\": true, \"checks\": [{\"a\": 1}]}, "
+          "\"delivery\": {\"completed\": 10, \"queue\": [[1, 2], [3, 4]]}, \"transactions\": {",
+          f);
+    for (int t = 0; t < TX_NTYPES; t++) {
+        fprintf(f, "%s\"%s\": {\"p90_ms\": %d.25, \"p99_ms\": %d.5, \"hist\": [", t ? ", " : "",
+                tx_name((enum tx_type)t), 10 + t, 20 + t);
+        for (int b = 0; b < 2000; b++)
+            fprintf(f, "%s[%d, %d]", b ? ", " : "", b, b * 7 % 13);
+        fputs("], \"service\": {\"p90_ms\": 1, \"hist\": [[1, 2]]}}", f);
+    }
+    fputs("}}, \"ended\": \"2026-01-01T00:01:01Z\"}\n", f);
+    fclose(f);
+    assert_int_equal(stat(p, &st), 0);
+    assert_non_null(doc = json_load_file(p, 0, NULL));
+    hist_index_line("big", &st, doc, line, sizeof(line));
+    json_decref(doc);
+    assert_int_equal(load(notes, sizeof(notes), &s), 1);
+    hist_set_release(&s);
+    snprintf(p, sizeof(p), "%s/%s", dir, HIST_INDEX_NAME);
+    f = fopen(p, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(got, sizeof(got), f)); /* the header */
+    assert_non_null(fgets(got, sizeof(got), f));
+    fclose(f);
+    got[strcspn(got, "\n")] = '\0';
+    assert_string_equal(got, line);
+    /* And the figures are there, not absent: the line says them. */
+    assert_non_null(strstr(got, "\t12.5\t12345.678\t456.5\t10.25\t"));
+    assert_non_null(strstr(got, "bench, W=3, 30 terminals, 10 connections, procedure mode"));
+    snprintf(p, sizeof(p), "rm -rf '%s'", dir);
+    assert_int_equal(system(p), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,6 +626,8 @@ int main(void)
         cmocka_unit_test(t_aa_no_change),
         cmocka_unit_test(t_two_steps_and_min_change),
         cmocka_unit_test(t_index),
+        cmocka_unit_test(t_jskim_cut),
+        cmocka_unit_test(t_skim_same_line),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
