@@ -11,7 +11,9 @@
 # not break exits 0; on synthetic records with three levels, --window 1
 # judges only the newest change point and --window 13 the one before it
 # too.  --min-runs 7 makes the series too short to judge; --metric, --since
-# and --until.
+# and --until.  A long series of 300 copies of a real record with a step at
+# run 211, where shared_buffers changes: found at that run, naming it,
+# without the index and through it; the constant p90 has no change point.
 # The formats: json (asserted), markdown and csv (their lines), and the
 # HTML of report --history in headless Chromium: no script error, the
 # script ran, a chart per figure with its 12 runs drawn and the change
@@ -152,6 +154,35 @@ run w13 "$bin" history "$tmp/syn" --fail-if 'notpm < -3%' --window 13
 is "$rc" 1 "window 13 reaches the drop at run 13: exit 1" || explain
 like "$err" "*tripped: series 1 (*): change point at run 13 '20260101-120000-nightly' (nightly): notpm * -> *, -10.? %*what changed there: tool.commit: a -> b*" \
     "the message names run 13 and the commit"
+
+# A step inside a long series of real records: 300 copies of the first
+# sync-on run's record (histograms, settings, metrics and all), NOTPM 2 %
+# noise (uniform, so the levels either side stay apart), -8 % from run 211
+# on, where shared_buffers changes; New-Order p90, the same in every
+# copy, have no spread and so no change point.  history reads them whole the
+# first time (no index) and finds the step at run 211, the first run of the
+# new setting, naming shared_buffers; then again through the index.
+first_on=$(ls -d "$sdir"/*-sync-on | head -1)
+python3 - "$first_on/run.json" "$tmp/long" <<'EOF2'
+import json, os, random, sys
+doc = json.load(open(sys.argv[1]))
+base = doc["run"]["notpm"]
+random.seed(37)
+for i in range(300):
+    doc["started"] = "2025-%02d-%02dT02:00:00Z" % (1 + i // 28, 1 + i % 28)
+    doc["label"] = "nightly"
+    doc["run"]["notpm"] = base * (0.92 if i >= 210 else 1) * (1 + random.uniform(-0.02, 0.02))
+    doc["environment"]["dbms"]["settings"]["shared_buffers"] = "1GB" if i >= 210 else "128MB"
+    d = os.path.join(sys.argv[2], "r%03d-nightly" % i)
+    os.makedirs(d)
+    json.dump(doc, open(os.path.join(d, "run.json"), "w"), indent=2)
+EOF2
+for pass in noindex index; do
+    run "long$pass" "$bin" history "$tmp/long" --format json
+    is "$(json "$tmp/long$pass.out" '[(m["metric"], [(c["run_index"], c["runs_before"], [(d["key"], d["old"], d["new"]) for d in c["changes"] if not d["derived"]]) for c in m["change_points"]]) for m in r["series"][0]["metrics"] if m["metric"] in ("notpm", "p90.new_order")]')" \
+        "[('notpm', [(211, 210, [('shared_buffers', '128MB', '1GB')])]), ('p90.new_order', [])]" \
+        "300 real records ($pass): the step at run 211, its first run, names shared_buffers; the constant p90 has none"
+done
 
 # report --history in a real browser.
 html=$tmp/history.html
