@@ -6,6 +6,7 @@
 #   git archive HEAD | docker build -t tpccbench:0.1.0 -    # --version knows the commit
 #   docker build --build-arg COMMIT=$(git rev-parse --short HEAD) -t tpccbench:0.1.0 .
 #   docker run --rm tpccbench:0.1.0 --version
+#   make image        # podman, debian:bookworm-slim made by debootstrap (scripts/image.sh)
 #
 # ODBC drivers are not in the image; add them to the runtime stage with
 #   --build-arg EXTRA_PACKAGES="odbc-postgresql odbc-mariadb"

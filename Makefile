@@ -43,7 +43,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HELPER_SRC := $(sort $(wildcard tests/helper/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helper/%.c=$(B)/tests/helper/%)
 
-.PHONY: all deps deps-test deps-demo test unit-test integration-test demo clean help bench-load format fuzz \
+.PHONY: all deps deps-test deps-demo image test unit-test integration-test demo clean help bench-load format fuzz \
 	test-asan test-tsan test-sanitize sanitize-check install uninstall FORCE
 all: $(BIN)
 
@@ -216,6 +216,13 @@ install: $(INSTALL_BIN)
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tpccbench $(DESTDIR)$(MANDIR)/man1/tpccbench.1
 
+# The Dockerfile built with podman from a debian:bookworm-slim made here by
+# debootstrap (no registry needed; scripts/image.sh; as root).
+IMAGE ?= tpccbench:$(VERSION)
+image:
+	@sh scripts/deps.sh image
+	sh scripts/image.sh $(IMAGE)
+
 bench-load: $(BIN)
 	sh bench/load.sh
 
@@ -230,6 +237,8 @@ help:
 	@echo "make install    install bin/tpccbench and share/man/man1/tpccbench.1 under PREFIX"
 	@echo "                (default /usr/local; DESTDIR=... stages it elsewhere)"
 	@echo "make uninstall  remove both (same PREFIX and DESTDIR)"
+	@echo "make image      build the Dockerfile with podman as IMAGE (tpccbench:$(VERSION)), its"
+	@echo "                base debian:bookworm-slim made here by debootstrap (as root)"
 	@echo "make demo       install what is missing, run the demo on a private PostgreSQL"
 	@echo "make test       install what is missing, run every unit and integration test"
 	@echo "                (TEST_JOBS=4 files at once; TESTS=\"0030-run 0032-run-faults\" for some)"

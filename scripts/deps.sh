@@ -2,7 +2,7 @@
 # Install what tpccbench needs to build, test or demo, from Debian's packages.
 # As root: apt-get installs what is missing.  Otherwise: print the exact
 # apt-get line and exit 2.
-#   scripts/deps.sh build|test|demo|fuzz
+#   scripts/deps.sh build|test|demo|fuzz|image
 set -eu
 what=${1:-build}
 # libasan8, libubsan1, liblsan0, libtsan2: the runtimes of make test-asan and test-tsan.
@@ -12,13 +12,16 @@ what=${1:-build}
 # (the test starts its own on a loopback port; never the system service); openssl
 # (test): its self-signed certificate for the HTTPS case.
 # libsqliteodbc, sqlite3 (test): SQLite through ODBC and its shell, for tests/t/0074-odbc-sqlite.sh.
+# podman, debootstrap (test, image): the Dockerfile built from a base made here
+# (scripts/image.sh), for tests/t/0099-image.sh and make image.
 pkgs="gcc make libasan8 libubsan1 liblsan0 libtsan2 libpq-dev libyaml-dev libjansson-dev unixodbc-dev libmicrohttpd-dev libcurl4-openssl-dev"
 case "$what" in
     build) ;;
-    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb libsqliteodbc sqlite3 mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus prometheus-node-exporter openssl iproute2" ;;
+    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb libsqliteodbc sqlite3 mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus prometheus-node-exporter openssl iproute2 podman debootstrap" ;;
     demo) pkgs="$pkgs postgresql postgresql-client" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libclang-rt-dev: the libFuzzer runtime
-    *) echo "deps.sh: unknown target '$what' (build, test, demo or fuzz)" >&2; exit 2 ;;
+    image) pkgs="podman debootstrap" ;;          # the build runs inside the image
+    *) echo "deps.sh: unknown target '$what' (build, test, demo, fuzz or image)" >&2; exit 2 ;;
 esac
 missing=""
 for p in $pkgs; do
