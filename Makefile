@@ -43,7 +43,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HELPER_SRC := $(sort $(wildcard tests/helper/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helper/%.c=$(B)/tests/helper/%)
 
-.PHONY: all deps deps-test deps-demo image test unit-test integration-test demo clean help bench-load format fuzz \
+.PHONY: all deps deps-test deps-demo deps-image image test unit-test integration-test demo clean help bench-load format fuzz \
 	test-asan test-tsan test-sanitize sanitize-check install uninstall FORCE
 all: $(BIN)
 
@@ -95,6 +95,8 @@ deps-test:
 	@sh scripts/deps.sh test
 deps-demo:
 	@sh scripts/deps.sh demo
+deps-image:
+	@sh scripts/deps.sh image
 
 # What `make test` runs (names without directory); test-tsan narrows them to
 # the tests that run threads.

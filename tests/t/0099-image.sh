@@ -43,7 +43,7 @@ skip_all() {
 }
 [ "$(id -u)" = 0 ] || skip_all "not root: podman build --isolation=chroot and podman image mount need root"
 for p in podman debootstrap unshare; do
-    command -v $p >/dev/null 2>&1 || skip_all "$p is not installed (scripts/deps.sh test installs it)"
+    command -v $p >/dev/null 2>&1 || skip_all "$p is not installed (make deps-image installs podman and debootstrap)"
 done
 
 t_begin t0099 pg
