@@ -66,9 +66,9 @@ $(B)/commit.stamp: FORCE
 	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
 $(B)/src/main.o $(B)/src/results/record.o: $(B)/commit.stamp
 
-$(B)/tests/%: tests/unit/%.c $(LIB_OBJ)
+$(B)/tests/%: tests/unit/%.c tests/unit/unit.h $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS) -lcmocka
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $(filter-out %.h,$^) $(LDFLAGS) $(LDLIBS) -lcmocka
 
 $(B)/tests/helper/%: tests/helper/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -37,6 +37,8 @@
 #     bg_complete LABEL [NAME]  bg_wait 60, and the run exits 0 (a test)
 #     bg_reap LABEL       wait for $bgpid; rc, out and err as run sets them
 #     bad_args CMD PREFIX [ALL]  a table of bad arguments on stdin: exit 2 + message
+#     restart_in_window LABEL  pg_restart_immediate 2 s into the run's window (a test)
+#     promtool_check FILE...   promtool check metrics passes on each (a test each)
 #     bg_endpoint NAME    the URL a background command's --metrics-listen 127.0.0.1:0 says
 #     listen_port PID     the TCP port a process listens on
 #     busy_port / busy_port_free  a port of 127.0.0.1 held open, then let go
@@ -304,11 +306,11 @@ t_pg_up() {
     fi
 }
 
-# t_pg W: t_pg_up, a passing test that says so, and t_pg_cfg W.  Sets
+# t_pg W: t_pg_up, a note that says where, and t_pg_cfg W.  Sets
 # what those set.
 t_pg() {
     t_pg_up
-    pass "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
+    note "pg_start: PostgreSQL on 127.0.0.1:$PG_TEST_PORT"
     t_pg_cfg "$1"
 }
 
@@ -497,6 +499,32 @@ bg_reap() {
 bg_complete() {
     bg_wait 60
     is "$rc" 0 "${2:-$1}: the run completes, exit 0" || diag "$(cat "$tmp/$1.err")"
+}
+
+# restart_in_window LABEL: once the run LABEL of bg_run has opened its
+# window (bg_window), 2 s into it, restarts the test PostgreSQL with -m
+# immediate (pg.sh's pg_restart_immediate; a test that it did) and says how
+# long the restart took.  For a 20 s window: 18 s are left for recovery and
+# the throughput after it (0032, 0098).
+restart_in_window() {
+    bg_window "$1"
+    sleep 2
+    _t0=$(date +%s)
+    pg_restart_immediate
+    ok $? "pg_ctl restart -m immediate during the run"
+    diag "the restart took $(($(date +%s) - _t0)) s (the window had 18 s left)"
+}
+
+# promtool_check FILE...: `promtool check metrics` passes on each FILE of
+# $tmp (a test each; the lint's text shown when it fails).
+promtool_check() {
+    for _f in "$@"; do
+        if promtool check metrics <"$tmp/$_f" >"$tmp/$_f.lint" 2>&1; then
+            pass "promtool check metrics passes on $_f"
+        else
+            fail "promtool check metrics passes on $_f" "$(cat "$tmp/$_f.lint")"
+        fi
+    done
 }
 
 # bg_endpoint NAME: waits (at most 60 s, while $bgpid lives) until the

@@ -7,10 +7,8 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-. "$root/tests/lib/tap.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0002.XXXXXX") || bail_out "mktemp failed"
-trap 'rm -rf "$tmp"' EXIT
 . "$root/tests/lib/util.sh"
+t_begin t0002
 
 # --- the real tree -----------------------------------------------------------
 run fnlen sh "$root/scripts/fnlen.sh" "$root/src"

@@ -7,23 +7,13 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-# The binary under test: a sanitizer build sets TPCC_BIN (see the Makefile).
-TPCC_BIN=${TPCC_BIN:-$root/tpccbench}
-. "$root/tests/lib/tap.sh"
-
-bin=$TPCC_BIN
+. "$root/tests/lib/util.sh"
+# The binary under test (a sanitizer build sets TPCC_BIN), as a copy: a
+# `make` during the test must not swap the program between two cases.
+t_begin t0005
+t_copy_bin
 table=$root/tests/data/cli-errors.tsv
-[ -x "$bin" ] || bail_out "$bin is missing: run make first"
 [ -r "$table" ] || bail_out "$table is missing"
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0005.XXXXXX") || bail_out "mktemp failed"
-trap 'rm -rf "$tmp"' EXIT
-# Test a copy: a `make` during the test must not swap the program between two cases.
-cp "$TPCC_BIN" "$tmp/tpccbench" || bail_out "copying $TPCC_BIN failed"
-bin=$tmp/tpccbench
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
 
 # The cases run in $tmp/cwd, next to a copy of every config file, so messages
 # name the file as the table writes it ("jobs-0.yaml:3:9: ...").

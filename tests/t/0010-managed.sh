@@ -7,18 +7,18 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-. "$root/tests/lib/tap.sh"
-. "$root/tests/lib/pg.sh"
+. "$root/tests/lib/util.sh"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0010.XXXXXX") || exit 1
+t_begin t0010 pg
 chmod 755 "$tmp"
 datadirs=
 sock3=
 spid=
 
 # Stop whatever managed server is still up (SIGQUIT = immediate shutdown;
-# this must not depend on the code under test), then remove the files.
-cleanup() {
+# this must not depend on the code under test); t_cleanup then stops the
+# test server of pg.sh and removes $tmp.
+managed_cleanup() {
     # A helper still starting a server finishes, then stops what it started.
     [ -n "$spid" ] && wait "$spid" 2>/dev/null
     for _d in $datadirs; do
@@ -35,13 +35,8 @@ cleanup() {
         fi
     done
     case ${sock3:-} in /tmp/tpccbench-?*) rm -rf "$sock3" ;; esac
-    rm -rf "$tmp"
-    pg_stop
 }
-trap cleanup EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
+t_extra_cleanup=managed_cleanup
 
 # Number of listening TCP sockets the process pid holds.
 tcp_listeners() {

@@ -22,14 +22,8 @@
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
-. "$root/tests/lib/tap.sh"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/tpcc-t0016.XXXXXX") || bail_out "mktemp failed"
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 129' HUP
-trap 'exit 130' INT
-trap 'exit 143' TERM
-LC_ALL=C
-export LC_ALL
+. "$root/tests/lib/util.sh"
+t_begin t0016
 cd "$root" || bail_out "cd $root failed"
 
 readme_max=350

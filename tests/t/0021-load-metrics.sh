@@ -148,13 +148,7 @@ for fam in tpccbench_cpu_percent tpccbench_memory_bytes tpccbench_process_cpu_pe
     tpccbench_db_commits_per_second tpccbench_db_wal_bytes_per_second tpccbench_db_sessions; do
     okc "grep -q '^$fam' '$tmp/scrape2'" "the OS and database figures: $fam"
 done
-for f in scrape1 scrape2; do
-    if promtool check metrics <"$tmp/$f" >"$tmp/$f.lint" 2>&1; then
-        pass "promtool check metrics passes on $f"
-    else
-        fail "promtool check metrics passes on $f" "$(cat "$tmp/$f.lint")"
-    fi
-done
+promtool_check scrape1 scrape2
 like "$(cat "$tmp/om1.type")" "application/openmetrics-text*" "OpenMetrics when asked for it"
 is "$(tail -n 1 "$tmp/om1")" "# EOF" "... ending in # EOF"
 okc "grep -q '^# TYPE tpccbench_load_rows counter' '$tmp/om1'" \

@@ -58,12 +58,7 @@ check(run.get('notpm', 0) > 0, name + ': NOTPM > 0 (the run went on)')
 # The window is 20 s: a fresh chroot at load average 11 saw no second of
 # throughput left after the restart in a 14 s one.
 bg_run restart --duration 20s --warmup 1s --vus 4
-bg_window restart
-sleep 2
-_t0=$(date +%s)
-pg_restart_immediate
-ok $? "pg_ctl restart -m immediate during the run"
-diag "the restart took $(($(date +%s) - _t0)) s (the window had 18 s left)"
+restart_in_window restart
 bg_complete restart
 outage_checks restart
 like "$(cat "$tmp/restart.out")" "*outage: * connections lost*" "restart: the summary names the outage"

@@ -268,13 +268,7 @@ n1=$(grep '^tpccbench_transactions_total{type="new_order",outcome="committed"}' 
 n2=$(grep '^tpccbench_transactions_total{type="new_order",outcome="committed"}' "$tmp/scrape2" | cut -d' ' -f2)
 okc "[ '${n1:-0}' -gt 0 ] && [ '${n2:-0}' -gt '${n1:-0}' ]" \
     "the New-Order committed counter grows between scrapes ($n1 -> $n2)"
-for f in scrape1 scrape2; do
-    if promtool check metrics <"$tmp/$f" >"$tmp/$f.lint" 2>&1; then
-        pass "promtool check metrics passes on $f"
-    else
-        fail "promtool check metrics passes on $f" "$(cat "$tmp/$f.lint")"
-    fi
-done
+promtool_check scrape1 scrape2
 for fam in tpccbench_response_seconds_bucket tpccbench_notpm tpccbench_tps tpccbench_connections_down \
     tpccbench_terminals_in_transaction tpccbench_cpu_percent tpccbench_db_wal_bytes_per_second; do
     okc "grep -q '^$fam' '$tmp/scrape2'" "the endpoint serves $fam"

@@ -13,7 +13,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 
 t_begin t0039 pg mariadb odbc
 t_maria_up
-pass "maria_start: MariaDB on 127.0.0.1:$MARIA_TEST_PORT"
+note "maria_start: MariaDB on 127.0.0.1:$MARIA_TEST_PORT"
 t_odbc_up
 [ -n "$ODBC_TEST_MARIA_DRIVER" ] || bail_out "MariaDB Connector/ODBC is missing (apt-get install odbc-mariadb)"
 cfg=$tmp/maria.yaml

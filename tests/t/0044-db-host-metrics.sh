@@ -165,7 +165,7 @@ fake() {
 # ---------------------------------------------------------------------------
 # 1. A real node_exporter on the loopback; the server is local.
 exporter ne 127.0.0.1 || bail_out "node_exporter did not answer at $ne_url: $(tail -3 "$tmp/ne.log")"
-pass "node_exporter answers at $ne_url"
+note "node_exporter answers at $ne_url"
 "$bin" run -c "$cfg" --vus 2 --duration 6s --warmup 1s --label local --db-host-metrics "$ne_url" \
     --metrics-listen "127.0.0.1:0" >"$tmp/local.out" 2>"$tmp/local.err" </dev/null &
 bgpid=$!

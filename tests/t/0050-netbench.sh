@@ -59,7 +59,7 @@ jtrue() {
 # 1. One server, clients one after the other and at once.
 
 start_server srv 127.0.0.1 0 0 0 0 --json || bail_out "the server did not listen: $(cat "$tmp/srv.err")"
-pass "server listens on 127.0.0.1 port $srv_port (port 0: the system chose)"
+note "server listens on 127.0.0.1 port $srv_port (port 0: the system chose)"
 
 run c1 "$bin" netbench client 127.0.0.1 "$srv_port" 5 8192 100 --json
 is "$rc" 0 "client 5 8192 100 --json: exit 0" || explain

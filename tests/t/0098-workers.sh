@@ -149,12 +149,7 @@ check(run.get('terminals', {}).get('workers') == 2, name + ': on 2 workers', run
 # crash recovery and the reconnects' back-off took all of a 14 s window's
 # last 9 s once (0032 leaves 18 s too).
 bg_run restart --mode procedure --vus 8 --workers 2 --duration 20s --warmup 1s
-bg_window restart
-sleep 2
-_t0=$(date +%s)
-pg_restart_immediate
-ok $? "pg_ctl restart -m immediate during the run"
-diag "the restart took $(($(date +%s) - _t0)) s (the window had 18 s left)"
+restart_in_window restart
 bg_complete restart
 outage_checks restart
 

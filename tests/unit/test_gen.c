@@ -27,8 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Standard deviations allowed for binomial counts and chi-square statistics. */
-#define TEST_SIGMAS 5.0
 
 #define TEST_SEED UINT64_C(0x67656e7465737431)
 #define TEST_NOW  "2026-01-01 00:00:00"
@@ -57,6 +55,9 @@ static int test_cur_len;
             fail_msg("check failed: %s", #cond);                                          \
         }                                                                                 \
     } while (0)
+
+/* After CHECK: the shared statistical checks report through it, with the row. */
+#include "unit.h"
 
 /* ---- the sink ---- */
 
@@ -348,24 +349,6 @@ static void test_span_check(const char *what, const struct test_span *sp, int lo
     {                  \
         1 << 30, -1    \
     }
-
-/* Check a binomial count within TEST_SIGMAS standard deviations. */
-static void test_check_binomial(const char *what, int64_t got, int64_t n, double p)
-{
-    double mean = (double)n * p, slack = TEST_SIGMAS * sqrt((double)n * p * (1.0 - p));
-
-    CHECK(fabs((double)got - mean) <= slack,
-          "%s: %" PRId64 " of %" PRId64 ", want %.1f +- %.1f (%.0f sigma)", what, got, n, mean,
-          slack, TEST_SIGMAS);
-}
-
-/* The 5-sigma point of a chi-square distribution (Wilson-Hilferty). */
-static double test_chi2_bound(int dof)
-{
-    double k = dof, t = 1.0 - 2.0 / (9.0 * k) + TEST_SIGMAS * sqrt(2.0 / (9.0 * k));
-
-    return k * t * t * t;
-}
 
 /* ---- the population of warehouse 1, generated once ---- */
 
@@ -661,7 +644,7 @@ static void test_customer(void **state)
               "c_data of length %d, want a-string 300..500", row.len[c_data]);
     }
     CHECK(it.rowno + 1 == 30000, "%" PRId64 " customers", it.rowno + 1);
-    test_check_binomial("customers with c_credit BC", nbc, 30000, 0.10);
+    unit_check_binomial("customers with c_credit BC", nbc, 30000, 0.10);
     for (int l = 8; l <= 16; l++)
         CHECK(first_lens[l] > 0, "c_first never of length %d", l);
     test_span_check("c_street_1", &sp_street, 10, 20);
@@ -675,13 +658,13 @@ static void test_customer(void **state)
     int cl = test_ctx.c_load.c_last, wrong = (cl + 100) % 256;
     double chi2 = test_chi2_nurand255(num_counts, nrandom, cl, &dof);
     double chi2_wrong = test_chi2_nurand255(num_counts, nrandom, wrong, &dof_wrong);
-    CHECK(chi2 < test_chi2_bound(dof),
+    CHECK(chi2 < unit_chi2_bound(dof),
           "c_last numbers against NURand(255, 0, 999) with C=%d: chi-square %.1f with %d dof, "
           "bound %.1f",
-          cl, chi2, dof, test_chi2_bound(dof));
-    CHECK(chi2_wrong > 10 * test_chi2_bound(dof_wrong),
+          cl, chi2, dof, unit_chi2_bound(dof));
+    CHECK(chi2_wrong > 10 * unit_chi2_bound(dof_wrong),
           "c_last numbers against C=%d instead of %d: chi-square %.1f, want far above %.1f", wrong,
-          cl, chi2_wrong, test_chi2_bound(dof_wrong));
+          cl, chi2_wrong, unit_chi2_bound(dof_wrong));
 }
 
 static void test_history(void **state)
@@ -749,7 +732,7 @@ static void test_item(void **state)
     CHECK(it.rowno + 1 == 100000, "%" PRId64 " items", it.rowno + 1);
     test_span_check("i_name", &sp_name, 14, 24);
     test_span_check("i_data", &sp_data, 26, 50);
-    test_check_binomial("i_data with ORIGINAL", norig, 100000, 0.10);
+    unit_check_binomial("i_data with ORIGINAL", norig, 100000, 0.10);
     /* Each end has probability 1e-4 per row: about 10 of 100000. */
     CHECK(min_price == 100 && max_price == 10000, "i_price seen in %" PRId64 "..%" PRId64 "e-2",
           min_price, max_price);
@@ -797,7 +780,7 @@ static void test_stock(void **state)
     }
     CHECK(it.rowno + 1 == 100000, "%" PRId64 " stock rows", it.rowno + 1);
     test_span_check("s_data", &sp_data, 26, 50);
-    test_check_binomial("s_data with ORIGINAL", norig, 100000, 0.10);
+    unit_check_binomial("s_data with ORIGINAL", norig, 100000, 0.10);
     for (int q = 10; q <= 100; q++)
         CHECK(qcount[q] > 0, "s_quantity %d never drawn", q);
 }

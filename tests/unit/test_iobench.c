@@ -20,6 +20,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "tools/iobench.h"
 
 #include <dirent.h>
@@ -32,16 +34,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-
-/* Fail the test, naming what was checked with both sides. */
-#define CHECK(cond, ...)                         \
-    do {                                         \
-        if (!(cond)) {                           \
-            print_error(__VA_ARGS__);            \
-            print_error("\n");                   \
-            fail_msg("check failed: %s", #cond); \
-        }                                        \
-    } while (0)
 
 /* Parse a space-separated argument string (no quoting) onto o. */
 static int test_parse(struct iobench_opts *o, const char *args, struct err *e)

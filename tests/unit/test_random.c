@@ -18,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "unit.h"
+
 #include "tpcc/random.h"
 
 #include <inttypes.h>
@@ -26,31 +28,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Standard deviations allowed for binomial counts and chi-square statistics. */
-#define TEST_SIGMAS 5.0
 
 /* The seed of every stream drawn here (cases add their index). */
 #define TEST_SEED UINT64_C(0x5eed0f7063630001)
-
-/* Fail the test, naming what was checked with both sides. */
-#define CHECK(cond, ...)                         \
-    do {                                         \
-        if (!(cond)) {                           \
-            print_error(__VA_ARGS__);            \
-            print_error("\n");                   \
-            fail_msg("check failed: %s", #cond); \
-        }                                        \
-    } while (0)
-
-/* The 5-sigma point of a chi-square distribution with dof degrees of freedom
- * (Wilson-Hilferty: (X/k)^(1/3) is close to normal). */
-static double test_chi2_bound(int dof)
-{
-    double k = dof;
-    double t = 1.0 - 2.0 / (9.0 * k) + TEST_SIGMAS * sqrt(2.0 / (9.0 * k));
-
-    return k * t * t * t;
-}
 
 /* Chi-square of counts[0..n-1] against a uniform distribution. */
 static double test_chi2_uniform(const int64_t *counts, int n)
@@ -64,18 +44,6 @@ static double test_chi2_uniform(const int64_t *counts, int n)
     for (int i = 0; i < n; i++)
         chi2 += ((double)counts[i] - want) * ((double)counts[i] - want) / want;
     return chi2;
-}
-
-/* Check that a binomial count of draws with probability p lies within
- * TEST_SIGMAS standard deviations of its mean. */
-static void test_check_binomial(const char *what, int64_t got, int64_t draws, double p)
-{
-    double mean = (double)draws * p;
-    double slack = TEST_SIGMAS * sqrt((double)draws * p * (1.0 - p));
-
-    CHECK(fabs((double)got - mean) <= slack,
-          "%s: %" PRId64 " of %" PRId64 " draws, want %.1f +- %.1f (%.0f sigma)", what, got, draws,
-          mean, slack, TEST_SIGMAS);
 }
 
 /* ---- the generator ---- */
@@ -180,7 +148,7 @@ static void test_rng_range_small(void **state)
               " times in %" PRId64 " draws",
               lo, hi, counts[0], counts[n - 1], draws);
         if (n > 1) {
-            double chi2 = test_chi2_uniform(counts, n), bound = test_chi2_bound(n - 1);
+            double chi2 = test_chi2_uniform(counts, n), bound = unit_chi2_bound(n - 1);
             CHECK(chi2 < bound, "rng_range(%" PRId64 ", %" PRId64 "): chi-square %.1f, bound %.1f",
                   lo, hi, chi2, bound);
         }
@@ -222,7 +190,7 @@ static void test_rng_range_wide(void **state)
             else
                 nhigh++;
         }
-        test_check_binomial("draws in the low half of a wide range", nlow, draws, 0.5);
+        unit_check_binomial("draws in the low half of a wide range", nlow, draws, 0.5);
         CHECK(nlow + nhigh == draws, "%" PRId64 " + %" PRId64 " != %" PRId64, nlow, nhigh, draws);
     }
 }
@@ -260,7 +228,7 @@ static void test_rng_unit(void **state)
         hi = u > hi ? u : hi;
     }
     /* The variance of U(0,1) is 1/12. */
-    double mean = sum / DRAWS, slack = TEST_SIGMAS * sqrt(1.0 / 12.0 / DRAWS);
+    double mean = sum / DRAWS, slack = UNIT_SIGMAS * sqrt(1.0 / 12.0 / DRAWS);
     CHECK(fabs(mean - 0.5) <= slack, "mean %.6f, want 0.5 +- %.6f", mean, slack);
     CHECK(lo < 1e-4 && hi > 1 - 1e-4, "min %.6g, max %.6g over %d draws", lo, hi, DRAWS);
 }
@@ -375,7 +343,7 @@ static void test_nurand(void **state)
               "), want the low bits of r1 | r2 all set",
               a, x, y, c, argmax, u);
 
-        double chi2u = test_chi2_uniform(got, (int)n), boundu = test_chi2_bound((int)n - 1);
+        double chi2u = test_chi2_uniform(got, (int)n), boundu = unit_chi2_bound((int)n - 1);
         CHECK(chi2u > 100 * boundu,
               "NURand(%d, %" PRId64 ", %" PRId64 "): chi-square against uniform %.0f, want far "
               "above the uniform bound %.0f",
@@ -385,7 +353,7 @@ static void test_nurand(void **state)
             int64_t *pairs = test_nurand_exact(a, x, y, c);
             int dof;
             double chi2 = test_chi2_exact(got, pairs, n, (int64_t)(a + 1) * n, DRAWS, &dof);
-            double bound = test_chi2_bound(dof);
+            double bound = unit_chi2_bound(dof);
             CHECK(chi2 < bound,
                   "NURand(%d, %" PRId64 ", %" PRId64 ") C=%d: chi-square against the exact "
                   "distribution %.1f with %d dof, bound %.1f",
@@ -505,7 +473,7 @@ static void test_nurand_c_run_uniform(void **state)
         }
         CHECK(nvalid == cases[i].nvalid, "c_load %d: %d valid values, want %d", cases[i].load,
               nvalid, cases[i].nvalid);
-        double chi2 = test_chi2_uniform(valid, nvalid), bound = test_chi2_bound(nvalid - 1);
+        double chi2 = test_chi2_uniform(valid, nvalid), bound = unit_chi2_bound(nvalid - 1);
         CHECK(chi2 < bound, "c_load %d: chi-square %.1f, bound %.1f", cases[i].load, chi2, bound);
     }
 }
@@ -636,7 +604,7 @@ static void test_strings(void **state)
             CHECK(lens[l] > 0, "%s [%d, %d]: length %d never drawn in %d", cases[i].name, lo, hi,
                   lo + l, draws);
         if (nlen > 1) {
-            double chi2 = test_chi2_uniform(lens, nlen), bound = test_chi2_bound(nlen - 1);
+            double chi2 = test_chi2_uniform(lens, nlen), bound = unit_chi2_bound(nlen - 1);
             CHECK(chi2 < bound, "%s [%d, %d]: lengths chi-square %.1f, bound %.1f", cases[i].name,
                   lo, hi, chi2, bound);
         }
@@ -647,7 +615,7 @@ static void test_strings(void **state)
             }
         CHECK(nsym == cases[i].nsymbols, "%s: %d symbols, want %d", cases[i].name, nsym,
               cases[i].nsymbols);
-        double chi2 = test_chi2_uniform(sym, nsym), bound = test_chi2_bound(nsym - 1);
+        double chi2 = test_chi2_uniform(sym, nsym), bound = unit_chi2_bound(nsym - 1);
         CHECK(chi2 < bound, "%s [%d, %d]: characters chi-square %.1f, bound %.1f", cases[i].name,
               lo, hi, chi2, bound);
         free(lens);
@@ -697,7 +665,7 @@ static void test_data_original(void **state)
                 at_end += pos == n - 8;
             }
         }
-        test_check_binomial("strings with ORIGINAL", noriginal, DRAWS, 0.10);
+        unit_check_binomial("strings with ORIGINAL", noriginal, DRAWS, 0.10);
         CHECK(at_start > 0 && at_end > 0, "data [%d, %d]: ORIGINAL at the start %d, end %d times",
               lo, hi, at_start, at_end);
         for (int l = 0; l <= hi - lo; l++)
@@ -811,7 +779,7 @@ static void test_permutation_uniform(void **state)
     }
     for (int p = 0; p < NPERM; p++)
         CHECK(counts[p] > 0, "order with rank %d never drawn in %d", p, DRAWS);
-    double chi2 = test_chi2_uniform(counts, NPERM), bound = test_chi2_bound(NPERM - 1);
+    double chi2 = test_chi2_uniform(counts, NPERM), bound = unit_chi2_bound(NPERM - 1);
     CHECK(chi2 < bound, "orders of 5: chi-square %.1f, bound %.1f", chi2, bound);
 }
 

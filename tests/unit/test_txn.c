@@ -6,7 +6,7 @@
  * clause 2 that a single input must obey is checked on each one (ranges,
  * sort order, where the unused item goes, remote means another warehouse);
  * the shares (rollbacks, remote lines and payments, selection by last name)
- * must lie within TEST_SIGMAS binomial standard deviations of the spec's
+ * must lie within UNIT_SIGMAS binomial standard deviations of the spec's
  * percentage.  (The mix is dealt from a deck: tests/unit/test_deck.c.)  That the run's NURand
  * constants are used is shown by drawing the same stream under two contexts:
  * only the constant C differs, so every NURand value moves by exactly the
@@ -30,6 +30,10 @@
 
 #include <cmocka.h>
 
+/* Standard deviations allowed for a binomial count. */
+#define UNIT_SIGMAS 4.0
+#include "unit.h"
+
 #include "db/db.h"
 #include "db/dialect.h"
 #include "tpcc/random.h"
@@ -41,34 +45,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Standard deviations allowed for a binomial count. */
-#define TEST_SIGMAS 4.0
 
 /* The seed of every stream drawn here (tests add their own number). */
 #define TEST_SEED UINT64_C(0x5eed0f7063630002)
-
-/* Fail the test, naming what was checked with both sides. */
-#define CHECK(cond, ...)                         \
-    do {                                         \
-        if (!(cond)) {                           \
-            print_error(__VA_ARGS__);            \
-            print_error("\n");                   \
-            fail_msg("check failed: %s", #cond); \
-        }                                        \
-    } while (0)
-
-/* Check that a binomial count of draws with probability p lies within
- * TEST_SIGMAS standard deviations of its mean. */
-static void test_check_binomial(const char *what, int64_t got, int64_t draws, double p)
-{
-    double mean = (double)draws * p;
-    double slack = TEST_SIGMAS * sqrt((double)draws * p * (1.0 - p));
-
-    CHECK(fabs((double)got - mean) <= slack,
-          "%s: %" PRId64 " of %" PRId64 " (%.3f %%), want %.1f +- %.1f (%.0f sigma, %.2f %%)",
-          what, got, draws, 100.0 * (double)got / (double)draws, mean, slack, TEST_SIGMAS,
-          100.0 * p);
-}
 
 /* The number 0..999 whose last name is name, or -1. */
 static int test_lastname_num(const char *name)
@@ -152,19 +131,19 @@ static void test_gen_new_order(void **state)
               no->all_local, has_remote ? "a" : "no");
         orders_remote += has_remote;
     }
-    test_check_binomial("New-Order rollbacks", rollbacks, DRAWS, 0.01);
-    test_check_binomial("remote order lines", remote_lines, lines, 0.01);
+    unit_check_binomial("New-Order rollbacks", rollbacks, DRAWS, 0.01);
+    unit_check_binomial("remote order lines", remote_lines, lines, 0.01);
     {
         double mean = (double)lines / DRAWS;
         CHECK(fabs(mean - 10.0) < 0.05, "mean lines per order %.4f, want 10 +- 0.05", mean);
     }
     for (int n = 5; n <= 15; n++)
-        test_check_binomial("orders with a given ol_cnt", cnt_seen[n], DRAWS, 1.0 / 11);
+        unit_check_binomial("orders with a given ol_cnt", cnt_seen[n], DRAWS, 1.0 / 11);
     CHECK(orders_remote > 0 && orders_remote < DRAWS, "orders with a remote line: %" PRId64,
           orders_remote);
     /* Remote supply warehouses are spread over all of 1..W (none is home). */
     for (int w = 1; w <= W; w++)
-        test_check_binomial("remote lines to one warehouse", remote_to[w], remote_lines, 0.1);
+        unit_check_binomial("remote lines to one warehouse", remote_to[w], remote_lines, 0.1);
 }
 
 /* With two warehouses a remote line or payment can only go to the other one. */
@@ -194,7 +173,7 @@ static void test_gen_two_warehouses(void **state)
     }
     CHECK(remote_lines > 0 && remote_pay > 0, "W=2: %" PRId64 " remote lines, %" PRId64
           " remote payments", remote_lines, remote_pay);
-    test_check_binomial("W=2 remote payments", remote_pay, DRAWS, 0.15);
+    unit_check_binomial("W=2 remote payments", remote_pay, DRAWS, 0.15);
 }
 
 /* ---- txn_gen: Payment, Order-Status, Delivery, Stock-Level ---- */
@@ -242,10 +221,10 @@ static void test_gen_payment(void **state)
             CHECK(p->c_id >= 1 && p->c_id <= 3000, "draw %d: c_id %d", i, p->c_id);
         }
     }
-    test_check_binomial("remote payments", remote, DRAWS, 0.15);
-    test_check_binomial("payments by last name", by_name, DRAWS, 0.60);
+    unit_check_binomial("remote payments", remote, DRAWS, 0.15);
+    unit_check_binomial("payments by last name", by_name, DRAWS, 0.60);
     /* A remote customer's district is random: it equals d_id 1 time in 10. */
-    test_check_binomial("remote customer in the payment's district", same_district, remote, 0.1);
+    unit_check_binomial("remote customer in the payment's district", same_district, remote, 0.1);
     /* Uniform over 100..500000: the extremes come close to the bounds. */
     CHECK(amount_min < 100 + 50 && amount_max > 500000 - 50,
           "amounts seen %" PRId64 "..%" PRId64 ", want close to 100..500000", amount_min,
@@ -280,7 +259,7 @@ static void test_gen_order_status(void **state)
             CHECK(o->c_id >= 1 && o->c_id <= 3000, "draw %d: c_id %d", i, o->c_id);
         }
     }
-    test_check_binomial("order-status by last name", by_name, DRAWS, 0.60);
+    unit_check_binomial("order-status by last name", by_name, DRAWS, 0.60);
 }
 
 static void test_gen_delivery_stock_level(void **state)
@@ -312,9 +291,9 @@ static void test_gen_delivery_stock_level(void **state)
         threshold[in.u.sl.threshold]++;
     }
     for (int c = 1; c <= 10; c++)
-        test_check_binomial("one carrier", carrier[c], DRAWS, 0.1);
+        unit_check_binomial("one carrier", carrier[c], DRAWS, 0.1);
     for (int t = 10; t <= 20; t++)
-        test_check_binomial("one threshold", threshold[t], DRAWS, 1.0 / 11);
+        unit_check_binomial("one threshold", threshold[t], DRAWS, 1.0 / 11);
 }
 
 /* One warehouse: every line is home, every order all local, every customer home. */
