@@ -84,7 +84,8 @@ static void rollback_quietly(struct meet *m)
     db_rollback(m->c, &ig);
 }
 
-static int q(struct meet *m, int id, const struct db_param *p, int np, struct err *e)
+/* Run meet.sql's statement id with its parameters on the meeting's connection. */
+static int meet_query(struct meet *m, int id, const struct db_param *p, int np, struct err *e)
 {
     return db_query(m->c, m->d.sql[id], p, np, e);
 }
@@ -92,7 +93,7 @@ static int q(struct meet *m, int id, const struct db_param *p, int np, struct er
 static int set_state(struct meet *m, int part, const char *state, struct err *e)
 {
     struct db_param p[4] = { DBP_TEXT(m->run_id), DBP_INT(m->gen), DBP_INT(part), DBP_TEXT(state) };
-    int rc = q(m, M_STATE, p, 4, e);
+    int rc = meet_query(m, M_STATE, p, 4, e);
 
     m->last_beat_us = clock_us();
     return rc;
@@ -104,7 +105,7 @@ static int read_rows(struct meet *m, struct meet_row *rows, int max, struct err 
     struct db_param p[2] = { DBP_TEXT(m->run_id), DBP_INT(m->gen) };
     int rc, n = 0;
 
-    if ((rc = q(m, M_ROWS, p, 2, e)) < 0)
+    if ((rc = meet_query(m, M_ROWS, p, 2, e)) < 0)
         return rc;
     while (db_next(m->c) == 1) {
         struct meet_row *r;
@@ -194,15 +195,15 @@ int meet_open(struct meet *m, const struct db_ops *ops, const struct db_connect_
     if ((rc = db_connect(ops, &m->d, args, &m->c, e)) < 0)
         return err_prefix(e, "the meeting's connection");
     /* The table, once even when parts start together. */
-    if ((rc = db_begin(m->c, e)) < 0 || (rc = q(m, M_LOCK_TABLE, NULL, 0, e)) < 0 ||
-        (rc = q(m, M_CREATE, NULL, 0, e)) < 0 || (rc = db_commit(m->c, e)) < 0)
+    if ((rc = db_begin(m->c, e)) < 0 || (rc = meet_query(m, M_LOCK_TABLE, NULL, 0, e)) < 0 ||
+        (rc = meet_query(m, M_CREATE, NULL, 0, e)) < 0 || (rc = db_commit(m->c, e)) < 0)
         goto fail;
     /* Join the latest attempt, or begin one. */
     {
         struct db_param lp[1] = { DBP_TEXT(m->run_id) };
         struct db_param xp[2] = { DBP_TEXT(m->run_id), DBP_INT(k) };
-        if ((rc = db_begin(m->c, e)) < 0 || (rc = q(m, M_LOCK, lp, 1, e)) < 0 ||
-            (rc = q(m, M_LATEST, xp, 2, e)) < 0)
+        if ((rc = db_begin(m->c, e)) < 0 || (rc = meet_query(m, M_LOCK, lp, 1, e)) < 0 ||
+            (rc = meet_query(m, M_LATEST, xp, 2, e)) < 0)
             goto fail;
         if (db_next(m->c) == 1) {
             const char *s;
@@ -233,7 +234,7 @@ int meet_open(struct meet *m, const struct db_ops *ops, const struct db_connect_
                 DBP_TEXT(m->run_id), DBP_INT(gen),     DBP_INT(0), DBP_INT(n),
                 DBP_TEXT(""),        DBP_TEXT("open"), DBP_INT(0), DBP_INT(0)
             };
-            if ((rc = q(m, M_INSERT, hp, 8, e)) < 0)
+            if ((rc = meet_query(m, M_INSERT, hp, 8, e)) < 0)
                 goto fail;
         }
         {
@@ -241,7 +242,7 @@ int meet_open(struct meet *m, const struct db_ops *ops, const struct db_connect_
                                       DBP_INT(k),          DBP_INT(n),
                                       DBP_TEXT(m->host),   DBP_TEXT("registered"),
                                       DBP_INT(first_w),    DBP_INT(last_w) };
-            if ((rc = q(m, M_INSERT, ip, 8, e)) < 0 || (rc = db_commit(m->c, e)) < 0)
+            if ((rc = meet_query(m, M_INSERT, ip, 8, e)) < 0 || (rc = db_commit(m->c, e)) < 0)
                 goto fail;
         }
     }
@@ -262,7 +263,7 @@ static int measure_offset(struct meet *m, struct err *e)
     for (int i = 0; i < 5; i++) {
         uint64_t t0 = clock_wall_us(), t1;
         int64_t db;
-        if ((rc = q(m, M_NOW, NULL, 0, e)) < 0)
+        if ((rc = meet_query(m, M_NOW, NULL, 0, e)) < 0)
             return rc;
         if (db_next(m->c) != 1)
             return err_set(e, E_FAIL, "the database's clock: no row");
@@ -320,7 +321,7 @@ int meet_start(struct meet *m, struct err *e)
     /* All here: the start, once. */
     {
         struct db_param p[2] = { DBP_TEXT(m->run_id), DBP_INT(m->gen) };
-        if ((rc = q(m, M_SET_START, p, 2, e)) < 0 || (rc = measure_offset(m, e)) < 0 ||
+        if ((rc = meet_query(m, M_SET_START, p, 2, e)) < 0 || (rc = measure_offset(m, e)) < 0 ||
             (nr = read_rows(m, rows, m->n + 1, e)) < 0 ||
             (rc = set_state(m, m->k, "running", e)) < 0) {
             rc = rc < 0 ? rc : nr;
@@ -389,7 +390,7 @@ int meet_edge(struct meet *m, enum meet_edge edge,
                 err_clear(&ce);
                 crc = count(ctx, out, &ce);
                 p[2] = crc < 0 ? DBP_NULL() : DBP_INT(*out);
-                rc = q(m, edge == MEET_OPEN ? M_COUNT_OPEN : M_COUNT_CLOSE, p, 3, e);
+                rc = meet_query(m, edge == MEET_OPEN ? M_COUNT_OPEN : M_COUNT_CLOSE, p, 3, e);
                 if (rc == 0 && crc < 0) {
                     *e = ce;
                     rc = crc;
@@ -461,7 +462,7 @@ void meet_beat(struct meet *m)
     {
         struct db_param p[3] = { DBP_TEXT(m->run_id), DBP_INT(m->gen), DBP_INT(m->k) };
         /* The state stays; only the beat. */
-        if (q(m, M_BEAT, p, 3, &ig) < 0)
+        if (meet_query(m, M_BEAT, p, 3, &ig) < 0)
             return;
     }
     m->last_beat_us = clock_us();
@@ -482,13 +483,13 @@ int meet_finish(struct meet *m, const char *state, const char *summary, int *mer
     {
         struct db_param p[5] = { DBP_TEXT(m->run_id), DBP_INT(m->gen), DBP_INT(m->k),
                                  DBP_TEXT(state), DBP_TEXT(summary) };
-        if ((rc = q(m, M_SUMMARY, p, 5, e)) < 0)
+        if ((rc = meet_query(m, M_SUMMARY, p, 5, e)) < 0)
             goto out;
     }
     for (;;) {
         int all = 1, timed_out = clock_us() >= deadline;
         struct db_param lp[1] = { DBP_TEXT(m->run_id) };
-        if ((rc = db_begin(m->c, e)) < 0 || (rc = q(m, M_LOCK, lp, 1, e)) < 0 ||
+        if ((rc = db_begin(m->c, e)) < 0 || (rc = meet_query(m, M_LOCK, lp, 1, e)) < 0 ||
             (nr = read_rows(m, rows, m->n + 1, e)) < 0) {
             struct err ig;
             rc = rc < 0 ? rc : nr;
@@ -507,7 +508,7 @@ int meet_finish(struct meet *m, const char *state, const char *summary, int *mer
             struct db_param sp[4] = { DBP_TEXT(m->run_id), DBP_INT(m->gen), DBP_INT(0),
                                       DBP_TEXT("merged") };
             json_t *arr = json_array();
-            if ((rc = q(m, M_STATE, sp, 4, e)) < 0) {
+            if ((rc = meet_query(m, M_STATE, sp, 4, e)) < 0) {
                 struct err ig;
                 db_rollback(m->c, &ig);
                 json_decref(arr);
@@ -527,7 +528,7 @@ int meet_finish(struct meet *m, const char *state, const char *summary, int *mer
             /* The summaries, decoded. */
             {
                 struct db_param p[2] = { DBP_TEXT(m->run_id), DBP_INT(m->gen) };
-                if ((rc = q(m, M_SUMMARIES, p, 2, e)) < 0) {
+                if ((rc = meet_query(m, M_SUMMARIES, p, 2, e)) < 0) {
                     struct err ig;
                     db_rollback(m->c, &ig);
                     json_decref(arr);

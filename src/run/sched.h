@@ -59,7 +59,8 @@ struct terminal *sched_take(struct sched *s, const int *stop, uint64_t max_wait_
 struct terminal *sched_take_due(struct sched *s, uint64_t now_us);
 
 /* Take the terminal due first if it is due at now_us (whoever waits); NULL
- * otherwise.  Never waits: for a worker that owns several connections. */
+ * otherwise.  Never waits.  The run takes several at once (sched_take_many);
+ * this one is the heap's single take for its unit test and bench/sched.c. */
 struct terminal *sched_take_now(struct sched *s, uint64_t now_us);
 
 /*
