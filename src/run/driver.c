@@ -23,6 +23,7 @@
 #include "core/signals.h"
 #include "run/meet.h"
 #include "run/metrics.h"
+#include "run/runseries.h"
 #include "tpcc/admin.h"
 #include "tpcc/deck.h"
 
@@ -238,6 +239,7 @@ struct run {
     int aborted;                 /* a connection was down for run.max_outage */
     int on_time;                 /* the window reached its end (or every terminal finished) */
     int stuck;                   /* threads did not stop: leave what they use */
+    struct runseries live;       /* the run's counters on the live endpoint (o->metrics) */
 };
 
 /* The threads are told to stop, with sh->lock held by the caller (released). */
@@ -314,6 +316,7 @@ static int run_init(struct run *x, const struct run_opts *o, struct run_result *
     sh->mode = txn_mode_resolve(cfg->run.mode, o->dialect);
     r->mode = sh->mode;
     r->virtual_users = x->nvu;
+    runseries_init(&x->live, o->metrics);
     return 0;
 }
 
@@ -693,7 +696,11 @@ static int run_second(struct run *x, struct err *e)
     x->sec++;
     meet_beat(o->meet);
     series_add(r, x->m, x->sec, measuring ? 'm' : 'r', in_tx, down, interval);
-    metrics_tick(o->metrics, r->n_series ? &r->series[r->n_series - 1] : NULL, now, in_tx, down);
+    if (o->metrics) {
+        const struct series_row *row = r->n_series ? &r->series[r->n_series - 1] : NULL;
+        runseries_update(&x->live, row, now, in_tx, down);
+        metrics_tick(o->metrics, row ? row->second : x->sec, row ? row->phase : 'r');
+    }
     if (longest_us > (uint64_t)x->cfg->run.max_outage_us) {
         x->aborted = 1;
         return err_set(e, E_FAIL,
@@ -1086,6 +1093,7 @@ static int run_teardown(struct run *x, int rc)
         free(x->vus);
         free(x->workers);
     }
+    metrics_serve_series(o->metrics, NULL, 0); /* x->live goes with x */
     free(x->m);
     free(x->base);
     free(x->conn_us);

@@ -1,24 +1,26 @@
 /*
  * metrics.h - what the machine and the database did each second of a run:
- * the OS figures of run/osmetrics.h (CPU shares, run queue, context
- * switches, memory, the data directory's block device and any device named,
- * network interfaces, this process) and the database's statistics read
- * with the metrics_* statements of schema/<dialect>/admin.sql (rows of
- * name, value) on a thread and a connection of their own, so that a
- * database that stops answering never holds the monitor.
+ * one row a second of figures from the metrics sources (run/msrc.h: the
+ * driver host's /proc, the database through its dialect's metrics_*
+ * statements on a thread and a connection of their own, the database
+ * host's node_exporter), so that a source that stops answering never holds
+ * the monitor.
  *
  * The monitor (run/driver.c) calls metrics_tick() once a second, after its
  * series row; cmd/run.c takes a baseline before the run (metrics_start) and
  * a last sample after it (metrics_finish),
  * and writes metrics.csv, run.json's "metrics" and the summary lines.  When
  * a metrics_serve is attached, each tick also publishes the OpenMetrics and
- * Prometheus text of the latest figures to it (run/mserve.h).
+ * Prometheus text of the registered series (metrics_serve_series: the run's
+ * counters, run/runseries.h, or the load's) and of the latest figures to it
+ * (run/mserve.h).
  *
  * A figure that cannot be read (a device that disappeared, a statistic the
  * server refuses, a dialect that has none) is a NaN in its row - an empty
  * cell in metrics.csv, a missing sample on the endpoint - and its column
  * carries a note saying why; never a zero.  Everything but the database
- * reads runs on the monitor's thread; nothing here prints or exits.
+ * and the scraper's reads runs on the monitor's thread; nothing here prints
+ * or exits.
  */
 #ifndef TPCC_METRICS_H
 #define TPCC_METRICS_H
@@ -27,10 +29,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <stdint.h>
+
 #include "core/err.h"
 #include "db/db.h"
-#include "run/driver.h"
-#include "run/stats.h"
 
 struct metrics;
 struct mserve;
@@ -63,37 +65,50 @@ void metrics_free(struct metrics *m);
 void metrics_start(struct metrics *m, struct db_conn *c);
 
 /*
- * The monitor's once-a-second sample: one row (second and phase of row,
- * the series row just added).  The database's figures come from the
- * metrics' thread, waited for at most 0.5 s (a database that does not
- * answer never holds the monitor; its columns say so).  cum: the VUs'
- * counts so far (for the endpoint's counters and histograms), in_tx and
- * down as in the series.  m may be NULL (metrics off): nothing happens.
+ * The monitor's once-a-second sample: one row (second, and phase: 'r'
+ * ramp-up and warm-up, 'm' measured, 's' stopping, as the series row just
+ * added).  A source's thread (the database's, the scraper's) is waited for
+ * at most 0.5 s (one that does not answer never holds the monitor; its
+ * columns say so).  The endpoint gets the registered series as they are now
+ * (the caller updates them first) and the row's figures.  m may be NULL
+ * (metrics off): nothing happens.
  */
-void metrics_tick(struct metrics *m, const struct series_row *row, const struct vu_stats *cum,
-                  int in_tx, int down);
+void metrics_tick(struct metrics *m, int second, char phase);
+
+/* A histogram of a family of series: cumulative counts by upper bound. */
+struct metrics_hist {
+    const double *le; /* nle upper bounds, seconds, rising */
+    int nle;
+    const uint64_t *cum; /* nle + 1 counts: samples at or under each bound, then all (+Inf) */
+    const double *sum;   /* the samples' sum, seconds ("%.6f") */
+};
 
 /*
- * A family of series the endpoint serves beside its own figures, for a
- * command that keeps live counters of its own (the load's rows by table,
- * steps, phase): the sampler knows only what is registered here.  Values
- * are read with relaxed atomic loads at each tick; the arrays are kept, not
- * copied (they must outlive m).  One of v, v_int, v_real or state is set.
+ * A family of series the endpoint serves, for a command that keeps live
+ * counters of its own (the run's transactions by type and outcome and
+ * response times, run/runseries.h; the load's rows by table, steps,
+ * phase): the sampler knows only what is registered here.  Values are read
+ * with relaxed atomic loads at each tick (a double as it is); the arrays
+ * are kept, not copied (they must stay until unregistered, or outlive m).
+ * One of v, v_int, v_real, state or hist is set.
  */
 struct metrics_series {
     const char *family; /* "tpccbench_load_rows_total" */
     const char *help;
-    int counter;                     /* 1: counter, 0: gauge */
-    const char *label;               /* with n > 1: the label the values differ by ("table") */
+    int counter;       /* 1: counter, 0: gauge (a family with hist is a histogram) */
+    const char *label; /* with n > 1: the label the values differ by ("table"); NULL: each
+                        * of label_values is a whole label set ('type="x",outcome="y"') */
     const char *const *label_values; /* ... its n values */
     int n;                           /* series in the family (1: no label) */
     const int64_t *v;                /* n values */
     const int *v_int;                /* one value */
     const double *v_real;            /* one value, "%.3f" */
     const int *state;                /* 1 for the label value at index *state, 0 for the others */
+    const struct metrics_hist *hist; /* n histograms */
 };
 
-/* Serve the n families of s from now on, after the endpoint's own (kept). */
+/* Serve the n families of s from now on, before the figures (kept; s NULL:
+ * none from now on, for an owner that goes away before m). */
 void metrics_serve_series(struct metrics *m, const struct metrics_series *s, int n);
 
 /*
@@ -130,7 +145,7 @@ const char *metrics_checkpoints_stmt(long server_version_num, int have_17);
 /* Whose figures column name is: "driver", "db" or "driver+db" (one host), or NULL. */
 const char *metrics_col_host(const struct metrics *m, const char *name);
 
-/* Mean over the measured rows of column name, NaN when none (tests). */
+/* Mean over the measured rows of column name, NaN when none (tests, the summary). */
 double metrics_mean(const struct metrics *m, const char *name);
 
 #endif

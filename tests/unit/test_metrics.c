@@ -6,7 +6,9 @@
  * admin.sql hold what that choice assumes.  No PostgreSQL 17 is installed
  * where these were written (Debian 12 has PostgreSQL 15 only), so the
  * choice is tested here and the statement's text against a stand-in view
- * in tests/t/0038-metrics.sh.  Each failure prints both sides.
+ * in tests/t/0038-metrics.sh.  And the run's counters as the endpoint's
+ * series (src/run/runseries.c): the label sets, the histograms' cumulative
+ * counts by bound, the last second's gauges.  Each failure prints both sides.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,8 +20,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/hist.h"
 #include "db/dialect.h"
 #include "run/metrics.h"
+#include "run/runseries.h"
 
 #define CHECK_STMT(version, have_17, want)                                                    \
     do {                                                                                      \
@@ -106,11 +110,76 @@ static void test_admin_sql(void **state)
     }
 }
 
+/* Counts by type and outcome, response times under and over the bounds. */
+static void test_runseries(void **state)
+{
+    static struct runseries rs;
+    static struct vu_stats cum;
+    struct series_row row;
+    const struct tx_stats *no = &cum.tx[TX_NEW_ORDER];
+    (void)state;
+
+    memset(&cum, 0, sizeof(cum));
+    memset(&row, 0, sizeof(row));
+    for (int t = 0; t < TX_NTYPES; t++) {
+        hist_init(&cum.tx[t].lat);
+        hist_init(&cum.tx[t].svc);
+    }
+    cum.tx[TX_NEW_ORDER].committed = 7;
+    cum.tx[TX_NEW_ORDER].rolled_back = 1;
+    cum.tx[TX_NEW_ORDER].err_retry = 1;
+    cum.tx[TX_NEW_ORDER].err_conn = 2;
+    cum.tx[TX_NEW_ORDER].retries = 4;
+    hist_record(&cum.tx[TX_NEW_ORDER].lat, 500);      /* under 1 ms */
+    hist_record(&cum.tx[TX_NEW_ORDER].lat, 1500);     /* under 2 ms, over 1 ms */
+    hist_record(&cum.tx[TX_NEW_ORDER].lat, 40000000); /* over 30 s: +Inf only */
+    row.second = 12;
+    row.phase = 'm';
+    row.tps[TX_NEW_ORDER] = 2.5;
+    row.tps[TX_PAYMENT] = 3;
+    runseries_init(&rs, NULL);
+    runseries_update(&rs, &row, &cum, 3, 1);
+
+    assert_string_equal(rs.fam[0].family, "tpccbench_transactions_total");
+    assert_null(rs.fam[0].label);
+    assert_string_equal(rs.fam[0].label_values[0], "type=\"new_order\",outcome=\"committed\"");
+    assert_string_equal(rs.fam[0].label_values[2], "type=\"new_order\",outcome=\"error\"");
+    assert_int_equal(rs.fam[0].n, TX_NTYPES * RUNSERIES_OUTCOMES);
+    assert_int_equal(rs.tx[0], 7);
+    assert_int_equal(rs.tx[1], 1);
+    assert_int_equal(rs.tx[2], 3); /* given up, lost and other errors */
+    assert_int_equal(rs.tx[4], 4);
+    assert_int_equal(rs.tx[RUNSERIES_OUTCOMES], 0); /* payment committed */
+
+    assert_string_equal(rs.fam[1].family, "tpccbench_response_seconds");
+    assert_string_equal(rs.fam[1].label_values[TX_NEW_ORDER], "type=\"new_order\"");
+    assert_ptr_equal(rs.fam[1].hist, rs.hist[0]);
+    assert_int_equal(rs.hist[0][0].nle, RUNSERIES_NLE);
+    assert_true(rs.hist[0][0].le[0] == 0.001 && rs.hist[0][0].le[RUNSERIES_NLE - 1] == 30);
+    assert_int_equal(rs.cum[0][TX_NEW_ORDER][0], 1);                 /* le 0.001 */
+    assert_int_equal(rs.cum[0][TX_NEW_ORDER][1], 2);                 /* le 0.002 */
+    assert_int_equal(rs.cum[0][TX_NEW_ORDER][RUNSERIES_NLE - 1], 2); /* le 30 */
+    assert_int_equal(rs.cum[0][TX_NEW_ORDER][RUNSERIES_NLE], no->lat.n_samples);
+    assert_int_equal(rs.cum[0][TX_NEW_ORDER][RUNSERIES_NLE], 3);
+    assert_true(rs.sum_s[0][TX_NEW_ORDER] == (double)no->lat.sum_us / 1e6);
+    assert_int_equal(rs.cum[1][TX_NEW_ORDER][RUNSERIES_NLE], 0); /* no service times */
+
+    assert_true(rs.notpm == 150.0);
+    assert_true(rs.tps == 5.5);
+    assert_int_equal(rs.measuring, 1);
+    assert_int_equal(rs.second, 12);
+    assert_int_equal(rs.in_tx, 3);
+    assert_int_equal(rs.down, 1);
+    assert_string_equal(rs.fam[RUNSERIES_NFAM - 1].family, "tpccbench_connections_down");
+    assert_ptr_equal(rs.fam[RUNSERIES_NFAM - 1].v_int, &rs.down);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_checkpoint_statement_by_version),
         cmocka_unit_test(test_admin_sql),
+        cmocka_unit_test(test_runseries),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
