@@ -141,7 +141,8 @@ endif
 # and its live endpoint), run with its VUs, delivery workers and monitor (interrupted too,
 # and in every mode, and through a restart of the server), iobench and
 # netbench workers, the proxy, VUs through ODBC, and the database host's scraper
-# thread beside the monitor (0044).  The other tests run
+# thread beside the monitor (0044), the ACID tests' second transaction on a
+# thread of its own (0045).  The other tests run
 # these same paths again at a higher cost.  0034-signals is left out: its
 # second Ctrl-C _exits with loader threads unjoined on purpose, which TSan
 # reports as a thread leak.
@@ -150,7 +151,7 @@ test-asan:
 
 TSAN_UNITS := test_proxy
 TSAN_TESTS := 0020-load 0021-load-metrics 0030-run 0031-run-signals 0032-run-faults 0035-modes \
-	0040-iobench 0044-db-host-metrics 0050-netbench 0051-proxy 0071-odbc-modes 0098-workers
+	0040-iobench 0044-db-host-metrics 0045-acid 0050-netbench 0051-proxy 0071-odbc-modes 0098-workers
 test-tsan:
 	$(MAKE) SANITIZE=thread UNITS="$(TSAN_UNITS)" TESTS="$(TSAN_TESTS)" test
 
