@@ -10,8 +10,7 @@
 #include "cmd/load.h"
 #include "core/clock.h"
 #include "core/signals.h"
-#include "results/fingerprint.h"
-#include "results/record.h"
+#include "results/runrec.h"
 #include "tpcc/acid.h"
 #include "tpcc/txn.h"
 
@@ -146,7 +145,7 @@ int cmd_acid(int argc, char **argv)
     unsigned which = ACID_ATOMICITY | ACID_ISOLATION;
     const char *list;
     char dir[4096];
-    json_t *rec;
+    struct runrec rec;
     struct err e, we;
     int rc, failed = 0;
 
@@ -160,27 +159,27 @@ int cmd_acid(int argc, char **argv)
     if ((list = cmd_extra(&a, "tests")) && acid_parse_tests(list, &which, &e) < 0)
         return cmd_fail("acid", &e);
     sig_install();
-    if (record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e) < 0)
+    if (runrec_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e) < 0)
         return cmd_fail("acid", &e);
-    rec = record_begin(&cfg, "acid");
-    record_write_json(dir, "run.json", rec, &we);
+    runrec_begin(&rec, &cfg, "acid", dir);
+    runrec_save(&rec, &we);
     if ((rc = session_open(&s, &cfg, &e)) == 0) {
-        fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
+        runrec_dbms(&rec, s.ops, &s.args, s.dialect);
         rc = acid_with_session(&s, &cfg, which, r, &e);
     }
     session_close(&s);
     if (rc == 0) {
-        json_object_set_new(rec, "acid",
-                            acid_json(r, ACID_NTESTS, cfg.run.isolation,
-                                      run_mode_name(txn_mode_resolve(cfg.run.mode, s.dialect))));
-        json_object_set_new(rec, "status", json_string("complete"));
+        runrec_set(&rec, "acid",
+                   acid_json(r, ACID_NTESTS, cfg.run.isolation,
+                             run_mode_name(txn_mode_resolve(cfg.run.mode, s.dialect))));
+        runrec_status(&rec, "complete");
     } else {
-        json_object_set_new(rec, "status", json_string("failed"));
-        json_object_set_new(rec, "error", json_string(e.msg));
+        runrec_status(&rec, "failed");
+        runrec_error(&rec, e.msg);
     }
-    if (record_write_json(dir, "run.json", rec, &we) < 0)
+    if (runrec_save(&rec, &we) < 0)
         fprintf(stderr, "tpccbench acid: %s\n", we.msg);
-    json_decref(rec);
+    runrec_release(&rec);
     if (rc < 0) {
         fprintf(stderr, "record: %s/run.json\n", dir);
         return cmd_fail("acid", &e);

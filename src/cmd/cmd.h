@@ -101,6 +101,7 @@ void stop_watch_end(struct stop_watch *w);
 
 struct metrics;
 struct mserve;
+struct runrec;
 
 /* The live endpoint of run.metrics_listen, when set: bound now, so a bad
  * address or a port in use is E_USAGE before anything starts (*out NULL
@@ -110,8 +111,9 @@ int cmd_serve_start(const struct config *cfg, struct mserve **out, struct err *e
 /* The OS and database sampler of one run or load (metrics_new,
  * metrics_start), publishing to serve when not NULL (kept, not owned); NULL
  * with run.metrics false, or with a warning on stderr when it cannot be made
- * (the command goes on without).  rec: the record, its fingerprint taken. */
-struct metrics *session_metrics(struct session *s, json_t *rec, struct mserve *serve);
+ * (the command goes on without).  rec: the record, its fingerprint taken
+ * (runrec_dbms): the data directory, its device, the part. */
+struct metrics *session_metrics(struct session *s, const struct runrec *rec, struct mserve *serve);
 
 /*
  * run.db_host_metrics checked before anything starts: it needs run.metrics,
@@ -124,10 +126,10 @@ int cmd_db_host_check(const struct config *cfg, struct err *e);
  * rec's environment.db_host: the database host's identity from one scrape
  * of its node_exporter (run.db_host_metrics), one host with the driver
  * (a local server), or "not measured" and why; what an exporter cannot
- * show is "not visible (remote)".  After fingerprint_dbms.  A scrape that
+ * show is "not visible (remote)".  After runrec_dbms.  A scrape that
  * fails is a warning on stderr, never the run's failure.
  */
-void cmd_db_host_fingerprint(json_t *rec, const struct config *cfg);
+void cmd_db_host_fingerprint(struct runrec *rec, const struct config *cfg);
 
 /* Start the managed server if configured and prepare connection arguments. */
 int session_open(struct session *s, const struct config *cfg, struct err *e);

@@ -22,6 +22,7 @@
 #include "run/metrics.h"
 #include "run/mserve.h"
 #include "run/scrape.h"
+#include "results/runrec.h"
 
 const struct cmd_opt cmd_db_opts[] = {
     { "driver", 0, 1, "database.driver",
@@ -428,23 +429,6 @@ int cmd_db_host_check(const struct config *cfg, struct err *e)
     return scrape_global_init(e);
 }
 
-/* The part of a scale-out run this record is, 0 when it is none. */
-static int rec_part_k(json_t *rec)
-{
-    json_t *k = json_object_get(json_object_get(rec, "part"), "k");
-
-    return json_is_integer(k) ? (int)json_integer_value(k) : 0;
-}
-
-/* env.storage.data_directory when known, else NULL. */
-static const char *rec_datadir(json_t *env)
-{
-    const char *d = json_string_value(json_object_get(json_object_get(env, "storage"),
-                                                      "data_directory"));
-
-    return d && strcmp(d, "unknown") != 0 && d[0] ? d : NULL;
-}
-
 /* What one scrape of the database host's node_exporter says of the host. */
 static json_t *db_host_identity(const char *url, const struct nodex *n, const char *datadir)
 {
@@ -473,12 +457,11 @@ static json_t *db_host_identity(const char *url, const struct nodex *n, const ch
                      "cpu_governor", NOT_VISIBLE);
 }
 
-void cmd_db_host_fingerprint(json_t *rec, const struct config *cfg)
+void cmd_db_host_fingerprint(struct runrec *rec, const struct config *cfg)
 {
-    json_t *env = json_object_get(rec, "environment"), *dbms = json_object_get(env, "dbms");
-    json_t *local = json_object_get(dbms, "local"), *out;
+    json_t *env = rec->env, *out;
     const char *url = cfg->run.db_host_metrics, *envn = cfg->run.db_host_metrics_auth_env;
-    const char *where = json_string_value(json_object_get(dbms, "connection"));
+    const char *where = rec->db_connection[0] ? rec->db_connection : NULL;
     char why[600];
     struct nodex *n;
     struct err e;
@@ -486,26 +469,26 @@ void cmd_db_host_fingerprint(json_t *rec, const struct config *cfg)
     if (!env)
         return;
     json_object_set_new(env, "os_fields_host",
-                        json_string(json_is_true(local) ? "driver+db (one host)" : "driver"));
+                        json_string(rec->db_local == 1 ? "driver+db (one host)" : "driver"));
     err_clear(&e);
     if (strcmp(cfg->database.driver, "null") == 0) {
         out = json_pack("{s:s, s:s}", "status", "not measured", "why",
                         "driver null: no database behind it, so no database host");
-    } else if (url[0] && rec_part_k(rec) > 1) {
+    } else if (url[0] && rec->part_k > 1) {
         snprintf(why, sizeof(why), "part %d of a scale-out run: part 1 scrapes the database host",
-                 rec_part_k(rec));
+                 rec->part_k);
         out = json_pack("{s:s, s:s}", "status", "not measured", "why", why);
     } else if (url[0] && (n = malloc(sizeof(*n))) != NULL) {
-        if (scrape_once(url, envn[0] ? getenv(envn) : NULL, rec_datadir(env),
+        if (scrape_once(url, envn[0] ? getenv(envn) : NULL, runrec_datadir(rec),
                         cfg->run.db_host_device, 2000, n, &e) == 0) {
-            out = db_host_identity(url, n, rec_datadir(env));
+            out = db_host_identity(url, n, runrec_datadir(rec));
         } else {
             fprintf(stderr, "warning: db host: %s\n", e.msg);
             out = json_pack("{s:s, s:s, s:s}", "status", "not measured", "source", url, "why",
                             e.msg);
         }
         free(n);
-    } else if (json_is_true(local)) {
+    } else if (rec->db_local == 1) {
         snprintf(why, sizeof(why),
                  "the server is reached over %.100s and its data directory is on this host: "
                  "kernel, cpu, memory, sysctl and storage of the environment are its host's",
@@ -515,26 +498,25 @@ void cmd_db_host_fingerprint(json_t *rec, const struct config *cfg)
         snprintf(why, sizeof(why),
                  "the server is %s (reached at %.100s) and no run.db_host_metrics was given: "
                  "kernel, cpu, memory, sysctl of the environment are the driver host's",
-                 json_is_false(local) ? "on another host" : "maybe on another host",
+                 rec->db_local == 0 ? "on another host" : "maybe on another host",
                  where ? where : "unknown");
         out = json_pack("{s:s, s:s}", "status", "not measured", "why", why);
     }
     json_object_set_new(env, "db_host", out);
+    rec->db_host = out;
 }
 
 /* Whose host the sampler's OS figures are, and the database host's source. */
-static void session_metrics_db_host(struct session *s, json_t *rec, struct metrics_opts *mo,
-                                    char *part_note, size_t len)
+static void session_metrics_db_host(struct session *s, const struct runrec *rec,
+                                    struct metrics_opts *mo, char *part_note, size_t len)
 {
-    json_t *env = json_object_get(rec, "environment"), *dbms = json_object_get(env, "dbms");
-    json_t *local = json_object_get(dbms, "local");
     const char *envn = s->cfg->run.db_host_metrics_auth_env;
 
-    mo->db_local = json_is_true(local) ? 1 : json_is_false(local) ? 0 : -1;
+    mo->db_local = rec->db_local;
     if (s->managed)
         mo->db_local = 1;
-    mo->db_where = json_string_value(json_object_get(dbms, "connection"));
-    mo->db_datadir = rec_datadir(env);
+    mo->db_where = rec->db_connection[0] ? rec->db_connection : NULL;
+    mo->db_datadir = runrec_datadir(rec);
     mo->db_host_device = s->cfg->run.db_host_device[0] ? s->cfg->run.db_host_device : NULL;
     if (s->ops->flags & DB_F_SYNTHETIC) {
         mo->db_host_note = "driver null: no database behind it, so no database host";
@@ -542,11 +524,11 @@ static void session_metrics_db_host(struct session *s, json_t *rec, struct metri
     }
     if (!s->cfg->run.db_host_metrics[0])
         return;
-    if (rec_part_k(rec) > 1) {
+    if (rec->part_k > 1) {
         snprintf(part_note, len,
                  "part %d of a scale-out run: part 1 scrapes the database host (the merged "
                  "record has its figures)",
-                 rec_part_k(rec));
+                 rec->part_k);
         mo->db_host_note = part_note;
         return;
     }
@@ -554,12 +536,11 @@ static void session_metrics_db_host(struct session *s, json_t *rec, struct metri
     mo->db_host_token = envn[0] ? getenv(envn) : NULL;
 }
 
-struct metrics *session_metrics(struct session *s, json_t *rec, struct mserve *serve)
+struct metrics *session_metrics(struct session *s, const struct runrec *rec, struct mserve *serve)
 {
     struct db_conn *conn = NULL, **c = &conn;
-    json_t *st = json_object_get(json_object_get(rec, "environment"), "storage");
-    const char *dev = json_string_value(json_object_get(st, "device"));
-    const char *fstype = json_string_value(json_object_get(st, "fstype"));
+    const char *dev = rec->device[0] ? rec->device : NULL;
+    const char *fstype = rec->fstype[0] ? rec->fstype : NULL;
     char note[256], part_note[200];
     struct metrics_opts mo;
     struct metrics *m;

@@ -16,8 +16,7 @@
 #include "cmd/load.h"
 #include "core/clock.h"
 #include "core/signals.h"
-#include "results/fingerprint.h"
-#include "results/record.h"
+#include "results/runrec.h"
 #include "run/metrics.h"
 #include "run/mserve.h"
 #include "tpcc/loader.h"
@@ -282,10 +281,10 @@ static void *load_watch_main(void *arg)
     return NULL;
 }
 
-int load_with_session(struct session *s, json_t *rec, const char *dir, int resume,
-                      struct mserve *serve, struct err *e)
+int load_with_session(struct session *s, struct runrec *rec, int resume, struct mserve *serve,
+                      struct err *e)
 {
-    return load_part_with_session(s, rec, dir, resume, serve, NULL, NULL, e);
+    return load_part_with_session(s, rec, resume, serve, NULL, NULL, e);
 }
 
 /* "minimal|0" as {"wal_level": "minimal", "max_wal_senders": "0"}. */
@@ -333,7 +332,7 @@ static int load_settings_off(struct session *s, json_t **after, struct err *e)
 }
 
 /* Load with the session's database; fills the record's "load" and "status". */
-int load_part_with_session(struct session *s, json_t *rec, const char *dir, int resume,
+int load_part_with_session(struct session *s, struct runrec *rec, int resume,
                            struct mserve *serve, const struct part *part, const char *run_id,
                            struct err *e)
 {
@@ -364,8 +363,8 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
 
     /* Before the sampler connects: the restart would cut its connection. */
     if ((restarted = load_settings_on(s, &o, &settings, e)) < 0) {
-        json_object_set_new(rec, "status", json_string("failed"));
-        json_object_set_new(rec, "error", json_string(e->msg));
+        runrec_status(rec, "failed");
+        runrec_error(rec, e->msg);
         return e->code;
     }
     restart_s = (double)(clock_us() - t_restart) / 1e6;
@@ -397,26 +396,26 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
         st.restart_s = restart_s + (double)(clock_us() - t_restart) / 1e6;
         st.total_s += st.restart_s;
     }
-    json_object_set_new(rec, "load", load_json(&o, &st, settings, after));
+    runrec_set(rec, "load", load_json(&o, &st, settings, after));
     if (rc == 0) {
         load_print_summary(stdout, &o, &st);
         return 0;
     }
     if ((rc == E_INTR || sig_stop_requested()) && o.parts > 1 && !st.joined) {
-        json_object_set_new(rec, "status", json_string("interrupted"));
+        runrec_status(rec, "interrupted");
         err_set(e, E_INTR,
                 "interrupted while waiting for part 1 of run '%s': this part loaded "
                 "nothing",
                 o.run_id);
     } else if ((rc == E_INTR || sig_stop_requested()) && o.parts > 1) {
-        json_object_set_new(rec, "status", json_string("interrupted"));
+        runrec_status(rec, "interrupted");
         err_set(e, E_INTR,
                 "part %d/%d interrupted during the %s phase: the database holds a partial load; "
                 "start this part again with --resume (the same --part and --run-id '%s') to "
                 "continue it, or every part with --drop to start again",
                 o.part_k, o.parts, st.phase, o.run_id);
     } else if (rc == E_INTR || sig_stop_requested()) {
-        json_object_set_new(rec, "status", json_string("interrupted"));
+        runrec_status(rec, "interrupted");
         err_set(e, E_INTR,
                 "interrupted during the %s phase: the database holds a partial load; "
                 "run 'tpccbench load --resume' to continue it, or 'tpccbench load "
@@ -425,14 +424,14 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
     } else if (o.parts > 1 && st.joined &&
                (strcmp(st.phase, "copy") == 0 || strcmp(st.phase, "index") == 0 ||
                 strcmp(st.phase, "analyze") == 0)) {
-        json_object_set_new(rec, "status", json_string("failed"));
+        runrec_status(rec, "failed");
         err_prefix(e,
                    "part %d/%d failed in the %s phase (the steps committed so far are kept: start "
                    "this part again with --resume, the same --part and --run-id '%s', to "
                    "continue it, or every part with --drop to start again)",
                    o.part_k, o.parts, st.phase, o.run_id);
     } else {
-        json_object_set_new(rec, "status", json_string("failed"));
+        runrec_status(rec, "failed");
         /* Past the schema, what committed stays: say how to go on. */
         if (strcmp(st.phase, "copy") == 0 || strcmp(st.phase, "index") == 0 ||
             strcmp(st.phase, "analyze") == 0)
@@ -442,8 +441,7 @@ int load_part_with_session(struct session *s, json_t *rec, const char *dir, int 
                        "to start again)",
                        st.phase);
     }
-    json_object_set_new(rec, "error", json_string(e->msg));
-    (void)dir;
+    runrec_error(rec, e->msg);
     return e->code;
 }
 
@@ -469,25 +467,6 @@ static int load_part_allowed(const struct config *cfg, const struct cmd_args *a,
     return 0;
 }
 
-json_t *record_begin(const struct config *cfg, const char *kind)
-{
-    json_t *config = record_config(cfg), *env = record_environment();
-    char hash[64], started[32];
-    time_t now = time(NULL);
-    struct tm tm;
-
-    /* The environment fingerprint's config hash and the start time (UTC). */
-    fingerprint_config_hash(config, hash, sizeof(hash));
-    json_object_set_new(env, "config_hash", json_string(hash));
-    if (!gmtime_r(&now, &tm) || !strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm))
-        snprintf(started, sizeof(started), "unknown");
-    /* "process": who writes it, so a reader can tell a crashed run (record_liveness). */
-    return json_pack("{s:o, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o}", "tool", record_tool(), "kind",
-                     kind, "status", "running", "started", started, "process", record_process(),
-                     "label", cfg->results.label, "change", cfg->results.change, "config", config,
-                     "environment", env);
-}
-
 int cmd_load(int argc, char **argv)
 {
     struct config cfg;
@@ -496,7 +475,7 @@ int cmd_load(int argc, char **argv)
     struct mserve *serve = NULL;
     struct err e;
     char dir[4096];
-    json_t *rec = NULL;
+    struct runrec rec;
     int rc;
 
     err_clear(&e);
@@ -537,36 +516,36 @@ int cmd_load(int argc, char **argv)
     if (cmd_serve_start(&cfg, &serve, &e) < 0)
         return cmd_fail("load", &e);
     sig_install();
-    if ((rc = record_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e)) < 0) {
+    if ((rc = runrec_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e)) < 0) {
         mserve_stop(serve);
         return cmd_fail("load", &e);
     }
-    rec = record_begin(&cfg, "load");
-    json_object_set_new(rec, "part", cmd_part_json(&a));
-    record_write_json(dir, "run.json", rec, &e);
+    runrec_begin(&rec, &cfg, "load", dir);
+    runrec_part(&rec, a.part.k, cmd_part_json(&a));
+    runrec_save(&rec, &e);
     if ((rc = session_open(&s, &cfg, &e)) < 0) {
-        json_object_set_new(rec, "status", json_string("failed"));
-        json_object_set_new(rec, "error", json_string(e.msg));
-        record_write_json(dir, "run.json", rec, &e);
-        json_decref(rec);
+        runrec_status(&rec, "failed");
+        runrec_error(&rec, e.msg);
+        runrec_save(&rec, &e);
+        runrec_release(&rec);
         session_close(&s);
         mserve_stop(serve);
         return cmd_fail("load", &e);
     }
-    fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
-    cmd_db_host_fingerprint(rec, &cfg);
-    rc = load_part_with_session(&s, rec, dir, cmd_extra(&a, "resume") != NULL, serve, &a.part,
+    runrec_dbms(&rec, s.ops, &s.args, s.dialect);
+    cmd_db_host_fingerprint(&rec, &cfg);
+    rc = load_part_with_session(&s, &rec, cmd_extra(&a, "resume") != NULL, serve, &a.part,
                                 a.run_id, &e);
     if (rc == 0)
-        json_object_set_new(rec, "status", json_string("complete"));
+        runrec_status(&rec, "complete");
     session_close(&s);
     mserve_stop(serve);
     {
         struct err we;
-        if (record_write_json(dir, "run.json", rec, &we) < 0)
+        if (runrec_save(&rec, &we) < 0)
             fprintf(stderr, "tpccbench load: %s\n", we.msg);
     }
-    json_decref(rec);
+    runrec_release(&rec);
     if (rc < 0) {
         fprintf(stderr, "record: %s/run.json\n", dir);
         return cmd_fail("load", &e);

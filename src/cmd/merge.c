@@ -18,6 +18,7 @@
 #include "core/opt.h"
 #include "core/part.h"
 #include "results/record.h"
+#include "results/runrec.h"
 #include "run/figures.h"
 #include "run/partsum.h"
 
@@ -114,12 +115,12 @@ static void db_count(const struct merge_in *in, const struct merge_acc *a,
  * part 1, which scraped it; the base record's (the merging part's) own
  * columns are not the run's and go.
  */
-static void merged_metrics(const struct merge_in *in, json_t *rec)
+static void merged_metrics(const struct merge_in *in, struct runrec *rec)
 {
     const json_t *pm = json_object_get(
         json_object_get(json_object_get(json_array_get(in->rows, 0), "summary"), "metrics"),
         "db_host");
-    json_t *m = json_object(), *env = json_object_get(rec, "environment");
+    json_t *m = json_object(), *env = rec->env;
 
     json_object_set_new(m, "os_columns_host",
                         json_string("driver: each part's own host, in parts[].metrics"));
@@ -135,7 +136,7 @@ static void merged_metrics(const struct merge_in *in, json_t *rec)
                                       "did not report)"));
         json_object_set_new(m, "columns", json_object());
     }
-    json_object_set_new(rec, "metrics", m);
+    runrec_set(rec, "metrics", m);
 }
 
 /* The merged record into dir: run.json (from in->base, with the parts) and series.csv. */
@@ -143,25 +144,28 @@ static int write_merged(const struct merge_in *in, struct merge_acc *a,
                         const struct run_result *merged, const struct figures *f, const char *dir,
                         struct err *e)
 {
-    json_t *rec = in->base ? json_deep_copy(in->base) : json_object();
+    struct runrec rec;
     int rc;
 
-    json_object_set_new(rec, "kind", json_string("run"));
-    json_object_set_new(rec, "status", json_string(merged->status));
-    json_object_set_new(rec, "parts", a->plist);
+    /* The base is the merging part's record as it was written: its copy is
+     * this record's start, read as a document, not as the part's facts. */
+    runrec_adopt(&rec, in->base ? json_deep_copy(in->base) : json_object(), dir);
+    runrec_set(&rec, "kind", json_string("run"));
+    runrec_status(&rec, merged->status);
+    runrec_set(&rec, "parts", a->plist);
     a->plist = NULL;
-    json_object_set_new(rec, "merged",
-                        json_pack("{s:s, s:i, s:i, s:i, s:s, s:s}", "run_id", in->run_id, "gen",
-                                  in->gen, "parts", in->n, "reported", a->n_ok, "by", in->by,
-                                  "missing", a->missing));
-    json_object_del(rec, "part");
-    if (json_object_get(rec, "metrics") ||
+    runrec_set(&rec, "merged",
+               json_pack("{s:s, s:i, s:i, s:i, s:s, s:s}", "run_id", in->run_id, "gen", in->gen,
+                         "parts", in->n, "reported", a->n_ok, "by", in->by, "missing",
+                         a->missing));
+    json_object_del(rec.doc, "part");
+    if (json_object_get(in->base, "metrics") ||
         json_object_get(json_object_get(json_array_get(in->rows, 0), "summary"), "metrics"))
-        merged_metrics(in, rec);
-    json_object_set_new(rec, "run", figures_json(&a->cfg, merged, f));
-    json_object_set_new(
-        rec, "dbms",
-        json_pack("{s:s, s:s}", "name", merged->server_name, "version", merged->server_version));
+        merged_metrics(in, &rec);
+    runrec_set(&rec, "run", figures_json(&a->cfg, merged, f));
+    runrec_set(&rec, "dbms",
+               json_pack("{s:s, s:s}", "name", merged->server_name, "version",
+                         merged->server_version));
     if (merged->n_series) {
         size_t len;
         char *csv = figures_series_csv(merged, &len);
@@ -169,8 +173,8 @@ static int write_merged(const struct merge_in *in, struct merge_acc *a,
             record_write_file(dir, "series.csv", csv, len, e);
         free(csv);
     }
-    rc = record_write_json(dir, "run.json", rec, e);
-    json_decref(rec);
+    rc = runrec_save(&rec, e);
+    runrec_release(&rec);
     return rc;
 }
 
@@ -200,7 +204,7 @@ int merge_write(const struct merge_in *in, char *dir_out, size_t dir_len, struct
     if (a.n_ok < in->n || !a.complete)
         snprintf(merged.status, sizeof(merged.status), "partial");
     figures_compute(&a.cfg, &merged, &f);
-    if ((rc = record_make_dir(in->results_dir, in->label, dir, sizeof(dir), e)) < 0)
+    if ((rc = runrec_make_dir(in->results_dir, in->label, dir, sizeof(dir), e)) < 0)
         goto out;
     if (dir_out)
         snprintf(dir_out, dir_len, "%s", dir);

@@ -13,8 +13,8 @@
 #include "cmd/load.h"
 #include "cmd/merge.h"
 #include "core/signals.h"
-#include "results/fingerprint.h"
 #include "results/record.h"
+#include "results/runrec.h"
 #include "run/driver.h"
 #include "run/figures.h"
 #include "run/meet.h"
@@ -159,28 +159,33 @@ static void pooler_warning(const struct config *cfg, const struct run_result *r,
  * port in use, exit 2) is decided once, before anything runs. */
 static struct mserve *run_serve;
 
-/* The last sample, metrics.csv and run.json's "metrics". */
-static void metrics_end(struct metrics *m, json_t *rec, const char *dir)
+/* The last sample, metrics.csv and run.json's "metrics" (returned, borrowed from rec). */
+static json_t *metrics_end(struct metrics *m, struct runrec *rec)
 {
     size_t len;
     char *csv;
     struct err we;
+    json_t *mj;
 
     metrics_finish(m);
-    if ((csv = metrics_csv(m, &len)) && record_write_file(dir, "metrics.csv", csv, len, &we) < 0)
+    if ((csv = metrics_csv(m, &len)) &&
+        record_write_file(rec->dir, "metrics.csv", csv, len, &we) < 0)
         fprintf(stderr, "tpccbench: %s\n", we.msg);
     free(csv);
-    json_object_set_new(rec, "metrics", metrics_json(m));
+    mj = metrics_json(m);
+    runrec_set(rec, "metrics", mj);
+    return mj;
 }
 
 /*
- * What a part's summary carries of its metrics (rec's, written): the means
- * of its own host's columns, each part its own; part 1, which scrapes the
- * database host, also its db_host_* columns and what it found of the host.
+ * What a part's summary carries of its metrics (m, as metrics_end put them
+ * into rec): the means of its own host's columns, each part its own; part
+ * 1, which scrapes the database host, also its db_host_* columns and what
+ * it found of the host.
  */
-static void part_metrics(json_t *sum, json_t *rec, int k)
+static void part_metrics(json_t *sum, const json_t *m, const struct runrec *rec, int k)
 {
-    json_t *m = json_object_get(rec, "metrics"), *cols = json_object_get(m, "columns");
+    json_t *cols = json_object_get(m, "columns");
     json_t *means, *dbh, *out, *c;
     const char *name;
 
@@ -198,17 +203,12 @@ static void part_metrics(json_t *sum, json_t *rec, int k)
         }
         json_object_set(means, name, json_object_get(c, "mean"));
     }
-    out = json_pack("{s:s?, s:o}", "hostname",
-                    json_string_value(json_object_get(json_object_get(rec, "environment"),
-                                                      "hostname")),
+    out = json_pack("{s:s?, s:o}", "hostname", rec->hostname[0] ? rec->hostname : NULL,
                     "driver_means", means);
     if (out && k == 1)
         json_object_set_new(out, "db_host",
                             json_pack("{s:O?, s:O?, s:o}", "metrics", json_object_get(m, "db_host"),
-                                      "environment",
-                                      json_object_get(json_object_get(rec, "environment"),
-                                                      "db_host"),
-                                      "columns", dbh));
+                                      "environment", rec->db_host, "columns", dbh));
     else
         json_decref(dbh);
     json_object_set_new(sum, "metrics", out);
@@ -220,16 +220,17 @@ static void part_metrics(json_t *sum, json_t *rec, int k)
  * record of its own.  A failure here is reported, never the part's run's.
  */
 static void part_end(struct meet *mt, const struct config *cfg, const struct cmd_args *a,
-                     const struct run_opts *o, const struct run_result *r, json_t *rec)
+                     const struct run_opts *o, const struct run_result *r, struct runrec *rec,
+                     const json_t *metrics)
 {
-    json_t *sum = partsum_encode(r, cfg), *p = json_object_get(rec, "part"), *rows = NULL;
+    json_t *sum = partsum_encode(r, cfg), *p = rec->part, *rows = NULL;
     char *text;
     int merger = 0;
     int64_t c_open = -1, c_close = -1;
     struct err e;
 
     err_clear(&e);
-    part_metrics(sum, rec, mt->k);
+    part_metrics(sum, metrics, rec, mt->k);
     text = sum ? json_dumps(sum, JSON_COMPACT) : NULL;
     if (p) {
         json_t *mj = meet_json(mt);
@@ -259,7 +260,7 @@ static void part_end(struct meet *mt, const struct config *cfg, const struct cmd
             .rows = rows,
             .count_open = c_open,
             .count_close = c_close,
-            .base = rec,
+            .base = rec->doc,
             .results_dir = cfg->results.dir,
             .label = a->merged_label,
             .by = by,
@@ -274,9 +275,10 @@ static void part_end(struct meet *mt, const struct config *cfg, const struct cmd
 }
 
 /* Run the workload through session s; fills rec's "run" and writes series.csv. */
-static int run_with_session(struct session *s, const struct cmd_args *a, json_t *rec,
-                            const char *dir, int *valid, struct err *e)
+static int run_with_session(struct session *s, const struct cmd_args *a, struct runrec *rec,
+                            int *valid, struct err *e)
 {
+    const char *dir = rec->dir;
     struct run_opts o = {
         .cfg = s->cfg,
         .ops = s->ops,
@@ -289,6 +291,7 @@ static int run_with_session(struct session *s, const struct cmd_args *a, json_t 
     struct figures f;
     struct metrics *m;
     struct meet mt;
+    json_t *warnings, *mj = NULL;
     int rc;
 
     if (!r)
@@ -300,31 +303,29 @@ static int run_with_session(struct session *s, const struct cmd_args *a, json_t 
         o.part_n = a->part.n;
         o.run_id = a->run_id;
     }
-    json_object_set_new(rec, "warnings", mix_warnings(s->cfg));
+    warnings = mix_warnings(s->cfg);
+    runrec_set(rec, "warnings", warnings);
     o.metrics = m = session_metrics(s, rec, run_serve);
     rc = run_run(&o, r, e);
     if (r->left_behind || r->cancel_unanswered)
         cmd_abandoned();
-    pooler_warning(s->cfg, r, json_object_get(rec, "warnings"));
-    /* The level the run set, where the config left it to the DBMS: compare
-     * and history group records by it. */
+    pooler_warning(s->cfg, r, warnings);
     if (r->isolation[0])
-        json_object_set_new(json_object_get(json_object_get(rec, "config"), "run"), "isolation",
-                            json_string(r->isolation));
+        runrec_isolation(rec, r->isolation);
     if (m)
-        metrics_end(m, rec, dir);
+        mj = metrics_end(m, rec);
     figures_compute(s->cfg, r, &f);
     /* A run that failed before its measured window opened measured nothing: no figures. */
     if (r->window_opened)
-        json_object_set_new(rec, "run", figures_json(s->cfg, r, &f));
+        runrec_set(rec, "run", figures_json(s->cfg, r, &f));
     else
-        json_object_set_new(rec, "run",
-                            json_pack("{s:b, s:s}", "measured", 0, "why",
-                                      "the run ended before its measured window "
-                                      "opened: no figures were measured"));
-    json_object_set_new(
-        rec, "dbms", json_pack("{s:s, s:s}", "name", r->server_name, "version", r->server_version));
-    json_object_set_new(rec, "status", json_string(r->status));
+        runrec_set(rec, "run",
+                   json_pack("{s:b, s:s}", "measured", 0, "why",
+                             "the run ended before its measured window "
+                             "opened: no figures were measured"));
+    runrec_set(rec, "dbms",
+               json_pack("{s:s, s:s}", "name", r->server_name, "version", r->server_version));
+    runrec_status(rec, r->status);
     if (r->n_series) {
         size_t len;
         char *csv = figures_series_csv(r, &len);
@@ -343,10 +344,10 @@ static int run_with_session(struct session *s, const struct cmd_args *a, json_t 
                     (long long)r->db_new_orders);
     }
     if (rc < 0)
-        json_object_set_new(rec, "error", json_string(e->msg));
+        runrec_error(rec, e->msg);
     if (o.meet) {
         if (mt.joined)
-            part_end(&mt, s->cfg, a, &o, r, rec);
+            part_end(&mt, s->cfg, a, &o, r, rec, mj);
         meet_close(&mt);
     }
     *valid = f.valid;
@@ -356,32 +357,22 @@ static int run_with_session(struct session *s, const struct cmd_args *a, json_t 
     return rc;
 }
 
-static int finish(const char *cmd, json_t *rec, const char *dir, int rc, struct err *e)
+static int finish(const char *cmd, struct runrec *rec, int rc, struct err *e)
 {
     struct err we;
-    const char *status = json_string_value(json_object_get(rec, "status"));
+    const char *status = NULL;
 
     /* Stopped before the run said how it ended (a signal while starting the
      * server, between load and run, ...): the record still says so. */
-    if (!status || strcmp(status, "running") == 0) {
-        json_object_set_new(rec, "status",
-                            json_string(sig_stop_requested() ? "interrupted"
-                                        : rc < 0             ? "failed"
-                                                             : "complete"));
-        if (rc < 0 && !json_object_get(rec, "error"))
-            json_object_set_new(rec, "error", json_string(e->msg));
+    if (strcmp(rec->status, "running") == 0) {
+        status = sig_stop_requested() ? "interrupted" : rc < 0 ? "failed" : "complete";
+        if (rc < 0 && !rec->has_error)
+            runrec_error(rec, e->msg);
     }
-    {
-        char ended[32];
-        time_t now = time(NULL);
-        struct tm tm;
-        if (gmtime_r(&now, &tm) && strftime(ended, sizeof(ended), "%Y-%m-%dT%H:%M:%SZ", &tm))
-            json_object_set_new(rec, "ended", json_string(ended));
-    }
-    if (record_write_json(dir, "run.json", rec, &we) < 0)
+    if (runrec_end(rec, status, &we) < 0)
         fprintf(stderr, "tpccbench %s: %s\n", cmd, we.msg);
-    json_decref(rec);
-    printf("record: %s/run.json\n", dir);
+    printf("record: %s/run.json\n", rec->dir);
+    runrec_release(rec);
     if (rc < 0)
         return cmd_fail(cmd, e);
     if (sig_stop_requested())
@@ -429,24 +420,21 @@ static int iobench_opts_from(const char *args, char *buf, size_t size, char **ar
 /* bench --iobench "ARGS": tbiobench options; the target is a file in the
  * database's data directory (the managed cluster, or the fingerprint's data
  * directory when the server is local).  The result goes into run.json. */
-static int attach_iobench(struct session *s, json_t *rec, const char *args, struct err *e)
+static int attach_iobench(struct session *s, struct runrec *rec, const char *args,
+                          struct err *e)
 {
     char buf[512], *argv[32], target[4200];
     const char *datadir = NULL;
     struct iobench_opts o;
     struct iobench_result r;
     int rc;
-    json_t *st;
 
     if ((rc = iobench_opts_from(args, buf, sizeof(buf), argv, 32, &o, e)) < 0)
         return rc;
-    if (s->managed) {
+    if (s->managed)
         datadir = s->mpg.datadir;
-    } else if ((st = json_object_get(json_object_get(rec, "environment"), "storage")) &&
-               json_is_string(json_object_get(st, "mount_point")) &&
-               json_is_string(json_object_get(st, "data_directory"))) {
-        datadir = json_string_value(json_object_get(st, "data_directory"));
-    }
+    else if (rec->datadir[0])
+        datadir = rec->datadir;
     if (!o.target) {
         if (!datadir)
             return err_set(e, E_USAGE,
@@ -460,7 +448,7 @@ static int attach_iobench(struct session *s, json_t *rec, const char *args, stru
     if ((rc = iobench_run(&o, &r, e)) < 0)
         return err_prefix(e, "--iobench");
     iobench_print(stdout, &o, &r);
-    json_object_set_new(rec, "iobench", iobench_json(&o, &r));
+    runrec_set(rec, "iobench", iobench_json(&o, &r));
     iobench_result_release(&r);
     return 0;
 }
@@ -471,52 +459,51 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
     struct session s;
     struct err e;
     char dir[4096];
-    json_t *rec;
+    struct runrec rec;
     int rc, valid = 0;
 
     err_clear(&e);
     /* Also for study and sweep, which come here with a config of their own. */
     if (cmd_db_host_check(cfg, &e) < 0 ||
-        record_make_dir(cfg->results.dir, cfg->results.label, dir, sizeof(dir), &e) < 0)
+        runrec_make_dir(cfg->results.dir, cfg->results.label, dir, sizeof(dir), &e) < 0)
         return cmd_fail(cmd, &e);
     if (dir_out)
         snprintf(dir_out, dir_len, "%s", dir);
-    rec = record_begin(cfg, cmd);
+    runrec_begin(&rec, cfg, cmd, dir);
     if (of > 1)
-        json_object_set_new(rec, "repeat", json_pack("{s:i, s:i}", "index", index, "of", of));
-    if (a->part_set)
-        json_object_set_new(rec, "part", cmd_part_json(a));
-    record_write_json(dir, "run.json", rec, &e);
+        runrec_set(&rec, "repeat", json_pack("{s:i, s:i}", "index", index, "of", of));
+    runrec_part(&rec, a->part.k, cmd_part_json(a));
+    runrec_save(&rec, &e);
     err_clear(&e);
     if ((rc = session_open(&s, cfg, &e)) < 0) {
-        json_object_set_new(rec, "status", json_string("failed"));
-        json_object_set_new(rec, "error", json_string(e.msg));
+        runrec_status(&rec, "failed");
+        runrec_error(&rec, e.msg);
         session_close(&s);
-        return finish(cmd, rec, dir, rc, &e);
+        return finish(cmd, &rec, rc, &e);
     }
-    fingerprint_dbms(json_object_get(rec, "environment"), s.ops, &s.args, s.dialect);
-    cmd_db_host_fingerprint(rec, cfg);
+    runrec_dbms(&rec, s.ops, &s.args, s.dialect);
+    cmd_db_host_fingerprint(&rec, cfg);
     if (bench && cmd_extra(a, "iobench"))
-        rc = attach_iobench(&s, rec, cmd_extra(a, "iobench"), &e);
+        rc = attach_iobench(&s, &rec, cmd_extra(a, "iobench"), &e);
     if (rc == 0 && bench && !cmd_extra(a, "no-load")) {
         cfg->load.drop = 1; /* a bench step always starts from fresh data */
-        rc = load_with_session(&s, rec, dir, 0, run_serve, &e);
+        rc = load_with_session(&s, &rec, 0, run_serve, &e);
     }
     if (rc == 0 && !sig_stop_requested())
-        rc = run_with_session(&s, a, rec, dir, &valid, &e);
+        rc = run_with_session(&s, a, &rec, &valid, &e);
     if (bench && rc == 0 && !sig_stop_requested()) {
         struct check_result cr;
         if ((rc = check_with_session(&s, CHECK_ALL, &cr, &e)) == 0) {
             check_print(stdout, &cr);
-            json_object_set_new(rec, "check", check_json(&cr));
+            runrec_set(&rec, "check", check_json(&cr));
             if (cr.n_failed) {
-                json_object_set_new(rec, "status", json_string("failed"));
+                runrec_status(&rec, "failed");
                 rc = err_set(&e, E_FAIL, "consistency check failed after the run");
             }
         }
     }
     session_close(&s);
-    return finish(cmd, rec, dir, rc, &e);
+    return finish(cmd, &rec, rc, &e);
 }
 
 /* The parts of a run drive one database and meet in a PostgreSQL: a part of

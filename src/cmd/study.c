@@ -36,6 +36,7 @@
 #include "core/signals.h"
 #include "results/compare.h"
 #include "results/record.h"
+#include "results/runrec.h"
 #include "results/report.h"
 #include "results/signif.h"
 #include "study/pgset.h"
@@ -410,22 +411,22 @@ static int drop_template(struct study *x, struct err *e)
 /* Load once (reset template and none), into a record of its own in the study folder. */
 static int initial_load(struct study *x, struct err *e)
 {
-    json_t *rec;
+    struct runrec rec;
     char ldir[4096];
     struct config c = x->cfg;
     int rc;
 
     snprintf(c.results.label, sizeof(c.results.label), "study-load");
-    rec = record_begin(&c, "load");
     c.load.drop = 1;
     x->s.cfg = &c;
-    if ((rc = record_make_dir(x->dir, "study-load", ldir, sizeof(ldir), e)) == 0) {
-        rc = load_with_session(&x->s, rec, ldir, 0, NULL, e);
-        json_object_set_new(rec, "status", json_string(rc == 0 ? "complete" : "failed"));
-        record_write_json(ldir, "run.json", rec, e);
+    if ((rc = runrec_make_dir(x->dir, "study-load", ldir, sizeof(ldir), e)) == 0) {
+        runrec_begin(&rec, &c, "load", ldir);
+        rc = load_with_session(&x->s, &rec, 0, NULL, e);
+        runrec_status(&rec, rc == 0 ? "complete" : "failed");
+        runrec_save(&rec, e);
+        runrec_release(&rec);
     }
     x->s.cfg = &x->cfg;
-    json_decref(rec);
     logf_(x, "initial load: %s", rc == 0 ? "complete" : e->msg);
     return rc;
 }
@@ -966,18 +967,20 @@ static void record_status(const char *dir, char *out, size_t len)
 static void tag_record(const struct study *x, const struct run_state *rs)
 {
     char path[4200];
+    struct runrec rec;
     struct err e;
     json_t *doc;
 
     snprintf(path, sizeof(path), "%s/run.json", rs->dir);
     if (!(doc = json_load_file(path, 0, NULL)))
         return;
-    json_object_set_new(doc, "study",
-                        json_pack("{s:s, s:i, s:i, s:o, s:b}", "name", x->plan.name, "step",
-                                  rs->step + 1, "repeat", rs->repeat, "settings",
-                                  settings_json(x, rs->step), "restarted_before", rs->restarted));
-    record_write_json(rs->dir, "run.json", doc, &e);
-    json_decref(doc);
+    runrec_adopt(&rec, doc, rs->dir);
+    runrec_set(&rec, "study",
+               json_pack("{s:s, s:i, s:i, s:o, s:b}", "name", x->plan.name, "step", rs->step + 1,
+                         "repeat", rs->repeat, "settings", settings_json(x, rs->step),
+                         "restarted_before", rs->restarted));
+    runrec_save(&rec, &e);
+    runrec_release(&rec);
 }
 
 static int stop(struct study *x, const struct err *e)
@@ -1188,7 +1191,7 @@ static int prepare(struct study *x, struct err *e)
     } else {
         char label[160];
         snprintf(label, sizeof(label), "study-%s", x->plan.name);
-        if ((rc = record_make_dir(x->cfg.results.dir, label, x->dir, sizeof(x->dir), e)) < 0)
+        if ((rc = runrec_make_dir(x->cfg.results.dir, label, x->dir, sizeof(x->dir), e)) < 0)
             return rc;
     }
     if (strlen(x->dir) >= CFG_STR - 40)

@@ -21,6 +21,7 @@
 #include "core/secret.h"
 #include "core/signals.h"
 #include "results/record.h"
+#include "results/runrec.h"
 #include "tools/proxy.h"
 
 #define SWEEP_MAX 32
@@ -177,7 +178,7 @@ static int write_summary(const struct config *cfg, const struct point *pts, int 
     size_t off = 0;
     int rc;
 
-    if ((rc = record_make_dir(cfg->results.dir, "sweep", dir, dlen, e)) < 0)
+    if ((rc = runrec_make_dir(cfg->results.dir, "sweep", dir, dlen, e)) < 0)
         return rc;
     off += (size_t)snprintf(csv, sizeof(csv),
                             "rtt,rtt_added_ms,rtt_seen_ms,vus,notpm,pct_of_colocated,tps,"
@@ -365,18 +366,19 @@ static int find_target(struct sweep *w, struct err *e)
 /* The one load of the sweep, into a record of its own (RESULTS/<time>-sweep-load). */
 static int sweep_load(struct sweep *w, struct err *e)
 {
-    json_t *rec = record_begin(&w->cfg, "load");
+    struct runrec rec;
     char ldir[4096];
     int rc;
 
     w->cfg.load.drop = 1;
-    if ((rc = record_make_dir(w->cfg.results.dir, "sweep-load", ldir, sizeof(ldir), e)) == 0) {
-        rc = load_with_session(&w->s, rec, ldir, 0, NULL, e);
+    if ((rc = runrec_make_dir(w->cfg.results.dir, "sweep-load", ldir, sizeof(ldir), e)) == 0) {
+        runrec_begin(&rec, &w->cfg, "load", ldir);
+        rc = load_with_session(&w->s, &rec, 0, NULL, e);
         if (rc == 0)
-            json_object_set_new(rec, "status", json_string("complete"));
-        record_write_json(ldir, "run.json", rec, e);
+            runrec_status(&rec, "complete");
+        runrec_save(&rec, e);
+        runrec_release(&rec);
     }
-    json_decref(rec);
     return rc;
 }
 

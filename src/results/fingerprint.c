@@ -418,7 +418,17 @@ static int mount_from_stat(const char *path, struct fp_mount *m)
     return 0;
 }
 
-json_t *fingerprint_storage(const char *dir)
+/* Storage's device and fstype into f (when not NULL) as set_str records them. */
+static void storage_fact(struct fp_facts *f, const char *device, const char *fstype)
+{
+    if (!f)
+        return;
+    snprintf(f->device, sizeof(f->device), "%s", device && device[0] ? device : UNKNOWN);
+    snprintf(f->fstype, sizeof(f->fstype), "%s", fstype && fstype[0] ? fstype : UNKNOWN);
+}
+
+/* fingerprint_storage, its device and filesystem also into f (may be NULL). */
+static json_t *storage_json(const char *dir, struct fp_facts *f)
 {
     json_t *s = json_object();
     char real[PATH_MAX], *mi;
@@ -432,6 +442,7 @@ json_t *fingerprint_storage(const char *dir)
                                "device",      "disk",   "scheduler",     "rotational" };
         for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
             set_str(s, keys[i], NULL);
+        storage_fact(f, NULL, NULL);
         return s;
     }
     if (fingerprint_mount_find(mi, real, &m) == 0) {
@@ -463,6 +474,7 @@ json_t *fingerprint_storage(const char *dir)
         set_str(s, "disk", NULL);
         set_str(s, "scheduler", NULL);
         set_str(s, "rotational", NULL);
+        storage_fact(f, NULL, m.fstype);
         return s;
     }
     if (major == 0 || block_names(major, minor, dev, sizeof(dev), disk, sizeof(disk)) < 0) {
@@ -471,9 +483,11 @@ json_t *fingerprint_storage(const char *dir)
         set_str(s, "disk", "none");
         set_str(s, "scheduler", "n/a");
         set_str(s, "rotational", "n/a");
+        storage_fact(f, "none", m.fstype);
         return s;
     }
     set_str(s, "device", dev);
+    storage_fact(f, dev, m.fstype);
     set_str(s, "disk", disk);
     snprintf(path, sizeof(path), "/sys/block/%s/queue/scheduler", disk);
     if (read_small(path, val, sizeof(val)) == 0) {
@@ -525,10 +539,15 @@ static int is_loopback(const char *a)
            strncmp(a, "::ffff:127.", 11) == 0;
 }
 
-/* The storage object of a server whose storage we cannot see. */
-static json_t *storage_unknown(const char *datadir)
+json_t *fingerprint_storage(const char *dir)
 {
-    json_t *s = fingerprint_storage(NULL);
+    return storage_json(dir, NULL);
+}
+
+/* The storage object of a server whose storage we cannot see. */
+static json_t *storage_unknown(const char *datadir, struct fp_facts *f)
+{
+    json_t *s = storage_json(NULL, f);
 
     set_str(s, "data_directory", datadir);
     return s;
@@ -561,7 +580,7 @@ static void dbms_unavailable(json_t *dbms, const struct dialect *ad, const struc
 }
 
 void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_connect_args *a,
-                      const char *dialect)
+                      const char *dialect, struct fp_facts *out)
 {
     json_t *dbms = json_object(), *settings = json_object(), *sources = json_object();
     char datadir[PATH_MAX] = "", via[128] = "", version_full[512] = "", cwd_dir[PATH_MAX] = "";
@@ -642,8 +661,13 @@ void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_con
     if (rc < 0)
         json_object_set_new(dbms, "error", json_string(e.msg));
     json_object_set_new(env, "dbms", dbms);
-    json_object_set_new(env, "storage",
-                        local == 1 ? fingerprint_storage(datadir) : storage_unknown(datadir));
+    json_object_set_new(env, "storage", local == 1 ? storage_json(datadir, out)
+                                                   : storage_unknown(datadir, out));
+    if (out) {
+        snprintf(out->datadir, sizeof(out->datadir), "%s", datadir[0] ? datadir : UNKNOWN);
+        snprintf(out->connection, sizeof(out->connection), "%s", via[0] ? via : UNKNOWN);
+        out->local = local;
+    }
     if (c)
         db_close(c);
     dialect_release(&ad);

@@ -34,14 +34,25 @@
 /* Add the host part (sysctl, transparent_hugepage, cpu_governor, os) to env. */
 void fingerprint_host(json_t *env);
 
+/* What fingerprint_dbms found that a command needs later, as C values (the
+ * same as env's, "unknown" where that says so). */
+struct fp_facts {
+    char datadir[PATH_MAX];  /* storage.data_directory */
+    char device[256];        /* storage.device: "none" (no block device), "unknown" */
+    char fstype[64];         /* storage.fstype */
+    char connection[128];    /* dbms.connection: "unix socket" or the server's address */
+    int local;               /* dbms.local: 1, 0, -1 unknown */
+};
+
 /*
  * Connect with ops and a, read the DBMS part with the statements of dialect
- * ("postgresql") and add env.dbms and env.storage.  Never fails: a failure
- * (also a dialect without the statements) is recorded as env.dbms.error
- * and what could not be read is "unknown".
+ * ("postgresql") and add env.dbms and env.storage; the same facts into out
+ * (may be NULL).  Never fails: a failure (also a dialect without the
+ * statements) is recorded as env.dbms.error and what could not be read is
+ * "unknown".
  */
 void fingerprint_dbms(json_t *env, const struct db_ops *ops, const struct db_connect_args *a,
-                      const char *dialect);
+                      const char *dialect, struct fp_facts *out);
 
 /* FNV-1a 64-bit hash of len bytes. */
 uint64_t fingerprint_fnv1a64(const void *data, size_t len);

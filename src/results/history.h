@@ -16,7 +16,7 @@
  * run.json, why it is left out if it is, start time, label, series and
  * figures), so that history reads thousands of records without parsing
  * them.  A writer of run.json appends the record's line
- * (hist_index_append, called by record_write_json) when the index exists;
+ * (hist_index_append, called by runrec_save) when the index exists;
  * history rebuilds the index when it is missing, damaged or stale (a run
  * folder whose run.json is not as its line says, or none for it), and says
  * so.  The last line of a run folder wins (a run's record is written when

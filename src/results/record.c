@@ -20,7 +20,6 @@
 #include "core/proc.h"
 #include "core/secret.h"
 #include "results/fingerprint.h"
-#include "results/history.h"
 
 #ifndef TPCC_VERSION
 # define TPCC_VERSION "0.1.0"
@@ -61,7 +60,6 @@ int record_make_dir(const char *results_dir, const char *label, char *out, size_
 
     if ((rc = mkdir_p(results_dir, e)) < 0)
         return rc;
-    record_mark_crashed(results_dir);
     for (const char *p = label; *p && k + 1 < sizeof(safe); p++)
         safe[k++] = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
                                    (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'
@@ -135,10 +133,6 @@ int record_write_json(const char *dir, const char *name, json_t *doc, struct err
         return err_set(e, E_FAIL, "cannot serialise %s", name);
     rc = record_write_file(dir, name, text, strlen(text), e);
     free(text);
-    /* A run record: its line goes into the history index beside it, when there is one
-     * (a failure only leaves the index stale, which history notices and mends). */
-    if (rc == 0 && strcmp(name, "run.json") == 0)
-        hist_index_append(dir, doc, NULL);
     return rc;
 }
 
@@ -319,8 +313,7 @@ int record_liveness(const json_t *rec, char *why, size_t len)
     }
 }
 
-/* 1 when the start of path (its first 4 KB: "status" comes near the top) says "running". */
-static int says_running(const char *path)
+int record_says_running(const char *path)
 {
     char head[4097];
     ssize_t n;
@@ -334,53 +327,4 @@ static int says_running(const char *path)
         return 0;
     head[n] = '\0';
     return strstr(head, "\"status\": \"running\"") != NULL;
-}
-
-/* Mark dir/run.json crashed when it says running and its command is gone; 1 when marked. */
-static int mark_one(const char *dir)
-{
-    char path[PATH_MAX], why[160], found[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    const char *what;
-    json_t *rec;
-    struct err e;
-    int marked = 0;
-
-    if (snprintf(path, sizeof(path), "%s/run.json", dir) >= (int)sizeof(path) ||
-        !says_running(path) || !(rec = json_load_file(path, 0, NULL)))
-        return 0;
-    if (json_is_object(rec) && record_liveness(rec, why, sizeof(why)) == RECORD_CRASHED &&
-        strcmp(json_string_value(json_object_get(rec, "status")), "running") == 0) {
-        /* "crashed (pid N gone)" -> "pid N gone". */
-        what = strncmp(why, "crashed (", 9) == 0 ? why + 9 : why;
-        if (!gmtime_r(&now, &tm) || !strftime(found, sizeof(found), "%Y-%m-%dT%H:%M:%SZ", &tm))
-            snprintf(found, sizeof(found), "unknown");
-        json_object_set_new(rec, "status", json_string("crashed"));
-        json_object_set_new(rec, "crashed",
-                            json_pack("{s:s, s:s#, s:I}", "found", found, "why", what,
-                                      (int)strcspn(what, ")"), "by_pid", (json_int_t)getpid()));
-        marked = record_write_json(dir, "run.json", rec, &e) == 0;
-    }
-    json_decref(rec);
-    return marked;
-}
-
-int record_mark_crashed(const char *results_dir)
-{
-    char dir[PATH_MAX];
-    struct dirent *de;
-    DIR *d = opendir(results_dir);
-    int n = 0;
-
-    if (!d)
-        return 0;
-    while ((de = readdir(d)) != NULL) {
-        if (de->d_name[0] == '.' ||
-            snprintf(dir, sizeof(dir), "%s/%s", results_dir, de->d_name) >= (int)sizeof(dir))
-            continue;
-        n += mark_one(dir);
-    }
-    closedir(d);
-    return n;
 }

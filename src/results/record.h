@@ -1,9 +1,11 @@
 /*
- * record.h - the run record: results/<YYYYmmdd-HHMMSS>-<label>/run.json.
+ * record.h - the run record's pieces: results/<YYYYmmdd-HHMMSS>-<label>/run.json.
  *
  * Builds the parts of run.json every command shares (tool, config with
- * secrets redacted, environment) and writes files atomically: a temp file
- * in the same folder, fsync, rename.  A reader never sees half a file.
+ * secrets redacted, environment), judges a record's liveness, and writes
+ * files atomically: a temp file in the same folder, fsync, rename.  A reader
+ * never sees half a file.  The record being written, and its one writer,
+ * are results/runrec.h.
  */
 #ifndef TPCC_RECORD_H
 #define TPCC_RECORD_H
@@ -16,8 +18,9 @@
 
 #define RECORD_VERSION 1
 
-/* Create results_dir/<stamp>-<label>/ (and results_dir); path into out.  First
- * marks the crashed records already there (record_mark_crashed). */
+/* Create results_dir/<stamp>-<label>/ (and results_dir); path into out.
+ * Commands call runrec_make_dir (results/runrec.h), which first marks the
+ * crashed records already there. */
 int record_make_dir(const char *results_dir, const char *label, char *out, size_t len,
                     struct err *e);
 
@@ -25,8 +28,8 @@ int record_make_dir(const char *results_dir, const char *label, char *out, size_
 int record_write_file(const char *dir, const char *name, const char *data, size_t len,
                       struct err *e);
 /* Write a JSON document to dir/name atomically (pretty-printed).  A run.json
- * also appends its line to the history index of dir's parent folder when
- * that index exists (hist_index_append, results/history.h). */
+ * is written by runrec_save (results/runrec.h), which also keeps the history
+ * index; this knows no file name. */
 int record_write_json(const char *dir, const char *name, json_t *doc, struct err *e);
 
 /* {"name": "tpccbench", "version": ..., "commit": ..., "record_version": 1} */
@@ -40,7 +43,7 @@ json_t *record_environment(void);
 /*
  * {"pid": N, "start_ticks": N, "boot_id": "...", "hostname": "..."}: who
  * writes this record (core/proc.h), so that a reader can later tell a run
- * that still runs from one whose command died.  record_begin() puts it in
+ * that still runs from one whose command died.  runrec_begin() puts it in
  * run.json's "process".
  */
 json_t *record_process(void);
@@ -58,8 +61,8 @@ enum record_life {
 /*
  * Is the run of record rec (a parsed run.json) still going?  The one place
  * that judges a record's "status": "running" - compare, report, history and
- * the sweep of record_make_dir() all ask it.  Returns enum record_life and
- * puts into why (len bytes; may be NULL) what to show for the status:
+ * the marking of crashed records (runrec_mark_crashed) all ask it.  Returns
+ * enum record_life and puts into why (len bytes; may be NULL) what to show for the status:
  * "complete" (the status as it is) for RECORD_ENDED, "running (pid N)",
  * "crashed (pid N gone)" (or "crashed (pid N, before the last boot)"), or
  * "running (pid N on host H: cannot tell from here)" / "running (no pid
@@ -68,17 +71,9 @@ enum record_life {
  */
 int record_liveness(const json_t *rec, char *why, size_t len);
 
-/*
- * Mark as "crashed" every record directly under results_dir whose run.json
- * says "running" while record_liveness() says its command is gone: status
- * "crashed", and "crashed": {"found": UTC time, "why": "pid N gone",
- * "by_pid": this process}, rewritten atomically.  Records that do not say
- * "running" are only read as far as their status.  Returns how many it
- * marked (0 when the folder does not exist); failures are skipped.
- * record_make_dir() calls it, so the next command that writes into a
- * results directory marks what it finds there.
- */
-int record_mark_crashed(const char *results_dir);
+/* 1 when the start of the file at path (its first 4 KB: "status" comes near
+ * the top) says "running": the cheap look before a record is parsed. */
+int record_says_running(const char *path);
 
 /* Copy a libpq conninfo, URI or ODBC connection string into out with every
  * password replaced by "***" (secret_redact() in core/secret.h). */

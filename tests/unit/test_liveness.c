@@ -1,7 +1,7 @@
 /*
  * test_liveness.c - unit tests for a process named by pid, start time and
  * boot id (src/core/proc.c) and for record_liveness() and
- * record_mark_crashed() (src/results/record.c), which judge a run record
+ * runrec_mark_crashed() (src/results/record.c, runrec.c), which judge a run record
  * that says "running": this process (alive), a child that has ended and
  * been reaped (gone), the same pid with another start time (gone: the pid
  * was reused), another boot id (before the last boot), another host and
@@ -17,6 +17,7 @@
 
 #include "core/proc.h"
 #include "results/record.h"
+#include "results/runrec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,7 +128,7 @@ static void test_liveness(void **state)
     }
 }
 
-/* record_mark_crashed: the dead one is marked, the live and finished ones are left. */
+/* runrec_mark_crashed: the dead one is marked, the live and finished ones are left. */
 static void test_mark(void **state)
 {
     char top[] = "/tmp/tpcc-liveness-XXXXXX", dir[256];
@@ -148,7 +149,7 @@ static void test_mark(void **state)
         assert_int_equal(record_write_json(dir, "run.json", r, &e), 0);
         json_decref(r);
     }
-    assert_int_equal(record_mark_crashed(top), 1);
+    assert_int_equal(runrec_mark_crashed(top), 1);
     for (int i = 0; i < 3; i++) {
         char path[300], want[64];
         snprintf(path, sizeof(path), "%s/%s/run.json", top, names[i]);
@@ -168,7 +169,7 @@ static void test_mark(void **state)
         json_decref(r);
     }
     /* Marked once: a second sweep finds nothing more. */
-    assert_int_equal(record_mark_crashed(top), 0);
+    assert_int_equal(runrec_mark_crashed(top), 0);
     for (int i = 0; i < 3; i++) {
         char path[300];
         snprintf(path, sizeof(path), "%s/%s/run.json", top, names[i]);
