@@ -1,12 +1,17 @@
 #!/bin/sh
 # layers.sh - check that each folder of src/ includes only the folders
-# docs/ARCHITECTURE.md allows it, and that those rules have no cycle.
+# docs/ARCHITECTURE.md allows it, that those rules have no cycle, and that
+# no modules include each other in a circle.
 #   scripts/layers.sh [ARCHITECTURE.md [SRC_DIR]]
 # The rules are the lines of its "## Layers" section that read
 # "    FOLDER: OTHER OTHER ..." ("(nothing of ours)" for none).  Every
 # #include "X/..." in src/FOLDER/*.[ch] (and in src/main.c, folder main.c)
 # must name FOLDER itself or one of its OTHERs.  Prints each break as
 # "file:line: FOLDER includes X/... (allowed: ...)"; exit 1 on any.
+# A module is FOLDER/NAME: NAME.c with NAME.h, or a header alone (run_int.h);
+# it depends on every module whose header its .c or .h includes.  A cycle
+# of those (compare -> record -> history -> compare) is printed as
+# "layers.sh: include cycle: A -> B -> A"; exit 1.
 set -eu
 doc=${1:-docs/ARCHITECTURE.md}
 src=${2:-src}
@@ -55,5 +60,39 @@ for f in $(find "$src" -name '*.[ch]' | sort); do
         bad=1
     fi
 done
+# The modules' include graph: "FROM TO" per include of another module's header.
+edges=$(for f in $(find "$src" -name '*.[ch]' | sort); do
+    rel=${f#"$src"/}
+    mod=${rel%.[ch]}
+    awk -v m="$mod" '/^#include "[a-z_]+\/[a-z_0-9]+\.h"/ {
+        x = $0; sub(/^#include "/, "", x); sub(/\.h".*/, "", x)
+        if (x != m) print m, x }' "$f"
+done | sort -u)
+cycle=$(printf '%s\n' "$edges" | awk '
+    NF == 2 { n[$1]++; to[$1, n[$1]] = $2 }
+    # Depth-first: a module met again while on the path closes a cycle.
+    function dfs(v,    i, w) {
+        state[v] = 1; path[++depth] = v
+        for (i = 1; i <= n[v]; i++) {
+            w = to[v, i]
+            if (state[w] == 1) { found = w; return 1 }
+            if (!state[w] && dfs(w)) return 1
+        }
+        state[v] = 2; depth--
+        return 0
+    }
+    END {
+        for (v in n) if (!state[v] && dfs(v)) {
+            s = ""; on = 0
+            for (i = 1; i <= depth; i++) { if (path[i] == found) on = 1; if (on) s = s path[i] " -> " }
+            print s found
+            exit
+        }
+    }')
+if [ -n "$cycle" ]; then
+    echo "layers.sh: include cycle: $cycle (a module is NAME.c with NAME.h, or a header alone:" \
+        "move what the lower one needs into a header of its own)"
+    bad=1
+fi
 [ "$bad" = 0 ] && echo "layers: every include of $src/ follows $doc"
 exit "$bad"

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/err.h"
+#include "db/limits.h"
 
 struct dialect;
 
@@ -100,10 +101,7 @@ struct db_connect_args {
 /* Most statements one pipeline may hold. */
 #define DB_PIPE_MAX 192 /* TXN_BATCH_MAX transactions of 3 statements */
 
-#define DB_MAX_STMTS 64
-#define DB_MAX_SUB 6                          /* statements in one dialect step */
 #define DB_MAX_SLOTS (DB_MAX_STMTS * DB_MAX_SUB) /* prepared statements per connection */
-#define DB_MAX_PARAMS 64
 
 /* Isolation levels (struct db_caps.txn_level; odbccaps.h's ODBC_ISO_* are these). */
 #define DB_ISO_READ_COMMITTED 0x1

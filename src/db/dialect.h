@@ -14,7 +14,7 @@
 #define TPCC_DIALECT_H
 
 #include "core/err.h"
-#include "db/db.h"
+#include "db/limits.h"
 
 /* One SQL statement of a step, in both placeholder styles.  A named block
  * may hold several statements (a "step", e.g. where a dialect has no

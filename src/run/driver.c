@@ -7,6 +7,7 @@
  * sched.c; run_int.h says what they share.
  */
 #include "run/run_int.h"
+#include "run/driver.h"
 
 #include <malloc.h>
 #include <math.h>

@@ -16,22 +16,9 @@
 #include "core/config.h"
 #include "core/err.h"
 #include "db/db.h"
+#include "run/series.h"
 #include "run/stats.h"
 #include "tpcc/random.h"
-
-struct series_row {
-    int second;                 /* since the start of ramp-up */
-    char phase;                 /* 'r' ramp-up/warm-up, 'm' measured, 's' stopping */
-    double tps[TX_NTYPES];      /* committed per second, per type */
-    double no_p50_ms, no_p90_ms, no_p99_ms; /* New-Order latency in this second */
-    double all_p99_ms;          /* all types */
-    double all_svc_p99_ms;      /* service time (send to completion), all types */
-    double lag_p99_ms;          /* schedule lag in this second */
-    uint64_t errors;            /* errors in this second */
-    int vus_in_tx;              /* VUs inside a transaction at the sample */
-    int vus_down;               /* VUs and delivery workers without a connection */
-    uint64_t lost;              /* connections VUs found lost in this second */
-};
 
 struct metrics;
 struct meet;

@@ -6,6 +6,7 @@
  * bounded joins at the end.  See run_int.h.
  */
 #include "run/run_int.h"
+#include "run/driver.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -28,11 +28,17 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "db/db.h"
 #include "db/dialect.h"
-#include "run/driver.h"
 #include "run/sched.h"
+#include "run/stats.h"
 #include "run/terminal.h"
 #include "tpcc/txn.h"
+
+/* The driver's (run/driver.h), by pointer only: driver.c includes this header. */
+struct run_opts;
+struct run_result;
+struct series_row;
 
 enum { PH_CONNECT, PH_WARMUP, PH_PAUSE, PH_MEASURE, PH_STOP };
 

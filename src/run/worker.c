@@ -6,6 +6,7 @@
  * run_int.h for what is shared.
  */
 #include "run/run_int.h"
+#include "run/driver.h"
 
 #include <math.h>
 #include <pthread.h>
