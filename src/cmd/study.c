@@ -624,25 +624,12 @@ static int step_values(const struct study *x, int s, int m, double *v)
     return n;
 }
 
-static json_t *jnum(double v)
-{
-    return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-static void pct(char *buf, size_t len, double f)
-{
-    if (isnan(f))
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%+.1f %%", f * 100.0);
-}
-
 /* One line: "NOTPM +12.3 % [+4.0, +20.1] significant gain". */
 static void fig_line(char *buf, size_t len, const char *name, const struct sig_result *r)
 {
     char g[32], lo[32], hi[32];
 
-    pct(g, sizeof(g), r->gain);
+    cmp_fmt_pct(g, sizeof(g), r->gain);
     if (isnan(r->lo)) {
         snprintf(buf, len, "%s %s (%s)", name, g, sig_verdict_name(r->verdict));
         return;
@@ -655,8 +642,8 @@ static void fig_line(char *buf, size_t len, const char *name, const struct sig_r
 static json_t *sig_json(int step, int against, const char *metric, const struct sig_result *r)
 {
     return json_pack("{s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:i, s:i, s:s}", "step", step + 1,
-                     "against", against + 1, "metric", metric, "gain", jnum(r->gain), "ci_low",
-                     jnum(r->lo), "ci_high", jnum(r->hi), "df", jnum(r->df), "n_old", r->n_old,
+                     "against", against + 1, "metric", metric, "gain", cmp_jnum(r->gain), "ci_low",
+                     cmp_jnum(r->lo), "ci_high", cmp_jnum(r->hi), "df", cmp_jnum(r->df), "n_old", r->n_old,
                      "n_new", r->n_new, "verdict", sig_verdict_name(r->verdict));
 }
 
@@ -776,8 +763,8 @@ static void sig_line(const struct study *x, int s, int against, FILE *out, json_
             if (!*ctl_json)
                 *ctl_json = json_object();
             json_object_set_new(*ctl_json, figures[f].name,
-                                json_pack("{s:o, s:o, s:s}", "ci_low", jnum(r.lo), "ci_high",
-                                          jnum(r.hi), "verdict", sig_verdict_name(r.verdict)));
+                                json_pack("{s:o, s:o, s:s}", "ci_low", cmp_jnum(r.lo), "ci_high",
+                                          cmp_jnum(r.hi), "verdict", sig_verdict_name(r.verdict)));
         }
     }
     if (n)
@@ -851,9 +838,9 @@ static int gate(const struct study *x, const struct cmp_rule *rules, int n_rules
         }
         tripped += v.tripped;
         json_array_append_new(*out, json_pack("{s:s, s:o, s:o, s:o, s:b}", "rule", rules[i].text,
-                                              "change", jnum(v.change_pct / 100.0), "ci_low",
-                                              jnum(v.ci_lo_pct / 100.0), "ci_high",
-                                              jnum(v.ci_hi_pct / 100.0), "tripped", v.tripped));
+                                              "change", cmp_jnum(v.change_pct / 100.0), "ci_low",
+                                              cmp_jnum(v.ci_lo_pct / 100.0), "ci_high",
+                                              cmp_jnum(v.ci_hi_pct / 100.0), "tripped", v.tripped));
     }
     return tripped;
 }
