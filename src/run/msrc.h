@@ -23,7 +23,10 @@
 
 #include "core/err.h"
 #include "db/db.h"
-#include "run/metrics.h"
+/* The sampler and its options, by pointer only: metrics.c includes this
+ * header, so this one may not include metrics.h (scripts/layers.sh). */
+struct metrics;
+struct metrics_opts;
 
 struct msrc;
 

@@ -15,6 +15,7 @@
  * over the time between the database's own readings.  Nothing here prints
  * but the summary's line.
  */
+#include "run/metrics.h"
 #include "run/msrc.h"
 
 #include <math.h>

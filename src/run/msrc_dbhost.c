@@ -12,6 +12,7 @@
  * or one host with the driver).  Nothing here prints but the summary's
  * lines; the bearer token is never in a note.
  */
+#include "run/metrics.h"
 #include "run/msrc.h"
 
 #include <math.h>

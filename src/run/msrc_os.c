@@ -11,6 +11,7 @@
  * prints but the summary's lines, and nothing here runs off the sampler's
  * thread.
  */
+#include "run/metrics.h"
 #include "run/msrc.h"
 
 #include <math.h>

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "run/driver.h"
+#include "run/series.h"
 #include "run/metrics.h"
 #include "run/stats.h"
 
