@@ -178,11 +178,12 @@ FUZZ_SEEDS   := tests/data/config tests/data/bad-config
 FUZZ_FLAGS   := -std=c11 -g -O1 $(WARN) -Werror -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-build/fuzz/fuzz_config: tests/fuzz/fuzz_config.c src/core/config.c src/core/err.c src/core/config.h \
-                        src/core/err.h
+FUZZ_SRC     := tests/fuzz/fuzz_config.c src/core/config.c src/core/yaml.c src/core/err.c \
+                src/core/secret.c src/core/part.c
+build/fuzz/fuzz_config: $(FUZZ_SRC) src/core/config.h src/core/yaml.h src/core/err.h \
+                        src/core/secret.h src/core/part.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -D_GNU_SOURCE -Isrc $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_config.c src/core/config.c \
-	    src/core/err.c -lyaml
+	$(FUZZ_CC) -D_GNU_SOURCE -Isrc $(FUZZ_FLAGS) -o $@ $(FUZZ_SRC) -lyaml
 
 build/fuzz/config.dict: src/core/config.c tests/fuzz/make-dict.sh
 	@mkdir -p $(dir $@)

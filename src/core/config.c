@@ -2,13 +2,10 @@
  * config.c - the built-in defaults, the YAML config file and command-line
  * overrides, all mapped onto struct config through one table of keys.
  *
- * Loading is two steps.  First libyaml's event parser builds a small tree of
- * nodes that remembers the line and column of every key and value; aliases
- * are refused (so no alias expansion and no "billion laughs"), so are tags
- * (which would change a value's meaning behind the loader's back), and the
- * file size, depth and node count are bounded.  Syntax errors say where an
- * unclosed bracket or quote was opened and, where libyaml's wording does
- * not, what to do.  Then the tree is walked against key_table[]: each row
+ * Loading is two steps.  First core/yaml.c reads the file into a small tree
+ * of nodes that remembers the line and column of every key and value (and
+ * refuses aliases, tags, huge input and YAML syntax errors, with its own
+ * messages).  Then the tree is walked against key_table[]: each row
  * names a dotted key, its type, where it lives in struct config and its
  * range (a few keys also a setter of their own), so the YAML file, cfg_set()
  * and cfg_validate() share one set of rules and one wording of messages.  A
@@ -27,17 +24,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include <yaml.h>
-
 #include "core/part.h"
 #include "core/secret.h"
-
-/* Bounds on what a config file may make us build (the size: CFG_MAX_FILE_SIZE in config.h). */
-#define CFG_MAX_DEPTH 32
-#define CFG_MAX_NODES 10000
-
-/* Longest part of a user-supplied value or key quoted back in a message. */
-#define QUOTE_MAX 64
+#include "core/yaml.h"
 
 #define US_PER_S   INT64_C(1000000)
 #define US_PER_DAY (INT64_C(24) * 3600 * US_PER_S)
@@ -332,61 +321,6 @@ static const char *section_keys(const char *section, char *buf, size_t size)
 
 /* ---- quoting and describing ---- */
 
-/*
- * Write s (len bytes, may hold any byte) into buf as a double-quoted string
- * with control characters escaped, cut after QUOTE_MAX bytes with "...".
- * Input is valid UTF-8 (libyaml checks it), so a cut backs off to a
- * character boundary.
- */
-static const char *quote(const char *s, size_t len, char *buf, size_t size)
-{
-    size_t o = 0, shown = len > QUOTE_MAX ? QUOTE_MAX : len;
-
-    /* Do not cut a multi-byte character in two (at most 3 continuation bytes). */
-    for (int back = 0; back < 3 && shown < len && shown > 0; back++) {
-        if (((unsigned char)s[shown] & 0xC0) != 0x80)
-            break;
-        shown--;
-    }
-    buf[o++] = '"';
-    for (size_t i = 0; i < shown && o + 8 < size; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (ch == '"' || ch == '\\') {
-            buf[o++] = '\\';
-            buf[o++] = (char)ch;
-        } else if (ch == '\n') {
-            buf[o++] = '\\';
-            buf[o++] = 'n';
-        } else if (ch == '\t') {
-            buf[o++] = '\\';
-            buf[o++] = 't';
-        } else if (ch < 0x20 || ch == 0x7F) {
-            o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
-        } else {
-            buf[o++] = (char)ch;
-        }
-    }
-    if (shown < len && o + 4 < size) {
-        memcpy(buf + o, "...", 3);
-        o += 3;
-    }
-    buf[o++] = '"';
-    buf[o] = '\0';
-    return buf;
-}
-
-/* Same as quote() but without the surrounding quotes, for keys in 'a.b'. */
-static const char *quote_bare(const char *s, size_t len, char *buf, size_t size)
-{
-    size_t n;
-
-    quote(s, len, buf, size);
-    n = strlen(buf);
-    memmove(buf, buf + 1, n - 2);
-    buf[n - 2] = '\0';
-    return buf;
-}
-
 /* "24h", "90s", "1500ms", "1us": the largest unit that divides exactly. */
 static const char *fmt_duration(int64_t us, char *buf, size_t size)
 {
@@ -479,7 +413,7 @@ struct setting {
     const char *text;    /* the scalar, len bytes (NUL-terminated) */
     size_t len;
     const char *where;           /* the message prefix: "file:line:col" or an option */
-    char got[QUOTE_MAX * 4 + 8]; /* the text quoted for messages (a password not shown) */
+    char got[YTREE_QUOTE_SIZE];  /* the text quoted for messages (a password not shown) */
     int n_passwords;             /* passwords in a connection string's text */
     struct err *e;
 };
@@ -573,14 +507,14 @@ static void quote_got(struct setting *s)
     size_t n = s->len < sizeof(tmp) - 1 ? s->len : sizeof(tmp) - 1;
 
     if (!is_connection_key(s->k)) {
-        quote(s->text, s->len, s->got, sizeof(s->got));
+        ytree_quote(s->text, s->len, s->got, sizeof(s->got));
         return;
     }
     /* A password in it is refused by set_connection; no message may quote one. */
     memcpy(tmp, s->text, n);
     tmp[n] = '\0';
     s->n_passwords = secret_redact(tmp, shown, sizeof(shown));
-    quote(shown, strlen(shown), s->got, sizeof(s->got));
+    ytree_quote(shown, strlen(shown), s->got, sizeof(s->got));
     secret_wipe(tmp, sizeof(tmp));
 }
 
@@ -853,419 +787,50 @@ static int password_error(const char *where, const char *name, struct err *e)
                    where, name);
 }
 
-/* ---- the node tree ---- */
+/* ---- mapping the tree onto the config ---- */
 
-/* The tree is struct cfg_node (config.h): the study file is read with it too. */
-
-/* State of one load: the text, the tree being built, where errors go. */
+/* State of one walk of the tree (core/yaml.h) onto a config. */
 struct loader {
-    const char *name;                  /* file name for messages */
-    const char *text;                  /* the whole input */
-    size_t len;                        /* its length in bytes */
-    struct cfg_node *root;                 /* the document's top node, NULL until seen */
-    struct cfg_node *stack[CFG_MAX_DEPTH]; /* open mappings and sequences */
-    int depth;                         /* entries used in stack */
-    int nnodes;                        /* nodes built so far */
-    int ndocs;                         /* documents seen */
-    struct config *c;                  /* the config being filled (a scratch copy) */
+    const char *name; /* file name for messages */
+    struct config *c; /* the config being filled (a scratch copy) */
     struct err *e;
 };
 
-static void node_free(struct cfg_node *n)
-{
-    while (n) {
-        struct cfg_node *next = n->next;
-        node_free(n->first);
-        free(n->text);
-        free(n);
-        n = next;
-    }
-}
-
-/* "t.yaml:3:5" for messages about node n. */
-static const char *where_node(const struct loader *ld, const struct cfg_node *n, char *buf, size_t size)
-{
-    snprintf(buf, size, "%s:%d:%d", ld->name, n->line, n->col);
-    return buf;
-}
-
-static int oom(struct err *e)
-{
-    return err_set(e, E_FAIL, "out of memory while reading the config");
-}
-
-/* The explicit tag of a node event ("tag:yaml.org,2002:str" for !!str), or NULL. */
-static const char *event_tag(const yaml_event_t *ev)
-{
-    switch (ev->type) {
-    case YAML_SCALAR_EVENT:
-        return (const char *)ev->data.scalar.tag;
-    case YAML_MAPPING_START_EVENT:
-        return (const char *)ev->data.mapping_start.tag;
-    case YAML_SEQUENCE_START_EVENT:
-        return (const char *)ev->data.sequence_start.tag;
-    default:
-        return NULL;
-    }
-}
-
-/*
- * Tags are refused like aliases: one such as !!binary or !!float would
- * change what a value means while the loader reads only its text.
- */
-static int tag_error(struct loader *ld, const yaml_event_t *ev, int line, int col)
-{
-    static const char core[] = "tag:yaml.org,2002:";
-    const char *tag = event_tag(ev);
-    char q[QUOTE_MAX * 4 + 8];
-    int shorthand = !strncmp(tag, core, sizeof(core) - 1);
-
-    if (shorthand)
-        tag += sizeof(core) - 1;
-    return err_set(ld->e, E_USAGE,
-                   "%s:%d:%d: YAML tags such as '%s%s' are not supported; write the value "
-                   "without it",
-                   ld->name, line, col, shorthand ? "!!" : "",
-                   quote_bare(tag, strlen(tag), q, sizeof(q)));
-}
-
-/* Turn one libyaml event into a node, or reject it. */
-static int on_event(struct loader *ld, const yaml_event_t *ev)
-{
-    int line = (int)ev->start_mark.line + 1, col = (int)ev->start_mark.column + 1;
-    enum cfg_node_kind kind;
-    struct cfg_node *n;
-
-    switch (ev->type) {
-    case YAML_DOCUMENT_START_EVENT:
-        if (++ld->ndocs > 1)
-            return err_set(ld->e, E_USAGE,
-                           "%s:%d:%d: the config file must hold a single YAML document (a second "
-                           "one starts here)",
-                           ld->name, line, col);
-        return 0;
-    case YAML_ALIAS_EVENT: {
-        const char *anchor = (const char *)ev->data.alias.anchor;
-        char q[QUOTE_MAX * 4 + 8];
-        return err_set(ld->e, E_USAGE,
-                       "%s:%d:%d: YAML aliases such as '*%s' are not supported; write the value "
-                       "out in full",
-                       ld->name, line, col, quote_bare(anchor, strlen(anchor), q, sizeof(q)));
-    }
-    default:
-        break;
-    }
-    if (event_tag(ev))
-        return tag_error(ld, ev, line, col);
-
-    switch (ev->type) {
-    case YAML_SEQUENCE_END_EVENT:
-    case YAML_MAPPING_END_EVENT:
-        ld->depth--;
-        return 0;
-    case YAML_SCALAR_EVENT:
-        kind = CFG_SCALAR;
-        break;
-    case YAML_MAPPING_START_EVENT:
-        kind = CFG_MAP;
-        break;
-    case YAML_SEQUENCE_START_EVENT:
-        kind = CFG_SEQ;
-        break;
-    default:
-        return 0;
-    }
-
-    if (++ld->nnodes > CFG_MAX_NODES)
-        return err_set(ld->e, E_USAGE,
-                       "%s:%d:%d: the config holds more than %d keys and values; is this the "
-                       "right file?",
-                       ld->name, line, col, CFG_MAX_NODES);
-    if (kind != CFG_SCALAR && ld->depth == CFG_MAX_DEPTH)
-        return err_set(ld->e, E_USAGE, "%s:%d:%d: the config nests deeper than %d levels", ld->name,
-                       line, col, CFG_MAX_DEPTH);
-
-    n = calloc(1, sizeof(*n));
-    if (!n)
-        return oom(ld->e);
-    n->kind = kind;
-    n->line = line;
-    n->col = col;
-    if (kind == CFG_SCALAR) {
-        n->len = ev->data.scalar.length;
-        n->plain = ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-        n->text = malloc(n->len + 1);
-        if (!n->text) {
-            free(n);
-            return oom(ld->e);
-        }
-        memcpy(n->text, ev->data.scalar.value, n->len);
-        n->text[n->len] = '\0';
-    }
-
-    /* Hang the node on the open container, or make it the root. */
-    if (ld->depth == 0) {
-        ld->root = n;
-    } else {
-        struct cfg_node *parent = ld->stack[ld->depth - 1];
-        if (parent->last)
-            parent->last->next = n;
-        else
-            parent->first = n;
-        parent->last = n;
-    }
-    if (kind != CFG_SCALAR)
-        ld->stack[ld->depth++] = n;
-    return 0;
-}
-
-/*
- * Position of a reader error: libyaml gives a byte offset only (no mark), so
- * count lines and characters up to it, as the scanner would: in UTF-8 or, for
- * a file with a UTF-16 byte order mark, in 16-bit units, not counting the
- * byte order mark itself.
- */
-static void offset_to_mark(const char *text, size_t len, size_t off, yaml_encoding_t enc, int *line,
-                           int *col)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    size_t i = 0;
-
-    *line = 1;
-    *col = 1;
-    if (off > len)
-        off = len;
-    if (enc == YAML_UTF16LE_ENCODING || enc == YAML_UTF16BE_ENCODING) {
-        int lo = enc == YAML_UTF16LE_ENCODING ? 0 : 1;
-        for (i = 2; i + 1 < off + 1 && i + 1 < len; i += 2) {
-            unsigned unit = (unsigned)s[i + lo] | (unsigned)s[i + 1 - lo] << 8;
-            if (unit == '\n') {
-                ++*line;
-                *col = 1;
-            } else if (unit < 0xDC00 || unit > 0xDFFF) {
-                ++*col; /* a low surrogate ends a character counted at its high half */
-            }
-        }
-        return;
-    }
-    if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
-        i = 3;
-    for (; i < off; i++) {
-        if (s[i] == '\n') {
-            ++*line;
-            *col = 1;
-        } else if ((s[i] & 0xC0) != 0x80) {
-            ++*col;
-        }
-    }
-}
-
-/* The first byte of the character at 1-based line:col of UTF-8 text, or -1 when not found. */
-static int char_at(const char *text, size_t len, int line, int col)
-{
-    size_t i = 0;
-
-    if (len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0)
-        i = 3;
-    for (int l = 1; l < line && i < len; i++) {
-        if (text[i] == '\n')
-            l++;
-    }
-    for (int c = 1; i < len && text[i] != '\n'; i++) {
-        if (((unsigned char)text[i] & 0xC0) == 0x80)
-            continue;
-        if (c++ == col)
-            return (unsigned char)text[i];
-    }
-    return -1;
-}
-
-/*
- * What to do about a libyaml problem, as the end of the message: libyaml
- * says what it expected, not how to fix the file.  ch is the character at
- * the problem's position (-1 when unknown).  Returns "" when there is no
- * advice better than the problem itself.  col is the problem's column.
- */
-static const char *syntax_hint(const char *problem, const char *context, int ch, int col, char *buf,
-                               size_t size)
-{
-    static const struct {
-        const char *problem; /* the start of libyaml's problem text */
-        const char *hint;
-    } hints[] = {
-        { "found a tab character", "indent with spaces: YAML does not allow tabs there" },
-        { "mapping values are not allowed",
-          "put a value holding ': ' in quotes, or check the indentation" },
-        { "did not find expected key", "check the indentation of this line and the one above" },
-        { "did not find expected ',' or '}'",
-          "close the '{' with '}', or put ',' between entries" },
-        { "did not find expected ',' or ']'", "close the '[' with ']', or put ',' between items" },
-        { "did not find expected node content", "a value is missing here" },
-        { "did not find expected '-' indicator", "a list item must start with '- '" },
-        { "found unknown escape character",
-          "in double quotes write a backslash as '\\\\', or use single quotes" },
-        { "found undefined tag handle", "YAML tags are not supported: remove it" },
-        { "did not find expected <document start>", "the file must hold a single YAML mapping" },
-        { "found incompatible YAML document", "remove the %YAML line" },
-        { "found duplicate %YAML directive", "remove the %YAML lines" },
-        { "control characters are not allowed", "the config must be plain text: remove it" },
-        { "invalid", "save the file as UTF-8 text" },
-        { "incomplete UTF", "save the file as UTF-8 text" },
-        { "expected low surrogate", "save the file as UTF-8 text" },
-        { "unexpected low surrogate", "save the file as UTF-8 text" },
-    };
-
-    /* libyaml drops a possible key longer than 1024 characters, then trips on its ':'. */
-    if (!strncmp(problem, "mapping values are not allowed", 30) && col > 1024)
-        return "a key must be shorter than 1024 characters";
-    if (!strcmp(problem, "found unexpected end of stream") && context &&
-        strstr(context, "quoted scalar"))
-        return "close the quote";
-    if (!strcmp(problem, "found unexpected end of stream"))
-        return "the file ends in the middle of a value";
-    if (!strcmp(problem, "found character that cannot start any token")) {
-        if (ch == '\t')
-            return "indent with spaces: YAML does not allow tabs there";
-        if (ch > 0x20 && ch < 0x7F) {
-            snprintf(buf, size, "'%c' cannot start a plain value: put the value in quotes", ch);
-            return buf;
-        }
-        return "put the value in quotes";
-    }
-    for (size_t i = 0; i < sizeof(hints) / sizeof(hints[0]); i++) {
-        if (!strncmp(problem, hints[i].problem, strlen(hints[i].problem)))
-            return hints[i].hint;
-    }
-    return "";
-}
-
-/*
- * " in the flow mapping that starts at 1:9" from libyaml's context ("while
- * parsing a flow mapping"), so an unclosed bracket or quote is found where
- * it was opened.  Block mappings and sequences are left out: their start is
- * usually the top of the file, which tells nothing.
- */
-static void where_started(const yaml_parser_t *p, char *buf, size_t size)
-{
-    const char *what = p->context, *sp;
-
-    buf[0] = '\0';
-    if (!what || strstr(what, "block mapping") || strstr(what, "block collection") ||
-        (p->context_mark.line == p->problem_mark.line &&
-         p->context_mark.column == p->problem_mark.column))
-        return;
-    /* "while parsing a flow mapping" -> "flow mapping" */
-    if (!strncmp(what, "while ", 6) && (sp = strchr(what + 6, ' ')) != NULL) {
-        what = sp + 1;
-        if (!strncmp(what, "a ", 2))
-            what += 2;
-        else if (!strncmp(what, "an ", 3))
-            what += 3;
-    }
-    snprintf(buf, size, " in the %s that starts at %d:%d", what, (int)p->context_mark.line + 1,
-             (int)p->context_mark.column + 1);
-}
-
-static int yaml_error(struct loader *ld, const yaml_parser_t *p)
-{
-    const char *problem = p->problem ? p->problem : "unknown problem", *hint;
-    char value[16] = "", context[96] = "", hbuf[96];
-    int line, col, ch = -1;
-
-    switch (p->error) {
-    case YAML_MEMORY_ERROR:
-        return oom(ld->e);
-    case YAML_READER_ERROR:
-        offset_to_mark(ld->text, ld->len, p->problem_offset, p->encoding, &line, &col);
-        if (p->problem_value >= 0)
-            snprintf(value, sizeof(value), " (0x%02x)", (unsigned)p->problem_value);
-        break;
-    default:
-        line = (int)p->problem_mark.line + 1;
-        col = (int)p->problem_mark.column + 1;
-        if (p->encoding == YAML_UTF8_ENCODING)
-            ch = char_at(ld->text, ld->len, line, col);
-        where_started(p, context, sizeof(context));
-        break;
-    }
-    /* NUL bytes mostly come from UTF-16 or UTF-32 without a byte order mark, or a binary file. */
-    if (p->error == YAML_READER_ERROR && p->problem_value == 0)
-        hint = "a NUL byte: save the file as UTF-8 text";
-    else
-        hint = syntax_hint(problem, p->context, ch, col, hbuf, sizeof(hbuf));
-    return err_set(ld->e, E_USAGE, "%s:%d:%d: YAML syntax error: %s%s%s%s%s", ld->name, line, col,
-                   problem, value, context, *hint ? ": " : "", hint);
-}
-
-/* Parse ld->text into ld->root.  On failure the partial tree is left for the caller to free. */
-static int build_tree(struct loader *ld)
-{
-    yaml_parser_t p;
-    yaml_event_t ev;
-    int rc = 0;
-
-    if (!yaml_parser_initialize(&p))
-        return oom(ld->e);
-    yaml_parser_set_input_string(&p, (const unsigned char *)ld->text, ld->len);
-    for (;;) {
-        yaml_event_type_t type;
-
-        if (!yaml_parser_parse(&p, &ev)) {
-            rc = yaml_error(ld, &p);
-            break;
-        }
-        rc = on_event(ld, &ev);
-        type = ev.type;
-        yaml_event_delete(&ev);
-        if (rc != 0 || type == YAML_STREAM_END_EVENT)
-            break;
-    }
-    yaml_parser_delete(&p);
-    return rc;
-}
-
-/* ---- mapping the tree onto the config ---- */
-
-static int is_empty(const struct cfg_node *n)
-{
-    return n->kind == CFG_SCALAR && n->plain && n->len == 0;
-}
-
 /* "a mapping", "a sequence" or the quoted scalar, for "(got ...)". */
-static const char *node_got(const struct cfg_node *n, char *buf, size_t size)
+static const char *node_got(const struct ytree_node *n, char *buf, size_t size)
 {
-    if (n->kind == CFG_MAP)
+    if (n->kind == YTREE_MAP)
         return "a mapping";
-    if (n->kind == CFG_SEQ)
+    if (n->kind == YTREE_SEQ)
         return "a sequence";
-    return quote(n->text, n->len, buf, size);
+    return ytree_quote(n->text, n->len, buf, size);
 }
 
-static int walk_map(struct loader *ld, const struct cfg_node *map, const char *section);
+static int walk_map(struct loader *ld, const struct ytree_node *map, const char *section);
 
 /* Value of the section or K_MIX key path: must be a mapping (or nothing at all). */
 static int walk_section(struct loader *ld, const struct key *k, const char *path,
-                        const struct cfg_node *val)
+                        const struct ytree_node *val)
 {
-    char where[CFG_STR + 32], what[720], got[QUOTE_MAX * 4 + 8];
+    char where[CFG_STR + 32], what[720], got[YTREE_QUOTE_SIZE];
     int rc, sum;
 
-    if (val->kind != CFG_MAP && !is_empty(val))
+    if (val->kind != YTREE_MAP && !ytree_is_empty(val))
         return err_set(ld->e, E_USAGE, "%s: '%s' must be %s (got %s)",
-                       where_node(ld, val, where, sizeof(where)), path,
+                       ytree_where(ld->name, val, where, sizeof(where)), path,
                        describe(k, path, what, sizeof(what)), node_got(val, got, sizeof(got)));
     if (!k || k->type != K_MIX)
-        return val->kind == CFG_MAP ? walk_map(ld, val, path) : 0;
+        return val->kind == YTREE_MAP ? walk_map(ld, val, path) : 0;
 
     /* A mix in the file replaces the whole mix: a type it leaves out gets 0. */
     memset(field(ld->c, k), 0, sizeof(ld->c->run.mix));
     ld->c->run.mix_set = 1;
-    if (val->kind == CFG_MAP && (rc = walk_map(ld, val, path)) != 0)
+    if (val->kind == YTREE_MAP && (rc = walk_map(ld, val, path)) != 0)
         return rc;
     sum = mix_sum(field(ld->c, k));
     if (sum != 100)
         return err_set(ld->e, E_USAGE, "%s: '%s' must sum to 100 (got %d)",
-                       where_node(ld, val, where, sizeof(where)), path, sum);
+                       ytree_where(ld->name, val, where, sizeof(where)), path, sum);
     return 0;
 }
 
@@ -1291,22 +856,22 @@ static int unknown_key(const char *where, const char *path, const char *section,
 }
 
 /* Apply every key: value of map, whose dotted name is section ("" = top). */
-static int walk_map(struct loader *ld, const struct cfg_node *map, const char *section)
+static int walk_map(struct loader *ld, const struct ytree_node *map, const char *section)
 {
-    char where[CFG_STR + 32], path[320], what[720], got[QUOTE_MAX * 4 + 8];
+    char where[CFG_STR + 32], path[320], what[720], got[YTREE_QUOTE_SIZE];
 
-    for (const struct cfg_node *key = map->first; key; key = key->next->next) {
-        const struct cfg_node *val = key->next, *prev;
+    for (const struct ytree_node *key = map->first; key; key = key->next->next) {
+        const struct ytree_node *val = key->next, *prev;
         const struct key *k;
-        char q[QUOTE_MAX * 4 + 8];
+        char q[YTREE_QUOTE_SIZE];
         int rc;
 
-        where_node(ld, key, where, sizeof(where));
-        if (key->kind != CFG_SCALAR)
+        ytree_where(ld->name, key, where, sizeof(where));
+        if (key->kind != YTREE_SCALAR)
             return err_set(ld->e, E_USAGE,
                            "%s: keys must be plain names such as 'duration' (got %s)", where,
                            node_got(key, got, sizeof(got)));
-        quote_bare(key->text, key->len, q, sizeof(q));
+        ytree_quote_bare(key->text, key->len, q, sizeof(q));
         snprintf(path, sizeof(path), "%s%s%s", section, *section ? "." : "", q);
 
         if (!strcasecmp(q, "password"))
@@ -1320,16 +885,16 @@ static int walk_map(struct loader *ld, const struct cfg_node *map, const char *s
             return unknown_key(where, path, section, ld->e);
 
         for (prev = map->first; prev != key; prev = prev->next->next) {
-            if (prev->kind == CFG_SCALAR && prev->len == key->len &&
+            if (prev->kind == YTREE_SCALAR && prev->len == key->len &&
                 memcmp(prev->text, key->text, key->len) == 0)
                 return err_set(ld->e, E_USAGE, "%s: duplicate key '%s' (first at line %d:%d)",
                                where, path, prev->line, prev->col);
         }
 
-        where_node(ld, val, where, sizeof(where));
+        ytree_where(ld->name, val, where, sizeof(where));
         if (!k || k->type == K_MIX)
             rc = walk_section(ld, k, path, val);
-        else if (val->kind != CFG_SCALAR)
+        else if (val->kind != YTREE_SCALAR)
             rc = err_set(ld->e, E_USAGE, "%s: '%s' must be %s (got %s)", where, path,
                          describe(k, NULL, what, sizeof(what)), node_got(val, got, sizeof(got)));
         else
@@ -1340,118 +905,51 @@ static int walk_map(struct loader *ld, const struct cfg_node *map, const char *s
     return 0;
 }
 
-int cfg_load_string(struct config *c, const char *name, const char *text, size_t len, struct err *e)
+/* Map root (as ytree_load_*() gave it) onto c, which is unchanged on error. */
+static int load_tree(struct config *c, const char *name, const struct ytree_node *root,
+                     struct err *e)
 {
     struct config scratch = *c;
-    struct loader ld;
-    char where[CFG_STR + 32], got[QUOTE_MAX * 4 + 8], list[640];
+    struct loader ld = { .name = name, .c = &scratch, .e = e };
+    char where[CFG_STR + 32], got[YTREE_QUOTE_SIZE], list[640];
     int rc;
 
-    memset(&ld, 0, sizeof(ld));
-    ld.name = name;
-    ld.text = text ? text : ""; /* libyaml asserts on a NULL input */
-    ld.len = len;
-    ld.c = &scratch;
-    ld.e = e;
-
-    if (len > CFG_MAX_FILE_SIZE)
-        return err_set(e, E_USAGE,
-                       "%s: the config file is larger than %d bytes; is this the right file?", name,
-                       CFG_MAX_FILE_SIZE);
-    rc = build_tree(&ld);
-    if (rc == 0 && (!ld.root || is_empty(ld.root)))
-        rc = err_set(e, E_USAGE, "%s: the config file is empty (expected a mapping with %s)", name,
-                     section_keys("", list, sizeof(list)));
-    if (rc == 0 && ld.root->kind != CFG_MAP)
-        rc = err_set(e, E_USAGE, "%s: the config file must be a mapping with %s (got %s)",
-                     where_node(&ld, ld.root, where, sizeof(where)),
-                     section_keys("", list, sizeof(list)), node_got(ld.root, got, sizeof(got)));
-    if (rc == 0)
-        rc = walk_map(&ld, ld.root, "");
-    node_free(ld.root);
-    if (rc != 0)
+    if (!root || ytree_is_empty(root))
+        return err_set(e, E_USAGE, "%s: the config file is empty (expected a mapping with %s)",
+                       name, section_keys("", list, sizeof(list)));
+    if (root->kind != YTREE_MAP)
+        return err_set(e, E_USAGE, "%s: the config file must be a mapping with %s (got %s)",
+                       ytree_where(name, root, where, sizeof(where)),
+                       section_keys("", list, sizeof(list)), node_got(root, got, sizeof(got)));
+    if ((rc = walk_map(&ld, root, "")) != 0)
         return rc;
-
     snprintf(scratch.path, sizeof(scratch.path), "%s", name);
     *c = scratch;
     return 0;
 }
 
-/* Read the file at path (what: "config" or "study") into *buf (heap, one byte past the
- * size limit at most, so that a caller can refuse the size) and *len. */
-static int read_file(const char *path, const char *what, char **buf, size_t *len, struct err *e)
+int cfg_load_string(struct config *c, const char *name, const char *text, size_t len, struct err *e)
 {
-    char msg[128];
-    FILE *f;
+    struct ytree_node *root;
+    int rc;
 
-    f = fopen(path, "rb");
-    if (!f)
-        return err_set(e, E_USAGE, "%s: cannot open %s file: %s", path, what,
-                       err_errno(errno, msg, sizeof(msg)));
-    *buf = malloc(CFG_MAX_FILE_SIZE + 1);
-    if (!*buf) {
-        fclose(f);
-        return oom(e);
-    }
-    *len = fread(*buf, 1, CFG_MAX_FILE_SIZE + 1, f);
-    if (ferror(f)) {
-        int saved = errno;
-        free(*buf);
-        *buf = NULL;
-        fclose(f);
-        return err_set(e, E_USAGE, "%s: cannot read %s file: %s", path, what,
-                       err_errno(saved, msg, sizeof(msg)));
-    }
-    fclose(f);
-    return 0;
+    if ((rc = ytree_load_string(name, text, len, "config", &root, e)) != 0)
+        return rc;
+    rc = load_tree(c, name, root, e);
+    ytree_free(root);
+    return rc;
 }
 
 int cfg_load(struct config *c, const char *path, struct err *e)
 {
-    char *buf;
-    size_t len = 0;
+    struct ytree_node *root;
     int rc;
 
-    if ((rc = read_file(path, "config", &buf, &len, e)) < 0)
+    if ((rc = ytree_load_file(path, "config", &root, e)) != 0)
         return rc;
-    /* One byte past the limit is enough for cfg_load_string() to refuse the size. */
-    rc = cfg_load_string(c, path, buf, len, e);
-    free(buf);
+    rc = load_tree(c, path, root, e);
+    ytree_free(root);
     return rc;
-}
-
-int cfg_tree_load(const char *path, struct cfg_node **root, struct err *e)
-{
-    struct loader ld;
-    char *buf;
-    size_t len = 0;
-    int rc;
-
-    *root = NULL;
-    if ((rc = read_file(path, "study", &buf, &len, e)) < 0)
-        return rc;
-    memset(&ld, 0, sizeof(ld));
-    ld.name = path;
-    ld.text = buf;
-    ld.len = len;
-    ld.e = e;
-    if (len > CFG_MAX_FILE_SIZE)
-        rc = err_set(e, E_USAGE, "%s: the file is larger than %d bytes; is this the right file?",
-                     path, CFG_MAX_FILE_SIZE);
-    else
-        rc = build_tree(&ld);
-    free(buf);
-    if (rc != 0) {
-        node_free(ld.root);
-        return rc;
-    }
-    *root = ld.root;
-    return 0;
-}
-
-void cfg_tree_free(struct cfg_node *n)
-{
-    node_free(n);
 }
 
 int cfg_key_known(const char *key)
@@ -1465,11 +963,11 @@ int cfg_key_known(const char *key)
 
 int cfg_set(struct config *c, const char *key, const char *value, const char *origin, struct err *e)
 {
-    char q[QUOTE_MAX * 4 + 8], list[640], section[128];
+    char q[YTREE_QUOTE_SIZE], list[640], section[128];
     const struct key *k;
     const char *dot, *last;
 
-    quote_bare(key, strlen(key), q, sizeof(q));
+    ytree_quote_bare(key, strlen(key), q, sizeof(q));
     last = strrchr(key, '.');
     if (!strcasecmp(last ? last + 1 : key, "password"))
         return password_error(origin, q, e);

@@ -1,7 +1,7 @@
 /*
  * config.h - the one struct a run is configured by, and how it is filled.
  *
- * cfg_load() parses a YAML file (libyaml) into struct config: defaults first,
+ * cfg_load() parses a YAML file (core/yaml.h) into struct config: defaults first,
  * then the file, then cfg_set() for each command-line override, then
  * cfg_validate().  After that the struct is read-only and shared by all
  * threads.  Secrets never live here: only the *name* of the environment
@@ -147,28 +147,6 @@ struct config {
     } results;
 };
 
-/*
- * The YAML tree the loader builds (and the study file is read with): every
- * node remembers its 1-based line and column.  Aliases, tags, several
- * documents, files over CFG_MAX_FILE_SIZE and deep or huge trees are
- * refused with "name:line:col: ..." (E_USAGE), as for the config.
- */
-enum cfg_node_kind { CFG_SCALAR, CFG_MAP, CFG_SEQ };
-
-struct cfg_node {
-    enum cfg_node_kind kind;
-    int plain;                     /* scalar written without quotes */
-    int line, col;                 /* 1-based position of the node's first character */
-    char *text;                    /* scalar: the value, NUL-terminated (may hold NULs too) */
-    size_t len;                    /* scalar: length of text in bytes */
-    struct cfg_node *first, *last; /* mapping: key, value, key, value...; sequence: items */
-    struct cfg_node *next;         /* next sibling */
-};
-
-/* Read the YAML file at path into *root (NULL for an empty file); free with cfg_tree_free. */
-int cfg_tree_load(const char *path, struct cfg_node **root, struct err *e);
-void cfg_tree_free(struct cfg_node *n);
-
 /* 1 when key ("run.duration") is a key of the config (not a section), else 0. */
 int cfg_key_known(const char *key);
 
@@ -179,12 +157,10 @@ void cfg_defaults(struct config *c);
  * Errors: E_USAGE with "file:line:column: ..." naming the key. */
 int cfg_load(struct config *c, const char *path, struct err *e);
 
-/* The largest config file accepted, in bytes. */
-#define CFG_MAX_FILE_SIZE (1024 * 1024)
-
-/* Parse YAML text of len bytes (any bytes, NULs too) held in memory: cfg_load()'s own path
- * after reading the file, and the entry of tests and the fuzzer (tests/fuzz).  name is used
- * in messages in place of a file.  Same errors as cfg_load(); c is unchanged on error. */
+/* Parse YAML text of len bytes (any bytes, NULs too; at most YTREE_MAX_FILE_SIZE) held in
+ * memory: what cfg_load() does after reading the file, and the entry of tests and the fuzzer
+ * (tests/fuzz).  name is used in messages in place of a file.  Same errors as cfg_load();
+ * c is unchanged on error. */
 int cfg_load_string(struct config *c, const char *name, const char *text, size_t len,
                     struct err *e);
 

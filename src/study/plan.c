@@ -1,10 +1,12 @@
 /*
- * plan.c - the study file (see plan.h): read with the config's YAML tree,
+ * plan.c - the study file (see plan.h): read with the config's YAML tree (core/yaml.h),
  * checked key by key with file:line:col messages, the workload applied to
  * the config through cfg_set() (so a workload key obeys exactly the rules
  * of the same key in a config file), and the order of the runs.
  */
 #include "study/plan.h"
+
+#include "core/yaml.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,51 +14,40 @@
 
 #define MIN(a, b) ((a) < (b) ? (a) : (b))
 
-static const char *where(const struct study_plan *p, const struct cfg_node *n, char *buf,
-                         size_t size)
-{
-    snprintf(buf, size, "%s:%d:%d", p->path, n->line, n->col);
-    return buf;
-}
-
-static int is_empty(const struct cfg_node *n)
-{
-    return n->kind == CFG_SCALAR && n->plain && n->len == 0;
-}
-
 /* A scalar's text for a value of key, at most size - 1 bytes. */
-static int scalar(const struct study_plan *p, const struct cfg_node *n, const char *key, char *out,
-                  size_t size, struct err *e)
+static int scalar(const struct study_plan *p, const struct ytree_node *n, const char *key,
+                  char *out, size_t size, struct err *e)
 {
     char w[320];
 
-    if (n->kind != CFG_SCALAR)
+    if (n->kind != YTREE_SCALAR)
         return err_set(e, E_USAGE, "%s: '%s' must be a single value (got a %s)",
-                       where(p, n, w, sizeof(w)), key, n->kind == CFG_MAP ? "mapping" : "sequence");
+                       ytree_where(p->path, n, w, sizeof(w)), key,
+                       n->kind == YTREE_MAP ? "mapping" : "sequence");
     if (n->len >= size || memchr(n->text, '\0', n->len))
         return err_set(e, E_USAGE, "%s: '%s' must be text of at most %zu bytes",
-                       where(p, n, w, sizeof(w)), key, size - 1);
+                       ytree_where(p->path, n, w, sizeof(w)), key, size - 1);
     memcpy(out, n->text, n->len);
     out[n->len] = '\0';
     return 0;
 }
 
-static int boolean(const struct study_plan *p, const struct cfg_node *n, const char *key, int *out,
-                   struct err *e)
+static int boolean(const struct study_plan *p, const struct ytree_node *n, const char *key,
+                   int *out, struct err *e)
 {
     char v[16], w[320];
     int rc;
 
     if ((rc = scalar(p, n, key, v, sizeof(v), e)) < 0)
-        return err_set(e, E_USAGE, "%s: '%s' must be true or false", where(p, n, w, sizeof(w)),
-                       key);
+        return err_set(e, E_USAGE, "%s: '%s' must be true or false",
+                       ytree_where(p->path, n, w, sizeof(w)), key);
     if (!strcasecmp(v, "true") || !strcasecmp(v, "yes") || !strcasecmp(v, "on"))
         *out = 1;
     else if (!strcasecmp(v, "false") || !strcasecmp(v, "no") || !strcasecmp(v, "off"))
         *out = 0;
     else
         return err_set(e, E_USAGE, "%s: '%s' must be true or false (got \"%.64s\")",
-                       where(p, n, w, sizeof(w)), key, v);
+                       ytree_where(p->path, n, w, sizeof(w)), key, v);
     return 0;
 }
 
@@ -73,26 +64,27 @@ static int plain_name(const char *s, int dots)
 }
 
 /* Check that map is a mapping whose keys are scalars and not repeated. */
-static int check_map(const struct study_plan *p, const struct cfg_node *map, const char *what,
+static int check_map(const struct study_plan *p, const struct ytree_node *map, const char *what,
                      struct err *e)
 {
     char w[320];
 
-    if (map->kind != CFG_MAP)
-        return err_set(e, E_USAGE, "%s: '%s' must be a mapping", where(p, map, w, sizeof(w)),
-                       what);
-    for (const struct cfg_node *k = map->first; k; k = k->next->next) {
-        if (k->kind != CFG_SCALAR)
-            return err_set(e, E_USAGE, "%s: keys must be plain names", where(p, k, w, sizeof(w)));
-        for (const struct cfg_node *q = map->first; q != k; q = q->next->next)
+    if (map->kind != YTREE_MAP)
+        return err_set(e, E_USAGE, "%s: '%s' must be a mapping",
+                       ytree_where(p->path, map, w, sizeof(w)), what);
+    for (const struct ytree_node *k = map->first; k; k = k->next->next) {
+        if (k->kind != YTREE_SCALAR)
+            return err_set(e, E_USAGE, "%s: keys must be plain names",
+                           ytree_where(p->path, k, w, sizeof(w)));
+        for (const struct ytree_node *q = map->first; q != k; q = q->next->next)
             if (q->len == k->len && !memcmp(q->text, k->text, k->len))
                 return err_set(e, E_USAGE, "%s: duplicate key '%s' (first at line %d:%d)",
-                               where(p, k, w, sizeof(w)), k->text, q->line, q->col);
+                               ytree_where(p->path, k, w, sizeof(w)), k->text, q->line, q->col);
     }
     return 0;
 }
 
-static int study_options(struct study_plan *p, const struct cfg_node *map, struct err *e)
+static int study_options(struct study_plan *p, const struct ytree_node *map, struct err *e)
 {
     char w[320], v[64];
     int64_t n;
@@ -100,11 +92,11 @@ static int study_options(struct study_plan *p, const struct cfg_node *map, struc
 
     if ((rc = check_map(p, map, "study", e)) < 0)
         return rc;
-    for (const struct cfg_node *k = map->first; k; k = k->next->next) {
-        const struct cfg_node *val = k->next;
+    for (const struct ytree_node *k = map->first; k; k = k->next->next) {
+        const struct ytree_node *val = k->next;
         const char *key = k->text;
 
-        where(p, val, w, sizeof(w));
+        ytree_where(p->path, val, w, sizeof(w));
         if (!strcmp(key, "name")) {
             if ((rc = scalar(p, val, "study.name", p->name, sizeof(p->name), e)) < 0)
                 return rc;
@@ -171,14 +163,14 @@ static int study_options(struct study_plan *p, const struct cfg_node *map, struc
             return err_set(e, E_USAGE,
                            "%s: unknown key 'study.%.64s' (allowed here: name, repeat, order, "
                            "reset, cumulative, control, on_failure, restart_command)",
-                           where(p, k, w, sizeof(w)), key);
+                           ytree_where(p->path, k, w, sizeof(w)), key);
         }
     }
     return 0;
 }
 
 /* workload: every key of run, schema and load, by its own name. */
-static int workload(struct study_plan *p, struct config *cfg, const struct cfg_node *map,
+static int workload(struct study_plan *p, struct config *cfg, const struct ytree_node *map,
                     struct err *e)
 {
     static const char *const sections[] = { "run", "schema", "load" };
@@ -187,8 +179,8 @@ static int workload(struct study_plan *p, struct config *cfg, const struct cfg_n
 
     if ((rc = check_map(p, map, "workload", e)) < 0)
         return rc;
-    for (const struct cfg_node *k = map->first; k; k = k->next->next) {
-        const struct cfg_node *val = k->next;
+    for (const struct ytree_node *k = map->first; k; k = k->next->next) {
+        const struct ytree_node *val = k->next;
         const char *key = k->text;
 
         full[0] = '\0';
@@ -203,8 +195,8 @@ static int workload(struct study_plan *p, struct config *cfg, const struct cfg_n
                            "%s: unknown key 'workload.%.64s' (the workload takes the keys of the "
                            "config's run, schema and load sections, such as warehouses, "
                            "virtual_users, warmup, duration)",
-                           where(p, k, w, sizeof(w)), key);
-        where(p, val, w, sizeof(w));
+                           ytree_where(p->path, k, w, sizeof(w)), key);
+        ytree_where(p->path, val, w, sizeof(w));
         if (!strcmp(full, "run.mix")) {
             /* A mapping of the five types; a type left out gets 0, as in a config. */
             static const char *const types[] = { "new_order", "payment", "order_status",
@@ -212,7 +204,7 @@ static int workload(struct study_plan *p, struct config *cfg, const struct cfg_n
             char parts[5][16] = { "0", "0", "0", "0", "0" };
             if ((rc = check_map(p, val, "workload.mix", e)) < 0)
                 return rc;
-            for (const struct cfg_node *t = val->first; t; t = t->next->next) {
+            for (const struct ytree_node *t = val->first; t; t = t->next->next) {
                 size_t i = 0;
                 while (i < 5 && strcmp(t->text, types[i]) != 0)
                     i++;
@@ -220,7 +212,7 @@ static int workload(struct study_plan *p, struct config *cfg, const struct cfg_n
                     return err_set(e, E_USAGE,
                                    "%s: unknown key 'workload.mix.%.32s' (allowed here: "
                                    "new_order, payment, order_status, delivery, stock_level)",
-                                   where(p, t, w, sizeof(w)), t->text);
+                                   ytree_where(p->path, t, w, sizeof(w)), t->text);
                 if ((rc = scalar(p, t->next, "workload.mix", parts[i], sizeof(parts[i]), e)) < 0)
                     return rc;
             }
@@ -235,25 +227,25 @@ static int workload(struct study_plan *p, struct config *cfg, const struct cfg_n
     return 0;
 }
 
-static int step_of(struct study_plan *p, struct study_step *st, const struct cfg_node *map,
+static int step_of(struct study_plan *p, struct study_step *st, const struct ytree_node *map,
                    struct err *e)
 {
     char w[320];
     int rc, have_label = 0;
 
-    where(p, map, w, sizeof(w));
+    ytree_where(p->path, map, w, sizeof(w));
     memcpy(st->where, w, sizeof(st->where) - 1);
-    if (map->kind != CFG_MAP)
+    if (map->kind != YTREE_MAP)
         return err_set(e, E_USAGE, "%s: a step must be a mapping with a label (and set, before, "
                                    "after)",
                        st->where);
     if ((rc = check_map(p, map, "steps", e)) < 0)
         return rc;
-    for (const struct cfg_node *k = map->first; k; k = k->next->next) {
-        const struct cfg_node *val = k->next;
+    for (const struct ytree_node *k = map->first; k; k = k->next->next) {
+        const struct ytree_node *val = k->next;
         const char *key = k->text;
 
-        where(p, val, w, sizeof(w));
+        ytree_where(p->path, val, w, sizeof(w));
         if (!strcmp(key, "label")) {
             if ((rc = scalar(p, val, "label", st->label, 65, e)) < 0)
                 return rc;
@@ -266,28 +258,28 @@ static int step_of(struct study_plan *p, struct study_step *st, const struct cfg
                                w);
             have_label = 1;
         } else if (!strcmp(key, "set")) {
-            if (is_empty(val))
+            if (ytree_is_empty(val))
                 continue;
             if ((rc = check_map(p, val, "set", e)) < 0)
                 return rc;
-            for (const struct cfg_node *s = val->first; s; s = s->next->next) {
+            for (const struct ytree_node *s = val->first; s; s = s->next->next) {
                 struct study_setting *ss;
                 if (st->nset == STUDY_MAX_SET)
                     return err_set(e, E_USAGE, "%s: a step sets at most %d settings",
-                                   where(p, s, w, sizeof(w)), STUDY_MAX_SET);
+                                   ytree_where(p->path, s, w, sizeof(w)), STUDY_MAX_SET);
                 ss = &st->set[st->nset];
                 if (s->len >= sizeof(ss->name) || !plain_name(s->text, 1))
                     return err_set(e, E_USAGE,
                                    "%s: '%.64s' is not a server setting's name (letters, digits, "
                                    "'_' and '.')",
-                                   where(p, s, w, sizeof(w)), s->text);
+                                   ytree_where(p->path, s, w, sizeof(w)), s->text);
                 snprintf(ss->name, sizeof(ss->name), "%s", s->text);
                 for (size_t i = 0; ss->name[i]; i++)
                     if (ss->name[i] >= 'A' && ss->name[i] <= 'Z')
                         ss->name[i] = (char)(ss->name[i] - 'A' + 'a');
                 if ((rc = scalar(p, s->next, ss->name, ss->value, sizeof(ss->value), e)) < 0)
                     return rc;
-                where(p, s->next, w, sizeof(w));
+                ytree_where(p->path, s->next, w, sizeof(w));
                 memcpy(ss->where, w, sizeof(ss->where) - 1);
                 st->nset++;
             }
@@ -301,7 +293,7 @@ static int step_of(struct study_plan *p, struct study_step *st, const struct cfg
             return err_set(e, E_USAGE,
                            "%s: unknown key '%.64s' in a step (allowed here: label, set, before, "
                            "after)",
-                           where(p, k, w, sizeof(w)), key);
+                           ytree_where(p->path, k, w, sizeof(w)), key);
         }
     }
     if (!have_label)
@@ -311,8 +303,8 @@ static int step_of(struct study_plan *p, struct study_step *st, const struct cfg
 
 int study_plan_load(struct study_plan *p, struct config *cfg, const char *path, struct err *e)
 {
-    struct cfg_node *root = NULL;
-    const struct cfg_node *steps = NULL;
+    struct ytree_node *root = NULL;
+    const struct ytree_node *steps = NULL;
     char w[320];
     int rc;
 
@@ -322,40 +314,41 @@ int study_plan_load(struct study_plan *p, struct config *cfg, const char *path, 
     p->repeat = 1;
     p->interleaved = 1;
     p->cumulative = 1;
-    if ((rc = cfg_tree_load(path, &root, e)) < 0)
+    if ((rc = ytree_load_file(path, "study", &root, e)) < 0)
         return rc;
-    if (!root || is_empty(root) || root->kind != CFG_MAP) {
-        cfg_tree_free(root);
+    if (!root || ytree_is_empty(root) || root->kind != YTREE_MAP) {
+        ytree_free(root);
         return err_set(e, E_USAGE,
                        "%s: a study file must be a mapping with the keys study, workload, steps",
                        path);
     }
     if ((rc = check_map(p, root, "the study file", e)) < 0)
         goto out;
-    for (const struct cfg_node *k = root->first; k && rc == 0; k = k->next->next) {
+    for (const struct ytree_node *k = root->first; k && rc == 0; k = k->next->next) {
         if (!strcmp(k->text, "study"))
-            rc = is_empty(k->next) ? 0 : study_options(p, k->next, e);
+            rc = ytree_is_empty(k->next) ? 0 : study_options(p, k->next, e);
         else if (!strcmp(k->text, "workload"))
-            rc = is_empty(k->next) ? 0 : workload(p, cfg, k->next, e);
+            rc = ytree_is_empty(k->next) ? 0 : workload(p, cfg, k->next, e);
         else if (!strcmp(k->text, "steps"))
             steps = k->next;
         else
             rc = err_set(e, E_USAGE,
                          "%s: unknown key '%.64s' (allowed here: study, workload, steps)",
-                         where(p, k, w, sizeof(w)), k->text);
+                         ytree_where(p->path, k, w, sizeof(w)), k->text);
     }
     if (rc < 0)
         goto out;
-    if (!steps || steps->kind != CFG_SEQ || !steps->first) {
-        rc = err_set(e, E_USAGE, "%s: 'steps' must be a list of steps, the first the baseline "
-                                 "(- label: baseline)",
-                     steps ? where(p, steps, w, sizeof(w)) : path);
+    if (!steps || steps->kind != YTREE_SEQ || !steps->first) {
+        rc = err_set(e, E_USAGE,
+                     "%s: 'steps' must be a list of steps, the first the baseline "
+                     "(- label: baseline)",
+                     steps ? ytree_where(p->path, steps, w, sizeof(w)) : path);
         goto out;
     }
-    for (const struct cfg_node *s = steps->first; s; s = s->next) {
+    for (const struct ytree_node *s = steps->first; s; s = s->next) {
         if (p->nsteps == STUDY_MAX_STEPS) {
-            rc = err_set(e, E_USAGE, "%s: a study has at most %d steps", where(p, s, w, sizeof(w)),
-                         STUDY_MAX_STEPS);
+            rc = err_set(e, E_USAGE, "%s: a study has at most %d steps",
+                         ytree_where(p->path, s, w, sizeof(w)), STUDY_MAX_STEPS);
             goto out;
         }
         if ((rc = step_of(p, &p->steps[p->nsteps], s, e)) < 0)
@@ -378,7 +371,7 @@ int study_plan_load(struct study_plan *p, struct config *cfg, const char *path, 
     if ((int64_t)p->nsteps * p->repeat > STUDY_MAX_RUNS)
         rc = err_set(e, E_USAGE, "%s: more than %d runs", path, STUDY_MAX_RUNS);
 out:
-    cfg_tree_free(root);
+    ytree_free(root);
     return rc;
 }
 

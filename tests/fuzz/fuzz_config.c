@@ -1,7 +1,9 @@
 /*
  * fuzz_config.c - libFuzzer target for the config loader: the bytes go to
- * cfg_load_string(), the path cfg_load() takes after reading a file, then
- * through cfg_validate() and cfg_set() as a command-line override would.
+ * cfg_load_string(), the path cfg_load() takes after reading a file (the
+ * YAML tree of core/yaml.c, which the study file is read with too, then the
+ * walk of core/config.c), then through cfg_validate() and cfg_set() as a
+ * command-line override would.
  * Built and run by `make fuzz` (clang, -fsanitize=fuzzer,address,undefined);
  * not part of `make test`.
  *

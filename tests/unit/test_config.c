@@ -1,7 +1,8 @@
 /*
  * test_config.c - unit tests of src/core/config.c: defaults, a full file,
  * every config error with its exact message, command-line overrides,
- * cross-field validation and the small parsers (durations, integers).
+ * cross-field validation and the small parsers (durations, integers); and
+ * of the YAML tree it reads with (src/core/yaml.c), as the study file uses it.
  *
  * Most cases are table rows fed to cfg_load_string() under the name
  * "t.yaml"; a failing row prints the input and both messages.  No test here
@@ -19,6 +20,7 @@
 #include <cmocka.h>
 
 #include "core/config.h"
+#include "core/yaml.h"
 
 #define SEC INT64_C(1000000)
 
@@ -1046,6 +1048,63 @@ static void make_long_yaml(void)
     snprintf(long_bad_yaml, sizeof(long_bad_yaml), "results: { change: %s }\n", s);
 }
 
+/* The tree itself, as study/plan.c walks it: kinds, positions, an empty value, the errors. */
+static void test_ytree(void **state)
+{
+    static const char text[] = "a:\nb: ''\nc: [1, {d: \"x\\ty\"}]\n", unclosed[] = "a: 1\nb: [1,\n";
+    static char big[YTREE_MAX_FILE_SIZE + 1]; /* static: a failed assertion must not leak it */
+    struct ytree_node *root = NULL, *a, *b, *c, *d;
+    char buf[64], q[YTREE_QUOTE_SIZE];
+    struct err e;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(ytree_load_string("s.yaml", text, sizeof(text) - 1, "study", &root, &e), 0);
+    assert_non_null(root);
+    assert_int_equal(root->kind, YTREE_MAP);
+    a = root->first;
+    b = a->next->next;
+    c = b->next->next;
+    assert_string_equal(a->text, "a");
+    assert_true(ytree_is_empty(a->next));  /* "a:" with nothing after it */
+    assert_false(ytree_is_empty(b->next)); /* '' is a value, written out */
+    assert_int_equal(c->next->kind, YTREE_SEQ);
+    d = c->next->first->next; /* {d: ...} */
+    assert_int_equal(d->kind, YTREE_MAP);
+    assert_false(ytree_is_empty(d));
+    check_msg("ytree_where", text, "s.yaml:3:8", ytree_where("s.yaml", d, buf, sizeof(buf)));
+    check_msg("ytree_where", text, "s.yaml:3:12",
+              ytree_where("s.yaml", d->first->next, buf, sizeof(buf)));
+    check_msg("ytree_quote", text, "\"x\\ty\"",
+              ytree_quote(d->first->next->text, d->first->next->len, q, sizeof(q)));
+    ytree_free(root);
+
+    /* An empty text is no tree, and no error: each reader refuses it in its own words. */
+    assert_int_equal(ytree_load_string("s.yaml", "", 0, "study", &root, &e), 0);
+    assert_null(root);
+
+    /* An error after nodes were built: no tree is handed back (ASan sees the rest freed). */
+    assert_int_equal(ytree_load_string("s.yaml", unclosed, strlen(unclosed), "study", &root, &e),
+                     E_USAGE);
+    assert_null(root);
+    check_msg("ytree error", unclosed,
+              "s.yaml:3:1: YAML syntax error: did not find expected node content: a value is "
+              "missing here",
+              e.msg);
+
+    /* what names the file in the size refusal and when it cannot be opened. */
+    memset(big, ' ', sizeof(big));
+    assert_int_equal(ytree_load_string("s.yaml", big, sizeof(big), "study", &root, &e), E_USAGE);
+    assert_null(root);
+    check_msg("ytree size", "(1 MiB + 1 of spaces)",
+              "s.yaml: the study file is larger than 1048576 bytes; is this the right file?",
+              e.msg);
+    assert_int_equal(ytree_load_file("/nonexistent-dir/s.yaml", "study", &root, &e), E_USAGE);
+    assert_null(root);
+    check_msg("ytree missing file", "",
+              "/nonexistent-dir/s.yaml: cannot open study file: No such file or directory", e.msg);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1053,11 +1112,11 @@ int main(void)
         cmocka_unit_test(test_ok_cases),       cmocka_unit_test(test_err_cases),
         cmocka_unit_test(test_limits),         cmocka_unit_test(test_load_missing_file),
         cmocka_unit_test(test_load_temp_file), cmocka_unit_test(test_set_cases),
-        cmocka_unit_test(test_set_values),
-        cmocka_unit_test(test_statements_pooler),     cmocka_unit_test(test_validate),
-        cmocka_unit_test(test_parse_duration), cmocka_unit_test(test_parse_int64),
-        cmocka_unit_test(test_tx_name),         cmocka_unit_test(test_managed_rules),
-        cmocka_unit_test(test_default_yaml_is_default),
+        cmocka_unit_test(test_set_values),     cmocka_unit_test(test_statements_pooler),
+        cmocka_unit_test(test_validate),       cmocka_unit_test(test_parse_duration),
+        cmocka_unit_test(test_parse_int64),    cmocka_unit_test(test_tx_name),
+        cmocka_unit_test(test_managed_rules),  cmocka_unit_test(test_default_yaml_is_default),
+        cmocka_unit_test(test_ytree),
     };
 
     make_long_yaml();
