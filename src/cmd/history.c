@@ -39,7 +39,7 @@ static void history_usage(FILE *out, int report)
         "gives p < --alpha.  Each change point: the run it starts at, the medians before\n"
         "and after, the change in %% with its 95 %% interval, p, and what changed at that\n"
         "run against the run before it (as 'tpccbench compare' says it).  A folder's\n"
-        "index (" HIST_INDEX_NAME ") keeps one line per run; it is rebuilt when missing,\n"
+        "index (" HISTORY_INDEX_NAME ") keeps one line per run; it is rebuilt when missing,\n"
         "stale or damaged, and said so.\n"
         "\n"
         "options:\n"
@@ -105,9 +105,9 @@ struct history_args {
     int nargs;
     struct cmp_rule rules[MAX_RULES];
     int n_rules;
-    int format;         /* hist_format_parse */
+    int format;         /* history_format_parse */
     const char *output; /* -o, NULL: stdout */
-    struct hist_opts o;
+    struct history_opts o;
     const char *cmd; /* "history" or "report" for messages */
 };
 
@@ -175,7 +175,7 @@ static int take_option(struct history_args *a, int which, const char *val, int r
         history_usage(stdout, report);
         return 0;
     case H_FORMAT:
-        if ((a->format = hist_format_parse(val)) < 0 || (report && a->format != HIST_HTML))
+        if ((a->format = history_format_parse(val)) < 0 || (report && a->format != HISTORY_HTML))
             return bad_value(a, "format", val,
                              report ? "report --history writes html only"
                                     : "unknown format (text, markdown, csv, json or html)");
@@ -277,8 +277,8 @@ static int metrics_of(const struct history_args *a, int *m)
     for (int i = 0; i < CMP_NSIG; i++)
         m[n++] = cmp_sig_metrics[i];
     if (a->o.metric_path)
-        m[n++] = HIST_CUSTOM;
-    for (int r = 0; r < a->n_rules && n < HIST_MAX_METRICS; r++) {
+        m[n++] = HISTORY_CUSTOM;
+    for (int r = 0; r < a->n_rules && n < HISTORY_MAX_METRICS; r++) {
         int have = 0;
         for (int i = 0; i < n; i++)
             have |= m[i] == a->rules[r].metric;
@@ -289,7 +289,7 @@ static int metrics_of(const struct history_args *a, int *m)
 }
 
 /* Say why there is nothing to judge; 2. */
-static int nothing(const struct history_args *a, const struct hist_set *s)
+static int nothing(const struct history_args *a, const struct history_set *s)
 {
     fprintf(stderr, "tpccbench %s: no usable run records: %d read", a->cmd, s->n_read);
     for (int i = 0; i < s->n_reasons; i++)
@@ -301,15 +301,15 @@ static int nothing(const struct history_args *a, const struct hist_set *s)
 }
 
 /* Print each trip; 1 when any. */
-static int report_trips(const struct history_args *a, const struct hist *h,
-                        const struct hist_trip *t, int n)
+static int report_trips(const struct history_args *a, const struct history *h,
+                        const struct history_trip *t, int n)
 {
     char cp[1024], what[2048];
 
     for (int i = 0; i < n; i++) {
-        const struct hist_series *s = &h->series[t[i].series];
-        hist_fmt_cp(cp, sizeof(cp), h, t[i].series, t[i].metric, t[i].cp);
-        hist_fmt_what(what, sizeof(what), hist_what_at(s, s->m[t[i].metric].cps[t[i].cp].run));
+        const struct history_series *s = &h->series[t[i].series];
+        history_fmt_cp(cp, sizeof(cp), h, t[i].series, t[i].metric, t[i].cp);
+        history_fmt_what(what, sizeof(what), history_what_at(s, s->m[t[i].metric].cps[t[i].cp].run));
         fprintf(stderr,
                 "tpccbench %s: --fail-if '%s' tripped: series %d (%s): change point at %s "
                 "(the rule judges %+.2f %% [%+.2f, %+.2f]); what changed there: %s\n",
@@ -326,7 +326,7 @@ static int report_trips(const struct history_args *a, const struct hist *h,
 }
 
 /* Print h to a->output (atomically) or stdout: 0, or the exit code. */
-static int emit(const struct history_args *a, const struct hist *h, const struct hist_trip *t,
+static int emit(const struct history_args *a, const struct history *h, const struct history_trip *t,
                 int n)
 {
     char dir[PATH_MAX], name[PATH_MAX], *buf = NULL;
@@ -336,7 +336,7 @@ static int emit(const struct history_args *a, const struct hist *h, const struct
     FILE *mem;
 
     if (!a->output) {
-        hist_print(stdout, h, a->format, t, n);
+        history_print(stdout, h, a->format, t, n);
         fflush(stdout);
         return 0;
     }
@@ -344,7 +344,7 @@ static int emit(const struct history_args *a, const struct hist *h, const struct
         fprintf(stderr, "tpccbench %s: out of memory\n", a->cmd);
         return 2;
     }
-    hist_print(mem, h, a->format, t, n);
+    history_print(mem, h, a->format, t, n);
     fclose(mem);
     slash = strrchr(a->output, '/');
     snprintf(dir, sizeof(dir), "%.*s",
@@ -357,22 +357,22 @@ static int emit(const struct history_args *a, const struct hist *h, const struct
         return cmd_fail(a->cmd, &e);
     }
     free(buf);
-    printf("%s: %s\n", a->format == HIST_HTML ? "report" : "history", a->output);
+    printf("%s: %s\n", a->format == HISTORY_HTML ? "report" : "history", a->output);
     return 0;
 }
 
 static int history_main(int argc, char **argv, int report)
 {
     static struct history_args a;
-    struct hist_trip trips[256];
-    struct hist h;
+    struct history_trip trips[256];
+    struct history h;
     struct err e;
-    int metrics[HIST_MAX_METRICS], n_trips, rc;
+    int metrics[HISTORY_MAX_METRICS], n_trips, rc;
 
     memset(&a, 0, sizeof(a));
     memset(&h, 0, sizeof(h));
     a.cmd = report ? "report" : "history";
-    a.format = report ? HIST_HTML : CMP_TEXT;
+    a.format = report ? HISTORY_HTML : CMP_TEXT;
     a.output = report ? "history.html" : NULL;
     a.o.ed.alpha = 0.001;
     a.o.ed.min_runs = 4;
@@ -381,25 +381,25 @@ static int history_main(int argc, char **argv, int report)
     if ((rc = parse_args(&a, argc, argv, report)) >= 0)
         return rc;
     err_clear(&e);
-    if (hist_load(a.args, a.nargs, &a.o, &h.set, &e) < 0) {
-        hist_set_release(&h.set);
+    if (history_load(a.args, a.nargs, &a.o, &h.set, &e) < 0) {
+        history_set_release(&h.set);
         return cmd_fail(a.cmd, &e);
     }
     if (h.set.n == 0) {
         rc = nothing(&a, &h.set);
-        hist_set_release(&h.set);
+        history_set_release(&h.set);
         return rc;
     }
     h.o = a.o;
     h.metric_path = a.o.metric_path;
-    if (hist_build(&h, metrics, metrics_of(&a, metrics), &e) < 0) {
-        hist_release(&h);
+    if (history_build(&h, metrics, metrics_of(&a, metrics), &e) < 0) {
+        history_release(&h);
         return cmd_fail(a.cmd, &e);
     }
-    n_trips = hist_gate(&h, a.rules, a.n_rules, trips, 256);
+    n_trips = history_gate(&h, a.rules, a.n_rules, trips, 256);
     if ((rc = emit(&a, &h, trips, n_trips)) == 0)
         rc = report_trips(&a, &h, trips, n_trips);
-    hist_release(&h);
+    history_release(&h);
     return rc;
 }
 

@@ -1,7 +1,7 @@
 /*
  * history.c - read run records through the folders' indexes, group them
  * into series, find their change points, say what changed there, judge the
- * gate (see history.h).  Output is in histout.c.  Reads and writes index
+ * gate (see history.h).  Output is in historyfmt.c.  Reads and writes index
  * files; never exits.
  */
 #include "results/history.h"
@@ -23,7 +23,7 @@
 /* The deepest folder below an argument that is searched for run folders. */
 #define MAX_DEPTH 8
 /* Fields of an index line before the figures. */
-#define N_HEAD HIST_INDEX_HEAD
+#define N_HEAD HISTORY_INDEX_HEAD
 
 /* ------------------------------------------------------------------ */
 /* A record's line                                                      */
@@ -109,7 +109,7 @@ static void why_out(json_t *doc, const struct cmp_run *r, char *out, size_t len)
 
 /* Fill rec from doc of run folder name: doc is the caller's and left as it is when copy,
  * else taken (and freed). */
-static void rec_from_doc(struct hist_rec *rec, const char *name, json_t *doc, int copy)
+static void rec_from_doc(struct history_rec *rec, const char *name, json_t *doc, int copy)
 {
     struct cmp_run r;
     struct err e;
@@ -142,7 +142,7 @@ static long long mtime_ns(const struct stat *st)
 }
 
 /* The line of rec (no newline). */
-static void rec_line(const struct hist_rec *rec, const struct stat *st, char *buf, size_t len)
+static void rec_line(const struct history_rec *rec, const struct stat *st, char *buf, size_t len)
 {
     size_t o;
     int w =
@@ -159,16 +159,16 @@ static void rec_line(const struct hist_rec *rec, const struct stat *st, char *bu
     }
 }
 
-void hist_index_line(const char *name, const struct stat *st, json_t *doc, char *buf, size_t len)
+void history_index_line(const char *name, const struct stat *st, json_t *doc, char *buf, size_t len)
 {
-    struct hist_rec rec;
+    struct history_rec rec;
 
     memset(&rec, 0, sizeof(rec));
     rec_from_doc(&rec, name, doc, 1);
     rec_line(&rec, st, buf, len);
 }
 
-int hist_index_append(const char *run_dir, json_t *doc, struct err *e)
+int history_index_append(const char *run_dir, json_t *doc, struct err *e)
 {
     char parent[PATH_MAX], idx[PATH_MAX + 32], rj[PATH_MAX + 32], line[4096], eb[128];
     const char *slash = strrchr(run_dir, '/');
@@ -181,11 +181,11 @@ int hist_index_append(const char *run_dir, json_t *doc, struct err *e)
                  run_dir);
     else
         snprintf(parent, sizeof(parent), ".");
-    snprintf(idx, sizeof(idx), "%s/%s", parent, HIST_INDEX_NAME);
+    snprintf(idx, sizeof(idx), "%s/%s", parent, HISTORY_INDEX_NAME);
     snprintf(rj, sizeof(rj), "%s/run.json", run_dir);
     if (stat(idx, &st) < 0 || stat(rj, &st) < 0)
         return 0; /* no index yet: history builds it when first asked */
-    hist_index_line(slash ? slash + 1 : run_dir, &st, doc, line, sizeof(line) - 1);
+    history_index_line(slash ? slash + 1 : run_dir, &st, doc, line, sizeof(line) - 1);
     n = strlen(line);
     line[n++] = '\n';
     fd = open(idx, O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -209,7 +209,7 @@ int hist_index_append(const char *run_dir, json_t *doc, struct err *e)
 
 /* A line of the index, parsed. */
 struct ientry {
-    struct hist_rec rec;
+    struct history_rec rec;
     long long size, mtime;
     int line; /* its line number: the last of a name wins */
 };
@@ -280,8 +280,8 @@ static int index_line(char *line, ssize_t got, int lineno, struct ientry **a, in
         return snprintf(why, len, "line %d: cut short (no line end)", lineno), -2;
     line[got - 1] = '\0';
     if (lineno == 1) {
-        if (strcmp(line, HIST_INDEX_HEADER) != 0)
-            return snprintf(why, len, "line 1: not '%s'", HIST_INDEX_HEADER), -2;
+        if (strcmp(line, HISTORY_INDEX_HEADER) != 0)
+            return snprintf(why, len, "line 1: not '%s'", HISTORY_INDEX_HEADER), -2;
         return 0;
     }
     if (*n == *cap) {
@@ -311,7 +311,7 @@ static int index_read(const char *dir, struct ientry **out, int *lines, char *wh
 
     *out = NULL;
     *lines = 0;
-    snprintf(path, sizeof(path), "%s/%s", dir, HIST_INDEX_NAME);
+    snprintf(path, sizeof(path), "%s/%s", dir, HISTORY_INDEX_NAME);
     if (!(f = fopen(path, "r")))
         return -1;
     while (rc == 0 && (got = getline(&line, &cap, f)) >= 0)
@@ -388,7 +388,7 @@ static const char *const read_paths[] = {
 };
 
 /* Read the record of dir/name into rec (its why says when it cannot be read). */
-static void rec_read(struct hist_rec *rec, const char *dir, const char *name)
+static void rec_read(struct history_rec *rec, const char *dir, const char *name)
 {
     char path[PATH_MAX];
     json_error_t je;
@@ -410,7 +410,7 @@ static void rec_read(struct hist_rec *rec, const char *dir, const char *name)
 }
 
 /* Write the index of dir from recs[0..n) with their stats, atomically. */
-static int index_write(const char *dir, const struct hist_rec *recs, const struct cand *c, int n,
+static int index_write(const char *dir, const struct history_rec *recs, const struct cand *c, int n,
                        struct err *e)
 {
     size_t cap = 4096 + (size_t)n * 512, o;
@@ -419,7 +419,7 @@ static int index_write(const char *dir, const struct hist_rec *recs, const struc
 
     if (!buf)
         return err_set(e, E_FAIL, "out of memory");
-    o = (size_t)snprintf(buf, cap, "%s\n", HIST_INDEX_HEADER);
+    o = (size_t)snprintf(buf, cap, "%s\n", HISTORY_INDEX_HEADER);
     for (int i = 0; i < n; i++) {
         char line[4096];
         size_t l;
@@ -437,7 +437,7 @@ static int index_write(const char *dir, const struct hist_rec *recs, const struc
         o += l;
         buf[o++] = '\n';
     }
-    rc = record_write_file(dir, HIST_INDEX_NAME, buf, o, e);
+    rc = record_write_file(dir, HISTORY_INDEX_NAME, buf, o, e);
     free(buf);
     return rc;
 }
@@ -446,9 +446,9 @@ static int index_write(const char *dir, const struct hist_rec *recs, const struc
 /* Reading folders                                                      */
 /* ------------------------------------------------------------------ */
 
-static void note(const struct hist_opts *o, const char *fmt, ...)
+static void note(const struct history_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-static void note(const struct hist_opts *o, const char *fmt, ...)
+static void note(const struct history_opts *o, const char *fmt, ...)
 {
     va_list ap;
 
@@ -461,7 +461,7 @@ static void note(const struct hist_opts *o, const char *fmt, ...)
     va_end(ap);
 }
 
-static void count_reason(struct hist_set *s, const char *why)
+static void count_reason(struct history_set *s, const char *why)
 {
     char shortwhy[96];
     int i;
@@ -472,7 +472,7 @@ static void count_reason(struct hist_set *s, const char *why)
         if (strncmp(s->reasons[i], shortwhy, strcspn(shortwhy, "(")) == 0)
             break;
     if (i == s->n_reasons) {
-        if (i == HIST_MAX_REASONS)
+        if (i == HISTORY_MAX_REASONS)
             i--;
         else
             snprintf(s->reasons[s->n_reasons++], sizeof(s->reasons[0]), "%s", shortwhy);
@@ -481,7 +481,7 @@ static void count_reason(struct hist_set *s, const char *why)
 }
 
 /* Within --label, --since, --until. */
-static int wanted(const struct hist_opts *o, const struct hist_rec *r)
+static int wanted(const struct history_opts *o, const struct history_rec *r)
 {
     if (o->label_glob && fnmatch(o->label_glob, r->label, 0) != 0)
         return 0;
@@ -493,7 +493,7 @@ static int wanted(const struct hist_opts *o, const struct hist_rec *r)
 }
 
 /* The figure at o->metric_path in the record of r, NAN when absent. */
-static double custom_figure(const char *path, const struct hist_rec *r)
+static double custom_figure(const char *path, const struct history_rec *r)
 {
     char p[PATH_MAX];
     json_t *doc, *v;
@@ -510,7 +510,7 @@ static double custom_figure(const char *path, const struct hist_rec *r)
 }
 
 /* Add rec (from run folder dir) to s, or count why it is left out.  Takes nothing. */
-static int set_add(struct hist_set *s, const struct hist_opts *o, const struct hist_rec *rec,
+static int set_add(struct history_set *s, const struct history_opts *o, const struct history_rec *rec,
                    const char *dir, struct err *e)
 {
     s->n_read++;
@@ -524,7 +524,7 @@ static int set_add(struct hist_set *s, const struct hist_opts *o, const struct h
     }
     if (s->n == s->cap) {
         int nc = s->cap ? s->cap * 2 : 256;
-        struct hist_rec *nr = realloc(s->recs, sizeof(*nr) * (size_t)nc);
+        struct history_rec *nr = realloc(s->recs, sizeof(*nr) * (size_t)nc);
         if (!nr)
             return err_set(e, E_FAIL, "out of memory");
         s->recs = nr;
@@ -545,11 +545,11 @@ static int cand_cmp(const void *a, const void *b)
 }
 
 /* The run folders c[0..n) of dir, through its index (brought up to date when it is not). */
-static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s,
-                      const struct hist_opts *o, struct err *e)
+static int index_scan(const char *dir, struct cand *c, int n, struct history_set *s,
+                      const struct history_opts *o, struct err *e)
 {
     struct ientry *ix = NULL;
-    struct hist_rec *recs = calloc((size_t)n + 1, sizeof(*recs));
+    struct history_rec *recs = calloc((size_t)n + 1, sizeof(*recs));
     char why[160] = "";
     int lines, nix = index_read(dir, &ix, &lines, why, sizeof(why)), fresh = 0, known = 0, rc = 0;
 
@@ -569,13 +569,13 @@ static int index_scan(const char *dir, struct cand *c, int n, struct hist_set *s
         fresh++;
     }
     if (nix == -1)
-        note(o, "'%s/%s' is missing: built from the %d records", dir, HIST_INDEX_NAME, n);
+        note(o, "'%s/%s' is missing: built from the %d records", dir, HISTORY_INDEX_NAME, n);
     else if (nix == -2)
-        note(o, "'%s/%s' is damaged (%s): rebuilt from the %d records", dir, HIST_INDEX_NAME, why,
+        note(o, "'%s/%s' is damaged (%s): rebuilt from the %d records", dir, HISTORY_INDEX_NAME, why,
              n);
     else if (fresh || known != nix)
         note(o, "'%s/%s' was stale (%d records new or changed, %d gone): brought up to date", dir,
-             HIST_INDEX_NAME, fresh, nix - known);
+             HISTORY_INDEX_NAME, fresh, nix - known);
     /* Rewritten when not up to date, and (silently) when the lines of runs written twice
      * (at their start and end) have come to outnumber the runs. */
     if (nix < 0 || fresh || known != nix || lines > 2 * n) {
@@ -623,8 +623,8 @@ static int searched(const char *p)
 /* The run folders of dir through its index, then the folders below it that are not run
  * folders (study folders, results folders), depth levels down at most.  A folder below
  * that cannot be opened is passed over (top: it is an argument, and an error). */
-static int scan_dir(const char *dir, int depth, int top, struct hist_set *s,
-                    const struct hist_opts *o, struct err *e)
+static int scan_dir(const char *dir, int depth, int top, struct history_set *s,
+                    const struct history_opts *o, struct err *e)
 {
     DIR *d = opendir(dir);
     struct dirent *de;
@@ -670,10 +670,10 @@ static int scan_dir(const char *dir, int depth, int top, struct hist_set *s,
 }
 
 /* One run folder or run.json given by name: read it (no index). */
-static int add_one(const char *arg, struct hist_set *s, const struct hist_opts *o, struct err *e)
+static int add_one(const char *arg, struct history_set *s, const struct history_opts *o, struct err *e)
 {
     struct cmp_run r;
-    struct hist_rec rec;
+    struct history_rec rec;
     int rc;
 
     if ((rc = cmp_run_load(&r, arg, e)) < 0) {
@@ -687,7 +687,7 @@ static int add_one(const char *arg, struct hist_set *s, const struct hist_opts *
     return rc;
 }
 
-int hist_load(const char *const *args, int nargs, const struct hist_opts *o, struct hist_set *s,
+int history_load(const char *const *args, int nargs, const struct history_opts *o, struct history_set *s,
               struct err *e)
 {
     memset(s, 0, sizeof(*s));
@@ -716,7 +716,7 @@ int hist_load(const char *const *args, int nargs, const struct hist_opts *o, str
     return 0;
 }
 
-void hist_set_release(struct hist_set *s)
+void history_set_release(struct history_set *s)
 {
     for (int i = 0; i < s->n; i++)
         free(s->recs[i].dir);
@@ -730,15 +730,15 @@ void hist_set_release(struct hist_set *s)
 
 static int rec_time_cmp(const void *a, const void *b)
 {
-    const struct hist_rec *x = a, *y = b;
+    const struct history_rec *x = a, *y = b;
     int c = strcmp(x->started, y->started);
 
     return c ? c : strcmp(x->name, y->name);
 }
 
-const char *hist_metric_name(const struct hist *h, int metric, char *buf, size_t len)
+const char *history_metric_name(const struct history *h, int metric, char *buf, size_t len)
 {
-    if (metric == HIST_CUSTOM) {
+    if (metric == HISTORY_CUSTOM) {
         snprintf(buf, len, "%s", h->metric_path ? h->metric_path : "?");
         return buf;
     }
@@ -746,13 +746,13 @@ const char *hist_metric_name(const struct hist *h, int metric, char *buf, size_t
 }
 
 /* The value of metric in rec. */
-static double rec_value(const struct hist_rec *r, int metric)
+static double rec_value(const struct history_rec *r, int metric)
 {
-    return metric == HIST_CUSTOM ? r->custom : r->v[metric];
+    return metric == HISTORY_CUSTOM ? r->custom : r->v[metric];
 }
 
 /* Judge metric m of series s. */
-static int judge_metric(struct hist *h, struct hist_series *s, struct hist_metric *m, struct err *e)
+static int judge_metric(struct history *h, struct history_series *s, struct history_metric *m, struct err *e)
 {
     int min_runs = h->o.ed.min_runs < 2 ? 2 : h->o.ed.min_runs, max;
     struct ed_point *pts;
@@ -769,11 +769,11 @@ static int judge_metric(struct hist *h, struct hist_series *s, struct hist_metri
         m->at[m->n++] = i;
     }
     if (m->n == 0) {
-        m->state = HIST_NO_DATA;
+        m->state = HISTORY_NO_DATA;
         return 0;
     }
     if (m->n < 2 * min_runs) {
-        m->state = HIST_TOO_SHORT;
+        m->state = HISTORY_TOO_SHORT;
         return 0;
     }
     max = m->n / min_runs + 1;
@@ -794,11 +794,11 @@ static int judge_metric(struct hist *h, struct hist_series *s, struct hist_metri
         m->cps[i].before = m->cps[i].run - 1;
     }
     free(pts);
-    m->state = m->n_cps ? HIST_CHANGED : HIST_NO_CHANGE;
+    m->state = m->n_cps ? HISTORY_CHANGED : HISTORY_NO_CHANGE;
     return 0;
 }
 
-const struct hist_what *hist_what_at(const struct hist_series *s, int run)
+const struct history_what *history_what_at(const struct history_series *s, int run)
 {
     for (int i = 0; i < s->n_what; i++)
         if (s->what[i].run == run)
@@ -807,9 +807,9 @@ const struct hist_what *hist_what_at(const struct hist_series *s, int run)
 }
 
 /* What changed at run of series s against the run before it (compare's differences). */
-static void what_changed(struct hist *h, struct hist_series *s, int run)
+static void what_changed(struct history *h, struct history_series *s, int run)
 {
-    struct hist_what *w = &s->what[s->n_what++];
+    struct history_what *w = &s->what[s->n_what++];
     struct cmp_run a, b;
     struct err e;
 
@@ -832,12 +832,12 @@ static void what_changed(struct hist *h, struct hist_series *s, int run)
 }
 
 /* Series s: its runs (the records with key, in time order). */
-static int series_fill(struct hist *h, struct hist_series *s, const int *metrics, int n_metrics,
+static int series_fill(struct history *h, struct history_series *s, const int *metrics, int n_metrics,
                        struct err *e)
 {
     int n_cps = 0, rc;
 
-    for (int k = 0; k < n_metrics && k < HIST_MAX_METRICS; k++) {
+    for (int k = 0; k < n_metrics && k < HISTORY_MAX_METRICS; k++) {
         s->m[s->n_m].metric = metrics[k];
         if ((rc = judge_metric(h, s, &s->m[s->n_m++], e)) < 0)
             return rc;
@@ -847,14 +847,14 @@ static int series_fill(struct hist *h, struct hist_series *s, const int *metrics
         return err_set(e, E_FAIL, "out of memory");
     for (int k = 0; k < s->n_m; k++)
         for (int i = 0; i < s->m[k].n_cps; i++)
-            if (!hist_what_at(s, s->m[k].cps[i].run))
+            if (!history_what_at(s, s->m[k].cps[i].run))
                 what_changed(h, s, s->m[k].cps[i].run);
     return 0;
 }
 
-int hist_build(struct hist *h, const int *metrics, int n_metrics, struct err *e)
+int history_build(struct history *h, const int *metrics, int n_metrics, struct err *e)
 {
-    struct hist_rec *r = h->set.recs;
+    struct history_rec *r = h->set.recs;
     int *series_of, rc = 0;
 
     if (h->set.n == 0)
@@ -880,7 +880,7 @@ int hist_build(struct hist *h, const int *metrics, int n_metrics, struct err *e)
         h->series[s].n++;
     }
     for (int s = 0; s < h->n_series && rc == 0; s++) {
-        struct hist_series *sr = &h->series[s];
+        struct history_series *sr = &h->series[s];
         int k = 0;
         if (!(sr->runs = malloc(sizeof(int) * (size_t)sr->n))) {
             rc = err_set(e, E_FAIL, "out of memory");
@@ -895,10 +895,10 @@ int hist_build(struct hist *h, const int *metrics, int n_metrics, struct err *e)
     return rc;
 }
 
-void hist_release(struct hist *h)
+void history_release(struct history *h)
 {
     for (int s = 0; s < h->n_series; s++) {
-        struct hist_series *sr = &h->series[s];
+        struct history_series *sr = &h->series[s];
         for (int k = 0; k < sr->n_m; k++) {
             free(sr->m[k].x);
             free(sr->m[k].at);
@@ -910,7 +910,7 @@ void hist_release(struct hist *h)
         free(sr->runs);
     }
     free(h->series);
-    hist_set_release(&h->set);
+    history_set_release(&h->set);
     h->series = NULL;
     h->n_series = 0;
 }
@@ -920,7 +920,7 @@ void hist_release(struct hist *h)
 /* ------------------------------------------------------------------ */
 
 /* Whether change point i of m is in effect over the newest window runs of a series of n. */
-static int in_window(const struct hist_metric *m, int i, int n, int window)
+static int in_window(const struct history_metric *m, int i, int n, int window)
 {
     int first = n - (window < 1 ? 1 : window);
 
@@ -930,16 +930,16 @@ static int in_window(const struct hist_metric *m, int i, int n, int window)
     return i + 1 == m->n_cps || m->cps[i + 1].run > first;
 }
 
-int hist_gate(const struct hist *h, const struct cmp_rule *rules, int n_rules,
-              struct hist_trip *out, int max)
+int history_gate(const struct history *h, const struct cmp_rule *rules, int n_rules,
+              struct history_trip *out, int max)
 {
     int n = 0;
 
     for (int r = 0; r < n_rules; r++)
         for (int s = 0; s < h->n_series; s++) {
-            const struct hist_series *sr = &h->series[s];
+            const struct history_series *sr = &h->series[s];
             for (int k = 0; k < sr->n_m; k++) {
-                const struct hist_metric *m = &sr->m[k];
+                const struct history_metric *m = &sr->m[k];
                 if (m->metric != rules[r].metric)
                     continue;
                 for (int i = 0; i < m->n_cps && n < max; i++) {

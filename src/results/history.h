@@ -11,12 +11,12 @@
  * DBMS name (what compare refuses to mix, and what else makes two runs
  * different benchmarks), in time order (started, then folder name).
  *
- * The index: a folder holding run folders gets HIST_INDEX_NAME, one line
+ * The index: a folder holding run folders gets HISTORY_INDEX_NAME, one line
  * per run folder (its name, the size and modification time of its
  * run.json, why it is left out if it is, start time, label, series and
  * figures), so that history reads thousands of records without parsing
  * them.  A writer of run.json appends the record's line
- * (hist_index_append, called by runrec_save) when the index exists;
+ * (history_index_append, called by runrec_save) when the index exists;
  * history rebuilds the index when it is missing, damaged or stale (a run
  * folder whose run.json is not as its line says, or none for it), and says
  * so.  The last line of a run folder wins (a run's record is written when
@@ -35,18 +35,18 @@
 #include "results/compare.h"
 #include "results/edivisive.h"
 
-#define HIST_INDEX_NAME "history.idx"
+#define HISTORY_INDEX_NAME "history.idx"
 /* The index's first line: change its number whenever what a line holds or how its series
  * key is made changes, so that an older index is taken as damaged and rebuilt. */
-#define HIST_INDEX_HEADER "tpccbench history index 2"
+#define HISTORY_INDEX_HEADER "tpccbench history index 2"
 /* Fields of an index line before its CMP_NMETRICS figures. */
-#define HIST_INDEX_HEAD   7
-#define HIST_MAX_METRICS  16           /* figures judged per series */
-#define HIST_CUSTOM       CMP_NMETRICS /* the --metric PATH figure */
-#define HIST_MAX_REASONS  16           /* distinct reasons records are left out */
+#define HISTORY_INDEX_HEAD   7
+#define HISTORY_MAX_METRICS  16           /* figures judged per series */
+#define HISTORY_CUSTOM       CMP_NMETRICS /* the --metric PATH figure */
+#define HISTORY_MAX_REASONS  16           /* distinct reasons records are left out */
 
 /* One run as history sees it (from the index or the record). */
-struct hist_rec {
+struct history_rec {
     char name[160];         /* the run folder's name */
     char *dir;              /* the run folder (heap) */
     char started[32];       /* UTC start, "" when absent */
@@ -58,7 +58,7 @@ struct hist_rec {
 };
 
 /* What to read and how to judge. */
-struct hist_opts {
+struct history_opts {
     const char *label_glob; /* --label: fnmatch pattern, NULL: all */
     const char *since;      /* --since/--until: ISO dates or times (prefix compared) */
     const char *until;
@@ -69,101 +69,101 @@ struct hist_opts {
 };
 
 /* The records read. */
-struct hist_set {
-    struct hist_rec *recs; /* usable ones; heap */
+struct history_set {
+    struct history_rec *recs; /* usable ones; heap */
     int n, cap;
     int n_read;                         /* run folders seen */
-    char reasons[HIST_MAX_REASONS][96]; /* why records were left out */
-    int n_reason[HIST_MAX_REASONS];
+    char reasons[HISTORY_MAX_REASONS][96]; /* why records were left out */
+    int n_reason[HISTORY_MAX_REASONS];
     int n_reasons;
     int n_filtered; /* left out by --label, --since, --until */
 };
 
 /* A change point of one figure of a series. */
-struct hist_cp {
+struct history_cp {
     struct ed_point pt; /* indices into the figure's runs (those that have it) */
     int run;            /* the run it starts at: index into the series */
     int before;         /* the run before it in the series */
 };
 
-enum hist_state {
-    HIST_NO_DATA = 0, /* no run of the series has the figure */
-    HIST_TOO_SHORT,   /* fewer than 2 x min_runs runs have it */
-    HIST_NO_CHANGE,   /* judged: no change point */
-    HIST_CHANGED,     /* judged: change points */
+enum history_state {
+    HISTORY_NO_DATA = 0, /* no run of the series has the figure */
+    HISTORY_TOO_SHORT,   /* fewer than 2 x min_runs runs have it */
+    HISTORY_NO_CHANGE,   /* judged: no change point */
+    HISTORY_CHANGED,     /* judged: change points */
 };
 
 /* One figure of a series. */
-struct hist_metric {
-    int metric;          /* enum cmp_metric, or HIST_CUSTOM */
+struct history_metric {
+    int metric;          /* enum cmp_metric, or HISTORY_CUSTOM */
     int n;               /* runs that have it */
-    int state;           /* enum hist_state */
+    int state;           /* enum history_state */
     double *x;           /* its values, in series order (heap) */
     int *at;             /* x[i] is of series run at[i] (heap) */
-    struct hist_cp *cps; /* heap */
+    struct history_cp *cps; /* heap */
     int n_cps;
 };
 
 /* What changed at a run of a series against the run before it. */
-struct hist_what {
+struct history_what {
     int run;
     struct cmp_diff *d; /* heap */
     int n, n_changes;   /* differences, those not derived */
     char err[256];      /* why it could not be said, "" */
 };
 
-struct hist_series {
+struct history_series {
     char key[256];
     int *runs; /* indices into the set's recs, in time order (heap) */
     int n;
-    struct hist_metric m[HIST_MAX_METRICS];
+    struct history_metric m[HISTORY_MAX_METRICS];
     int n_m;
-    struct hist_what *what; /* heap */
+    struct history_what *what; /* heap */
     int n_what;
 };
 
-struct hist {
-    struct hist_set set;
-    struct hist_series *series; /* heap */
+struct history {
+    struct history_set set;
+    struct history_series *series; /* heap */
     int n_series;
-    struct hist_opts o;
+    struct history_opts o;
     const char *metric_path; /* the custom figure's name */
 };
 
 /* One tripped rule. */
-struct hist_trip {
+struct history_trip {
     const struct cmp_rule *rule;
     int series, metric, cp; /* indices: h->series[series].m[metric].cps[cp] */
     struct cmp_verdict v;
 };
 
 /* The index line of record doc in run folder name whose run.json is st (no newline). */
-void hist_index_line(const char *name, const struct stat *st, json_t *doc, char *buf, size_t len);
+void history_index_line(const char *name, const struct stat *st, json_t *doc, char *buf, size_t len);
 /*
  * Append the line of doc (the run.json just written in run_dir) to the
  * index of run_dir's parent folder, when that index exists: one write
  * with O_APPEND, so lines of writers at once do not mix.  0, or E_FAIL.
  */
-int hist_index_append(const char *run_dir, json_t *doc, struct err *e);
+int history_index_append(const char *run_dir, json_t *doc, struct err *e);
 
 /* Read the runs named by args (run folders, run.json files, folders of them at any depth)
  * into s, through the folders' indexes, filtered by o.  E_USAGE when an argument is not one. */
-int hist_load(const char *const *args, int nargs, const struct hist_opts *o, struct hist_set *s,
+int history_load(const char *const *args, int nargs, const struct history_opts *o, struct history_set *s,
               struct err *e);
-void hist_set_release(struct hist_set *s);
+void history_set_release(struct history_set *s);
 
 /*
- * Group h->set (filled by hist_load; h takes it) into series and judge the
- * figures metrics[0..n) (enum cmp_metric or HIST_CUSTOM) of each, with what
+ * Group h->set (filled by history_load; h takes it) into series and judge the
+ * figures metrics[0..n) (enum cmp_metric or HISTORY_CUSTOM) of each, with what
  * changed at every change point.  0, or E_FAIL (out of memory).
  */
-int hist_build(struct hist *h, const int *metrics, int n_metrics, struct err *e);
-void hist_release(struct hist *h);
+int history_build(struct history *h, const int *metrics, int n_metrics, struct err *e);
+void history_release(struct history *h);
 
 /* What changed at run of series s (NULL when not worked out). */
-const struct hist_what *hist_what_at(const struct hist_series *s, int run);
+const struct history_what *history_what_at(const struct history_series *s, int run);
 /* The figure's name: compare's ("notpm", "p90.new_order") or the --metric path. */
-const char *hist_metric_name(const struct hist *h, int metric, char *buf, size_t len);
+const char *history_metric_name(const struct history *h, int metric, char *buf, size_t len);
 
 /*
  * The gate: each rule against the change points of its figure in effect
@@ -172,19 +172,19 @@ const char *hist_metric_name(const struct hist *h, int metric, char *buf, size_t
  * change point), judged by cmp_rule_judge on the runs of the segments
  * either side.  The trips into out (at most max); their count.
  */
-int hist_gate(const struct hist *h, const struct cmp_rule *rules, int n_rules,
-              struct hist_trip *out, int max);
+int history_gate(const struct history *h, const struct cmp_rule *rules, int n_rules,
+              struct history_trip *out, int max);
 
 /* Output formats: compare's (enum cmp_format), then HTML. */
-#define HIST_HTML (CMP_JSON + 1)
+#define HISTORY_HTML (CMP_JSON + 1)
 /* text, markdown, csv, json, html; -1 otherwise. */
-int hist_format_parse(const char *s);
+int history_format_parse(const char *s);
 /* Print h (and the trips, for json) in format. */
-void hist_print(FILE *out, const struct hist *h, int format, const struct hist_trip *trips,
+void history_print(FILE *out, const struct history *h, int format, const struct history_trip *trips,
                 int n_trips);
 /* "run 7 '20261202-...' (label): notpm 123 -> 456, +9.1 % [+3.0, +15.2], p = 1.2e-05" */
-void hist_fmt_cp(char *buf, size_t len, const struct hist *h, int series, int metric, int cp);
+void history_fmt_cp(char *buf, size_t len, const struct history *h, int series, int metric, int cp);
 /* What changed there, one line: "synchronous_commit: on -> off" ("nothing ..." when none). */
-void hist_fmt_what(char *buf, size_t len, const struct hist_what *w);
+void history_fmt_what(char *buf, size_t len, const struct history_what *w);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * runrec.c - a run record being written, and its one writer: runrec_save()
  * writes run.json (record_write_json) and appends its history index line
- * (hist_index_append).  Commands set C fields and doc's members; nothing
+ * (history_index_append).  Commands set C fields and doc's members; nothing
  * here reads a fact back out of doc.  Also the marking of crashed records,
  * a rewrite of run.json like any other.  Never prints.
  */
@@ -82,7 +82,7 @@ int runrec_save(struct runrec *r, struct err *e)
     /* Its line goes into the history index beside it, when there is one (a
      * failure only leaves the index stale, which history notices and mends). */
     if (rc == 0)
-        hist_index_append(r->dir, r->doc, NULL);
+        history_index_append(r->dir, r->doc, NULL);
     return rc;
 }
 

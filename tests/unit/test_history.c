@@ -396,17 +396,17 @@ static void write_run(const char *name, const char *status, double notpm, int se
 }
 
 /* Load dir; the notes into notes (a line, "" for none); the count of usable runs. */
-static int load(char *notes, size_t len, struct hist_set *s)
+static int load(char *notes, size_t len, struct history_set *s)
 {
     const char *args[1] = { dir };
-    struct hist_opts o = { .ed = defaults, .window = 1 };
+    struct history_opts o = { .ed = defaults, .window = 1 };
     char *buf = NULL;
     size_t n = 0;
     struct err e;
     int rc;
 
     o.notes = open_memstream(&buf, &n);
-    rc = hist_load(args, 1, &o, s, &e);
+    rc = history_load(args, 1, &o, s, &e);
     fclose(o.notes);
     assert_int_equal(rc, 0);
     snprintf(notes, len, "%s", buf ? buf : "");
@@ -425,7 +425,7 @@ static void says(const char *notes, const char *want)
 static void t_index(void **state)
 {
     char notes[1024], p[512];
-    struct hist_set s;
+    struct history_set s;
     FILE *f;
 
     (void)state;
@@ -441,27 +441,27 @@ static void t_index(void **state)
     assert_int_equal(s.n_reasons, 1);
     assert_string_equal(s.reasons[0], "status 'interrupted' (not complete)");
     near(s.recs[1].v[CMP_NOTPM], 1100, 0);
-    hist_set_release(&s);
+    history_set_release(&s);
     /* Fresh: nothing said, the same figures (from the index). */
     assert_int_equal(load(notes, sizeof(notes), &s), 2);
     assert_string_equal(notes, "");
     near(s.recs[0].v[CMP_NOTPM], 1000, 0);
     near(s.recs[1].v[CMP_TPS], 55, 0);
-    hist_set_release(&s);
+    history_set_release(&s);
     /* A record rewritten (size changes): stale, brought up to date. */
     write_run("r2", "complete", 1234.5, 2);
     assert_int_equal(load(notes, sizeof(notes), &s), 2);
     says(notes, "was stale (1 records new or changed, 0 gone)");
     near(s.recs[1].v[CMP_NOTPM], 1234.5, 0);
-    hist_set_release(&s);
+    history_set_release(&s);
     /* A record gone: stale. */
     snprintf(p, sizeof(p), "rm -rf '%s/r3'", dir);
     assert_int_equal(system(p), 0);
     assert_int_equal(load(notes, sizeof(notes), &s), 2);
     says(notes, "was stale (0 records new or changed, 1 gone)");
-    hist_set_release(&s);
+    history_set_release(&s);
     /* Damaged: a line that is not an index line. */
-    snprintf(p, sizeof(p), "%s/%s", dir, HIST_INDEX_NAME);
+    snprintf(p, sizeof(p), "%s/%s", dir, HISTORY_INDEX_NAME);
     f = fopen(p, "a");
     fputs("garbage\n", f);
     fclose(f);
@@ -469,17 +469,17 @@ static void t_index(void **state)
     {
         char want[128];
         snprintf(want, sizeof(want), "is damaged (line 4: 1 fields, not %d): rebuilt from the 2 records",
-                 HIST_INDEX_HEAD + CMP_NMETRICS);
+                 HISTORY_INDEX_HEAD + CMP_NMETRICS);
         says(notes, want);
     }
-    hist_set_release(&s);
+    history_set_release(&s);
     /* Cut short (a line without its end): damaged too. */
     f = fopen(p, "a");
     fputs("r1\t12", f);
     fclose(f);
     assert_int_equal(load(notes, sizeof(notes), &s), 2);
     says(notes, "is damaged (line 4: cut short (no line end))");
-    hist_set_release(&s);
+    history_set_release(&s);
     /* A new record whose writer appended its line: the index stays fresh. */
     write_run("r4", "complete", 1300, 4);
     {
@@ -489,13 +489,13 @@ static void t_index(void **state)
         doc = json_load_file(rd, 0, NULL);
         assert_non_null(doc);
         snprintf(rd, sizeof(rd), "%s/r4", dir);
-        assert_int_equal(hist_index_append(rd, doc, NULL), 0);
+        assert_int_equal(history_index_append(rd, doc, NULL), 0);
         json_decref(doc);
     }
     assert_int_equal(load(notes, sizeof(notes), &s), 3);
     assert_string_equal(notes, "");
     near(s.recs[2].v[CMP_NOTPM], 1300, 0);
-    hist_set_release(&s);
+    history_set_release(&s);
     /* Lines of runs written again pile up; past two a run the index is compacted, silently. */
     {
         char rd[512], line[256];
@@ -505,11 +505,11 @@ static void t_index(void **state)
         doc = json_load_file(rd, 0, NULL);
         snprintf(rd, sizeof(rd), "%s/r4", dir);
         for (int i = 0; i < 5; i++)
-            assert_int_equal(hist_index_append(rd, doc, NULL), 0);
+            assert_int_equal(history_index_append(rd, doc, NULL), 0);
         json_decref(doc);
         assert_int_equal(load(notes, sizeof(notes), &s), 3);
         assert_string_equal(notes, "");
-        hist_set_release(&s);
+        history_set_release(&s);
         f = fopen(p, "r");
         while (fgets(line, sizeof(line), f))
             n++;
@@ -551,7 +551,7 @@ static void t_jskim_cut(void **state)
 static void t_skim_same_line(void **state)
 {
     char p[512], line[4096], got[4096], notes[256];
-    struct hist_set s;
+    struct history_set s;
     struct stat st;
     json_t *doc;
     FILE *f;
@@ -594,11 +594,11 @@ static void t_skim_same_line(void **state)
     fclose(f);
     assert_int_equal(stat(p, &st), 0);
     assert_non_null(doc = json_load_file(p, 0, NULL));
-    hist_index_line("big", &st, doc, line, sizeof(line));
+    history_index_line("big", &st, doc, line, sizeof(line));
     json_decref(doc);
     assert_int_equal(load(notes, sizeof(notes), &s), 1);
-    hist_set_release(&s);
-    snprintf(p, sizeof(p), "%s/%s", dir, HIST_INDEX_NAME);
+    history_set_release(&s);
+    snprintf(p, sizeof(p), "%s/%s", dir, HISTORY_INDEX_NAME);
     f = fopen(p, "r");
     assert_non_null(f);
     assert_non_null(fgets(got, sizeof(got), f)); /* the header */

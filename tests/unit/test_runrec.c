@@ -59,7 +59,7 @@ static void rm_tree(const char *top, const char *run)
     snprintf(p, sizeof(p), "%s/run.json", run);
     unlink(p);
     rmdir(run);
-    snprintf(p, sizeof(p), "%s/%s", top, HIST_INDEX_NAME);
+    snprintf(p, sizeof(p), "%s/%s", top, HISTORY_INDEX_NAME);
     unlink(p);
     rmdir(top);
 }
@@ -89,7 +89,7 @@ static void t_no_index(void **state)
     (void)state;
     cfg_defaults(&cfg);
     begin(top, sizeof(top), &r, &cfg);
-    snprintf(idx, sizeof(idx), "%s/%s", top, HIST_INDEX_NAME);
+    snprintf(idx, sizeof(idx), "%s/%s", top, HISTORY_INDEX_NAME);
     snprintf(rj, sizeof(rj), "%s/run.json", r.dir);
     assert_int_equal(runrec_save(&r, &e), 0);
     assert_int_equal(runrec_end(&r, "complete", &e), 0);
@@ -114,7 +114,7 @@ static void t_index_line_per_save(void **state)
     cfg_defaults(&cfg);
     begin(top, sizeof(top), &r, &cfg);
     name = strrchr(r.dir, '/') + 1;
-    snprintf(idx, sizeof(idx), "%s/%s", top, HIST_INDEX_NAME);
+    snprintf(idx, sizeof(idx), "%s/%s", top, HISTORY_INDEX_NAME);
     assert_non_null(f = fopen(idx, "w"));
     fputs("header\n", f);
     fclose(f);

@@ -1,5 +1,5 @@
 /*
- * histout.c - history's output: text, markdown, csv, json and a
+ * historyfmt.c - history's output: text, markdown, csv, json and a
  * self-contained HTML page (see history.h).  Prints only to the FILE it is
  * given; reads nothing.
  */
@@ -13,19 +13,19 @@
 #define TABLE_ALL    40
 #define TABLE_NEWEST 20
 
-int hist_format_parse(const char *s)
+int history_format_parse(const char *s)
 {
     if (strcmp(s, "html") == 0)
-        return HIST_HTML;
+        return HISTORY_HTML;
     return cmp_format_parse(s);
 }
 
 static void fmt_value(char *buf, size_t len, int metric, double v)
 {
-    if (metric == HIST_CUSTOM && !isnan(v))
+    if (metric == HISTORY_CUSTOM && !isnan(v))
         snprintf(buf, len, "%.6g", v);
     else
-        cmp_fmt_value(buf, len, metric == HIST_CUSTOM ? CMP_TPS : metric, v);
+        cmp_fmt_value(buf, len, metric == HISTORY_CUSTOM ? CMP_TPS : metric, v);
 }
 
 /* "p = 1.2e-06" style, or "p < 1e-300" when it underflows. */
@@ -37,7 +37,7 @@ static void fmt_p(char *buf, size_t len, double p)
         snprintf(buf, len, "p = %.2g", p);
 }
 
-void hist_fmt_what(char *buf, size_t len, const struct hist_what *w)
+void history_fmt_what(char *buf, size_t len, const struct history_what *w)
 {
     size_t o = 0;
     int shown = 0;
@@ -68,15 +68,15 @@ void hist_fmt_what(char *buf, size_t len, const struct hist_what *w)
                  "are as in the run before)");
 }
 
-void hist_fmt_cp(char *buf, size_t len, const struct hist *h, int series, int metric, int cp)
+void history_fmt_cp(char *buf, size_t len, const struct history *h, int series, int metric, int cp)
 {
-    const struct hist_series *s = &h->series[series];
-    const struct hist_metric *m = &s->m[metric];
-    const struct hist_cp *c = &m->cps[cp];
-    const struct hist_rec *r = &h->set.recs[s->runs[c->run]];
+    const struct history_series *s = &h->series[series];
+    const struct history_metric *m = &s->m[metric];
+    const struct history_cp *c = &m->cps[cp];
+    const struct history_rec *r = &h->set.recs[s->runs[c->run]];
     char mn[128], a[32], b[32], ci[64] = "", p[32];
 
-    hist_metric_name(h, m->metric, mn, sizeof(mn));
+    history_metric_name(h, m->metric, mn, sizeof(mn));
     fmt_value(a, sizeof(a), m->metric, c->pt.med_before);
     fmt_value(b, sizeof(b), m->metric, c->pt.med_after);
     if (!isnan(c->pt.ci_lo))
@@ -87,18 +87,18 @@ void hist_fmt_cp(char *buf, size_t len, const struct hist *h, int series, int me
 }
 
 /* The state of a figure without change points, as a sentence. */
-static void fmt_state(char *buf, size_t len, const struct hist *h, const struct hist_metric *m)
+static void fmt_state(char *buf, size_t len, const struct history *h, const struct history_metric *m)
 {
     int min_runs = h->o.ed.min_runs < 2 ? 2 : h->o.ed.min_runs;
 
-    if (m->state == HIST_NO_DATA)
+    if (m->state == HISTORY_NO_DATA)
         snprintf(buf, len, "not in these records");
-    else if (m->state == HIST_TOO_SHORT)
+    else if (m->state == HISTORY_TOO_SHORT)
         snprintf(buf, len,
                  "too short to judge: %d runs, needs at least %d (%d on each side of a change, "
                  "--min-runs)",
                  m->n, 2 * min_runs, min_runs);
-    else if (m->state == HIST_NO_CHANGE)
+    else if (m->state == HISTORY_NO_CHANGE)
         snprintf(buf, len, "no change point over %d runs", m->n);
     else
         snprintf(buf, len, "%d change point%s over %d runs", m->n_cps, m->n_cps > 1 ? "s" : "",
@@ -114,7 +114,7 @@ static const char *state_name(int state)
 }
 
 /* Whether run i of s starts a change point of any figure. */
-static int is_cp(const struct hist_series *s, int i)
+static int is_cp(const struct history_series *s, int i)
 {
     for (int k = 0; k < s->n_m; k++)
         for (int c = 0; c < s->m[k].n_cps; c++)
@@ -124,15 +124,15 @@ static int is_cp(const struct hist_series *s, int i)
 }
 
 /* Whether the table shows run i (a long series: the first, around change points, the newest). */
-static int shown(const struct hist_series *s, int i)
+static int shown(const struct history_series *s, int i)
 {
     return s->n <= TABLE_ALL || i == 0 || i >= s->n - TABLE_NEWEST || is_cp(s, i) ||
            (i + 1 < s->n && is_cp(s, i + 1));
 }
 
-static void print_skipped(FILE *out, const struct hist *h, const char *lead)
+static void print_skipped(FILE *out, const struct history *h, const char *lead)
 {
-    const struct hist_set *st = &h->set;
+    const struct history_set *st = &h->set;
     int n = 0;
 
     for (int i = 0; i < st->n_reasons; i++)
@@ -148,13 +148,13 @@ static void print_skipped(FILE *out, const struct hist *h, const char *lead)
     fputc('\n', out);
 }
 
-static void text_table(FILE *out, const struct hist *h, const struct hist_series *s, int md)
+static void text_table(FILE *out, const struct history *h, const struct history_series *s, int md)
 {
-    char head[HIST_MAX_METRICS][64];
+    char head[HISTORY_MAX_METRICS][64];
     int skipped = 0;
 
     for (int k = 0; k < s->n_m; k++)
-        hist_metric_name(h, s->m[k].metric, head[k], sizeof(head[k]));
+        history_metric_name(h, s->m[k].metric, head[k], sizeof(head[k]));
     if (md) {
         fprintf(out, "| # | run | started | label |");
         for (int k = 0; k < s->n_m; k++)
@@ -170,7 +170,7 @@ static void text_table(FILE *out, const struct hist *h, const struct hist_series
         fputc('\n', out);
     }
     for (int i = 0; i < s->n; i++) {
-        const struct hist_rec *r = &h->set.recs[s->runs[i]];
+        const struct history_rec *r = &h->set.recs[s->runs[i]];
         if (!shown(s, i)) {
             skipped++;
             continue;
@@ -191,7 +191,7 @@ static void text_table(FILE *out, const struct hist *h, const struct hist_series
                     r->started, r->label);
         for (int k = 0; k < s->n_m; k++) {
             char v[32];
-            double x = s->m[k].metric == HIST_CUSTOM ? r->custom : r->v[s->m[k].metric];
+            double x = s->m[k].metric == HISTORY_CUSTOM ? r->custom : r->v[s->m[k].metric];
             fmt_value(v, sizeof(v), s->m[k].metric, x);
             fprintf(out, md ? " %s |" : " %13s", v);
         }
@@ -200,9 +200,9 @@ static void text_table(FILE *out, const struct hist *h, const struct hist_series
 }
 
 /* The change points of s, figure by figure, with what changed at each. */
-static void text_points(FILE *out, const struct hist *h, int si, int md)
+static void text_points(FILE *out, const struct history *h, int si, int md)
 {
-    const struct hist_series *s = &h->series[si];
+    const struct history_series *s = &h->series[si];
     char line[1024], what[2048], mn[128];
 
     fprintf(out,
@@ -212,16 +212,16 @@ static void text_points(FILE *out, const struct hist *h, int si, int md)
                  "%%, at least %d runs on each side):\n",
             h->o.ed.alpha, h->o.ed.min_change * 100, h->o.ed.min_runs);
     for (int k = 0; k < s->n_m; k++) {
-        const struct hist_metric *m = &s->m[k];
-        hist_metric_name(h, m->metric, mn, sizeof(mn));
+        const struct history_metric *m = &s->m[k];
+        history_metric_name(h, m->metric, mn, sizeof(mn));
         if (m->n_cps == 0) {
             fmt_state(line, sizeof(line), h, m);
             fprintf(out, md ? "- `%s`: %s\n" : "  %s: %s\n", mn, line);
             continue;
         }
         for (int c = 0; c < m->n_cps; c++) {
-            hist_fmt_cp(line, sizeof(line), h, si, k, c);
-            hist_fmt_what(what, sizeof(what), hist_what_at(s, m->cps[c].run));
+            history_fmt_cp(line, sizeof(line), h, si, k, c);
+            history_fmt_what(what, sizeof(what), history_what_at(s, m->cps[c].run));
             if (md)
                 fprintf(out, "- at %s\n  - what changed: %s\n", line, what);
             else
@@ -230,12 +230,12 @@ static void text_points(FILE *out, const struct hist *h, int si, int md)
     }
 }
 
-static void print_text(FILE *out, const struct hist *h, int md)
+static void print_text(FILE *out, const struct history *h, int md)
 {
     print_skipped(out, h, md ? "" : "history: ");
     for (int s = 0; s < h->n_series; s++) {
-        const struct hist_series *sr = &h->series[s];
-        const struct hist_rec *a = &h->set.recs[sr->runs[0]],
+        const struct history_series *sr = &h->series[s];
+        const struct history_rec *a = &h->set.recs[sr->runs[0]],
                               *b = &h->set.recs[sr->runs[sr->n - 1]];
         if (md)
             fprintf(out, "\n## Series %d: %s\n\n%d run%s, %s .. %s\n\n", s + 1, sr->key, sr->n,
@@ -256,17 +256,17 @@ static void csv_num(FILE *out, double v, int last)
 }
 
 /* One row per change point, and one per figure without any. */
-static void print_csv(FILE *out, const struct hist *h)
+static void print_csv(FILE *out, const struct history *h)
 {
     fputs("series,benchmark,metric,state,runs,run_index,run,started,label,median_before,"
           "median_after,change_pct,ci_low_pct,ci_high_pct,p_value,what_changed\n",
           out);
     for (int s = 0; s < h->n_series; s++) {
-        const struct hist_series *sr = &h->series[s];
+        const struct history_series *sr = &h->series[s];
         for (int k = 0; k < sr->n_m; k++) {
-            const struct hist_metric *m = &sr->m[k];
+            const struct history_metric *m = &sr->m[k];
             char mn[128], what[2048];
-            hist_metric_name(h, m->metric, mn, sizeof(mn));
+            history_metric_name(h, m->metric, mn, sizeof(mn));
             for (int c = 0; c < (m->n_cps ? m->n_cps : 1); c++) {
                 fprintf(out, "%d,", s + 1);
                 cmp_csv_field(out, sr->key, 0);
@@ -277,8 +277,8 @@ static void print_csv(FILE *out, const struct hist *h)
                     continue;
                 }
                 {
-                    const struct hist_cp *cp = &m->cps[c];
-                    const struct hist_rec *r = &h->set.recs[sr->runs[cp->run]];
+                    const struct history_cp *cp = &m->cps[c];
+                    const struct history_rec *r = &h->set.recs[sr->runs[cp->run]];
                     fprintf(out, "%d,", cp->run + 1);
                     cmp_csv_field(out, r->name, 0);
                     cmp_csv_field(out, r->started, 0);
@@ -289,7 +289,7 @@ static void print_csv(FILE *out, const struct hist *h)
                     csv_num(out, cp->pt.ci_lo * 100, 0);
                     csv_num(out, cp->pt.ci_hi * 100, 0);
                     csv_num(out, cp->pt.p, 0);
-                    hist_fmt_what(what, sizeof(what), hist_what_at(sr, cp->run));
+                    history_fmt_what(what, sizeof(what), history_what_at(sr, cp->run));
                     cmp_csv_field(out, what, 1);
                 }
             }
@@ -297,7 +297,7 @@ static void print_csv(FILE *out, const struct hist *h)
     }
 }
 
-static json_t *json_what(const struct hist_what *w)
+static json_t *json_what(const struct history_what *w)
 {
     json_t *a = json_array();
 
@@ -308,18 +308,18 @@ static json_t *json_what(const struct hist_what *w)
     return a;
 }
 
-static json_t *json_metric(const struct hist *h, const struct hist_series *sr,
-                           const struct hist_metric *m)
+static json_t *json_metric(const struct history *h, const struct history_series *sr,
+                           const struct history_metric *m)
 {
     char mn[128], st[256];
     json_t *o, *cps = json_array();
 
-    hist_metric_name(h, m->metric, mn, sizeof(mn));
+    history_metric_name(h, m->metric, mn, sizeof(mn));
     fmt_state(st, sizeof(st), h, m);
     for (int c = 0; c < m->n_cps; c++) {
-        const struct hist_cp *cp = &m->cps[c];
-        const struct hist_rec *r = &h->set.recs[sr->runs[cp->run]];
-        const struct hist_what *w = hist_what_at(sr, cp->run);
+        const struct history_cp *cp = &m->cps[c];
+        const struct history_rec *r = &h->set.recs[sr->runs[cp->run]];
+        const struct history_what *w = history_what_at(sr, cp->run);
         json_t *j = json_pack(
             "{s:i, s:s, s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "run_index",
             cp->run + 1, "run", r->name, "dir", r->dir, "started", r->started, "label", r->label,
@@ -340,20 +340,20 @@ static json_t *json_metric(const struct hist *h, const struct hist_series *sr,
     return o;
 }
 
-static json_t *json_series(const struct hist *h, int s)
+static json_t *json_series(const struct history *h, int s)
 {
-    const struct hist_series *sr = &h->series[s];
+    const struct history_series *sr = &h->series[s];
     json_t *runs = json_array(), *ms = json_array();
 
     for (int i = 0; i < sr->n; i++) {
-        const struct hist_rec *r = &h->set.recs[sr->runs[i]];
+        const struct history_rec *r = &h->set.recs[sr->runs[i]];
         json_t *v = json_object();
         for (int k = 0; k < sr->n_m; k++) {
             char mn[128];
-            hist_metric_name(h, sr->m[k].metric, mn, sizeof(mn));
+            history_metric_name(h, sr->m[k].metric, mn, sizeof(mn));
             json_object_set_new(
                 v, mn,
-                cmp_jnum(sr->m[k].metric == HIST_CUSTOM ? r->custom : r->v[sr->m[k].metric]));
+                cmp_jnum(sr->m[k].metric == HISTORY_CUSTOM ? r->custom : r->v[sr->m[k].metric]));
         }
         json_array_append_new(runs, json_pack("{s:i, s:s, s:s, s:s, s:s, s:o}", "index", i + 1,
                                               "run", r->name, "dir", r->dir, "started", r->started,
@@ -365,7 +365,7 @@ static json_t *json_series(const struct hist *h, int s)
                      sr->n, "metrics", ms, "runs", runs);
 }
 
-static void print_json(FILE *out, const struct hist *h, const struct hist_trip *trips, int n_trips)
+static void print_json(FILE *out, const struct history *h, const struct history_trip *trips, int n_trips)
 {
     json_t *doc = json_object(), *series = json_array(), *skipped = json_array(),
            *gate = json_array();
@@ -376,9 +376,9 @@ static void print_json(FILE *out, const struct hist *h, const struct hist_trip *
     for (int s = 0; s < h->n_series; s++)
         json_array_append_new(series, json_series(h, s));
     for (int i = 0; i < n_trips; i++) {
-        const struct hist_trip *t = &trips[i];
-        const struct hist_series *sr = &h->series[t->series];
-        const struct hist_cp *cp = &sr->m[t->metric].cps[t->cp];
+        const struct history_trip *t = &trips[i];
+        const struct history_series *sr = &h->series[t->series];
+        const struct history_cp *cp = &sr->m[t->metric].cps[t->cp];
         json_array_append_new(
             gate, json_pack("{s:s, s:i, s:s, s:o, s:o, s:o, s:o, s:o}", "rule", t->rule->text,
                             "series", t->series + 1, "run", h->set.recs[sr->runs[cp->run]].name,
@@ -448,13 +448,13 @@ static const char html_script[] =
     "b.setAttribute('data-ready','1');})();\n";
 
 /* The chart of figure m of series s: its runs, segment medians, change points. */
-static void html_chart(FILE *out, const struct hist *h, int si, const struct hist_metric *m)
+static void html_chart(FILE *out, const struct history *h, int si, const struct history_metric *m)
 {
     const double W = 1000, H = 220, L = 60, R = 10, T = 10, B = 24;
     double lo = INFINITY, hi = -INFINITY, span;
     char mn[128];
 
-    hist_metric_name(h, m->metric, mn, sizeof(mn));
+    history_metric_name(h, m->metric, mn, sizeof(mn));
     for (int i = 0; i < m->n; i++) {
         lo = m->x[i] < lo ? m->x[i] : lo;
         hi = m->x[i] > hi ? m->x[i] : hi;
@@ -497,7 +497,7 @@ static void html_chart(FILE *out, const struct hist *h, int si, const struct his
                 m->cps[c].run + 1, x, T, x, H - B, m->cps[c].run + 1, m->cps[c].pt.change * 100);
     }
     for (int i = 0; i < m->n; i++) {
-        const struct hist_rec *r = &h->set.recs[h->series[si].runs[m->at[i]]];
+        const struct history_rec *r = &h->set.recs[h->series[si].runs[m->at[i]]];
         fprintf(out, "<circle class=\"pt\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\"><title>run %d ", XP(i),
                 YP(m->x[i]), m->at[i] + 1);
         esc(out, r->name);
@@ -508,9 +508,9 @@ static void html_chart(FILE *out, const struct hist *h, int si, const struct his
     fputs("</svg>\n", out);
 }
 
-static void html_series(FILE *out, const struct hist *h, int si)
+static void html_series(FILE *out, const struct history *h, int si)
 {
-    const struct hist_series *s = &h->series[si];
+    const struct history_series *s = &h->series[si];
     char line[1024], what[2048], mn[128];
 
     fprintf(out, "<section class=\"series\" id=\"series-%d\"><h2>Series %d: ", si + 1, si + 1);
@@ -521,8 +521,8 @@ static void html_series(FILE *out, const struct hist *h, int si)
     esc(out, h->set.recs[s->runs[s->n - 1]].started);
     fputs("</p>\n", out);
     for (int k = 0; k < s->n_m; k++) {
-        const struct hist_metric *m = &s->m[k];
-        hist_metric_name(h, m->metric, mn, sizeof(mn));
+        const struct history_metric *m = &s->m[k];
+        history_metric_name(h, m->metric, mn, sizeof(mn));
         fmt_state(line, sizeof(line), h, m);
         fputs("<h3><code>", out);
         esc(out, mn);
@@ -537,13 +537,13 @@ static void html_series(FILE *out, const struct hist *h, int si)
               "<th>change</th><th>95 % CI</th><th>p</th><th>what changed</th></tr>\n",
               out);
         for (int c = 0; c < m->n_cps; c++) {
-            const struct hist_cp *cp = &m->cps[c];
-            const struct hist_rec *r = &h->set.recs[s->runs[cp->run]];
+            const struct history_cp *cp = &m->cps[c];
+            const struct history_rec *r = &h->set.recs[s->runs[cp->run]];
             char a[32], b[32], p[32];
             fmt_value(a, sizeof(a), m->metric, cp->pt.med_before);
             fmt_value(b, sizeof(b), m->metric, cp->pt.med_after);
             fmt_p(p, sizeof(p), cp->pt.p);
-            hist_fmt_what(what, sizeof(what), hist_what_at(s, cp->run));
+            history_fmt_what(what, sizeof(what), history_what_at(s, cp->run));
             fprintf(out, "<tr data-run=\"%d\"><td>%d ", cp->run + 1, cp->run + 1);
             esc(out, r->name);
             fputs("</td><td>", out);
@@ -563,7 +563,7 @@ static void html_series(FILE *out, const struct hist *h, int si)
     fputs("</section>\n", out);
 }
 
-static void print_html(FILE *out, const struct hist *h)
+static void print_html(FILE *out, const struct history *h)
 {
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -584,7 +584,7 @@ static void print_html(FILE *out, const struct hist *h)
     fprintf(out, "</main>\n<script>\n%s</script>\n</body></html>\n", html_script);
 }
 
-void hist_print(FILE *out, const struct hist *h, int format, const struct hist_trip *trips,
+void history_print(FILE *out, const struct history *h, int format, const struct history_trip *trips,
                 int n_trips)
 {
     switch (format) {
@@ -597,7 +597,7 @@ void hist_print(FILE *out, const struct hist *h, int format, const struct hist_t
     case CMP_JSON:
         print_json(out, h, trips, n_trips);
         break;
-    case HIST_HTML:
+    case HISTORY_HTML:
         print_html(out, h);
         break;
     default:
