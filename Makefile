@@ -34,7 +34,9 @@ B   := build/$(FLAVOUR)$(if $(findstring clang,$(CC)),-clang)
 BIN := $(B)/tpccbench
 endif
 
-LIB_SRC  := $(sort $(filter-out src/main.c,$(shell find src -name '*.c')))
+# src/tools/lazyfs_fuse.c is the main of tpccbench-lazyfs (below), not library code.
+LAZYFS_MAIN := src/tools/lazyfs_fuse.c
+LIB_SRC  := $(sort $(filter-out src/main.c $(LAZYFS_MAIN),$(shell find src -name '*.c')))
 LIB_OBJ  := $(LIB_SRC:%.c=$(B)/%.o) $(B)/schema_sql.o
 SQL_SRC  := $(sort $(wildcard schema/*/*.sql))
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -42,13 +44,25 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # Programs the integration tests drive (tests/helper/): not tests themselves.
 HELPER_SRC := $(sort $(wildcard tests/helper/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helper/%.c=$(B)/tests/helper/%)
+# tpccbench-lazyfs (below) and libfuse3, when libfuse3-dev is installed.
+FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
+FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
+LAZYFS_BIN  := $(if $(SANITIZE),$(B)/,)tpccbench-lazyfs
 
 .PHONY: all deps deps-test deps-demo deps-image image test unit-test integration-test demo clean help bench-load format fuzz \
 	test-asan test-tsan test-sanitize sanitize-check install uninstall FORCE
-all: $(BIN)
+all: $(BIN) $(if $(FUSE_LIBS),$(LAZYFS_BIN))
 
 $(BIN): $(B)/src/main.o $(LIB_OBJ)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# tpccbench-lazyfs, the power-loss file system of the durability tests
+# (docs/durability.md): a program of its own, so libfuse3 is linked into it
+# alone and ./tpccbench never needs it.  `make` builds it where libfuse3-dev
+# is installed (make deps-test installs it); beside $(BIN).
+$(B)/src/tools/lazyfs_fuse.o: CPPFLAGS += $(FUSE_CFLAGS)
+$(LAZYFS_BIN): $(B)/src/tools/lazyfs_fuse.o $(B)/src/tools/lazyfs.o $(B)/src/core/err.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(FUSE_LIBS) -pthread
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -127,7 +141,7 @@ TEST_JOBS ?= 4
 PROVE     := prove --timer --failures -j$(TEST_JOBS) --exec ''
 PROVE_LOG := $(B)/prove.log
 test: deps-test
-	$(MAKE) $(BIN) $(TEST_UNIT) $(HELPER_BIN) $(BROKEN_BIN)
+	$(MAKE) $(BIN) $(LAZYFS_BIN) $(TEST_UNIT) $(HELPER_BIN) $(BROKEN_BIN)
 ifneq ($(SANITIZE),)
 	rm -rf $(SAN_LOG) && mkdir -p $(SAN_LOG)
 endif
@@ -160,7 +174,7 @@ test-sanitize: test-asan test-tsan
 unit-test: $(BIN) $(UNIT_BIN)
 	$(TEST_ENV) CMOCKA_MESSAGE_OUTPUT=TAP $(PROVE) $(UNIT_BIN)
 
-integration-test: $(BIN) $(HELPER_BIN) $(BROKEN_BIN)
+integration-test: $(BIN) $(LAZYFS_BIN) $(HELPER_BIN) $(BROKEN_BIN)
 	$(TEST_ENV) $(PROVE) $(TEST_T)
 
 # Private PostgreSQL, 1 warehouse: load, check, summary, stop.
@@ -234,10 +248,10 @@ format:
 	clang-format -i $$(find src tests/unit -name '*.[ch]')
 
 clean:
-	rm -rf build tpccbench
+	rm -rf build tpccbench tpccbench-lazyfs
 
 help:
-	@echo "make            build ./tpccbench"
+	@echo "make            build ./tpccbench, and ./tpccbench-lazyfs where libfuse3-dev is installed"
 	@echo "make install    install bin/tpccbench and share/man/man1/tpccbench.1 under PREFIX"
 	@echo "                (default /usr/local; DESTDIR=... stages it elsewhere)"
 	@echo "make uninstall  remove both (same PREFIX and DESTDIR)"

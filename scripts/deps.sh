@@ -12,6 +12,8 @@ what=${1:-build}
 # (the test starts its own on a loopback port; never the system service); openssl
 # (test): its self-signed certificate for the HTTPS case.
 # libsqliteodbc, sqlite3 (test): SQLite through ODBC and its shell, for tests/t/0074-odbc-sqlite.sh.
+# libfuse3-dev, fuse3 (test): tpccbench-lazyfs, the power-loss file system of
+# tests/t/0047-lazyfs.sh (built only where libfuse3-dev is), and fusermount3.
 # podman, debootstrap (image): the Dockerfile built from a base made here
 # (scripts/image.sh), for make image and tests/t/0099-image.sh, which skips,
 # saying so, where they are missing: a new user's `make test` is not made to
@@ -20,7 +22,7 @@ what=${1:-build}
 pkgs="gcc make libasan8 libubsan1 liblsan0 libtsan2 libpq-dev libyaml-dev libjansson-dev unixodbc-dev libmicrohttpd-dev libcurl4-openssl-dev"
 case "$what" in
     build) ;;
-    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb libsqliteodbc sqlite3 mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus prometheus-node-exporter openssl iproute2" ;;
+    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb libsqliteodbc sqlite3 mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus prometheus-node-exporter openssl iproute2 libfuse3-dev fuse3" ;;
     demo) pkgs="$pkgs postgresql postgresql-client" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libclang-rt-dev: the libFuzzer runtime
     image) pkgs="podman debootstrap" ;;          # the build runs inside the image
