@@ -60,6 +60,16 @@ SELECT CONNECTION_ID();
 
 -- name: acid_waiting
 -- 1 when the session of connection id $1 waits for a row lock (InnoDB's
--- transaction state): the database's own answer.
+-- transaction state): the database's own answer.  The user needs PROCESS
+-- to see other sessions here; without it this fails, and acid takes a
+-- transaction still running after 10 s as waiting.
 SELECT count(*) FROM information_schema.innodb_trx
 WHERE trx_mysql_thread_id = $1 AND trx_state = 'LOCK WAIT';
+
+-- name: acid_wait_poll_ms
+-- How often acid_waiting may be asked, in ms: InnoDB answers
+-- information_schema.innodb_trx from a cache it refreshes only when nobody
+-- read it in the last 0.1 s, so questions 2 ms apart would read the same
+-- stale answer for ever (and a session waiting in the previous test would
+-- seem to wait still).  150 ms leaves every question a fresh cache.
+SELECT 150;

@@ -5,6 +5,7 @@
 #     maria_start || exit 1
 #     maria_sql 'select 1'
 #     maria_session <fifo &     (a session kept open, SQL from stdin)
+#     maria_admin 'GRANT ...'   (as the administrator)
 #
 # maria_start creates a data directory in a mktemp -d directory
 # (mariadb-install-db), starts mariadbd on a Unix socket in that directory and
@@ -236,6 +237,12 @@ maria_stop() {
     rm -rf "$maria__dir"
     maria__dir=
     maria__pid=
+}
+
+# maria_admin SQL: run SQL as the administrator over the socket (grants
+# the tpcc user has not, such as PROCESS); output as maria_sql.
+maria_admin() {
+    printf '%s\n' "$1" | maria__admin_sql
 }
 
 # maria_session: the client as tpcc over TCP in database tpcc, SQL from stdin
