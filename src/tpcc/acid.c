@@ -81,7 +81,7 @@ struct acid {
     struct dialect td, ad;  /* the transactions' statements, acid.sql's */
     struct db_conn *c1, *c2; /* the stalled transaction's, the other's (td) */
     struct db_conn *cv;     /* reads, the wait monitor, the set-up (ad) */
-    struct db_conn *c3;     /* test 7's price change (ad) */
+    struct db_conn *c3;     /* test 7's price change (td, the run's level; ad's text) */
     int64_t backend2, backend3; /* server sessions of c2, c3 (0: unknown) */
     int can_ask;                /* acid_waiting answers (it exists and the probe ran) */
     char no_ask[320];           /* else why not, for a test's line */
@@ -302,18 +302,32 @@ static int other_txn(struct acid_other *o)
     return rc;
 }
 
-/* Test 7's T3: the prices of items x and y changed, one transaction. */
+/* acid_set_price on c3, whose statements are the transactions' (td): its
+ * text, unprepared ($n placeholders, which db_query takes on every driver),
+ * the parameters in the order they name them. */
+static int set_price(struct acid_other *o, int i_id, int64_t cents)
+{
+    const struct dialect_sub *sb = &o->a->ad.sub[AS_SET_PRICE][0];
+    const struct db_param p[2] = { DBP_INT(i_id), DBP_NUM(cents, 2) };
+    struct db_param d[2];
+    int n = sb->nd < 2 ? sb->nd : 2;
+
+    for (int j = 0; j < n; j++)
+        d[j] = p[sb->dmap[j] - 1];
+    return db_query(o->c, sb->dollar, d, n, &o->e);
+}
+
+/* Test 7's T3: the prices of items x and y changed, one transaction at
+ * the run's isolation level. */
 static int other_prices(struct acid_other *o)
 {
     struct err ignore;
     int rc = db_begin(o->c, &o->e);
 
     if (rc == 0)
-        rc = db_exec(o->c, AS_SET_PRICE, (const struct db_param[]){ DBP_INT(o->x), DBP_NUM(o->px, 2) },
-                     2, &o->e);
+        rc = set_price(o, o->x, o->px);
     if (rc == 0)
-        rc = db_exec(o->c, AS_SET_PRICE, (const struct db_param[]){ DBP_INT(o->y), DBP_NUM(o->py, 2) },
-                     2, &o->e);
+        rc = set_price(o, o->y, o->py);
     if (rc == 0)
         return db_commit(o->c, &o->e);
     if (rc == E_RETRY)
@@ -1282,8 +1296,10 @@ static int ask_probe(struct acid *a, struct err *e)
     return 0;
 }
 
-/* A connection for the transactions: the run's isolation level and mode. */
-static int conn_txn(struct acid *a, const char *app, struct db_conn **out, struct err *e)
+/* A connection for the transactions: the run's isolation level and (with
+ * prepare) mode. */
+static int conn_txn(struct acid *a, const char *app, int prepare, struct db_conn **out,
+                    struct err *e)
 {
     struct db_connect_args args = *a->s->args;
     int rc;
@@ -1293,7 +1309,8 @@ static int conn_txn(struct acid *a, const char *app, struct db_conn **out, struc
         return rc;
     if ((rc = db_set_isolation(*out, a->s->isolation, txn_isolation_stmt(a->s->isolation), e)) <
             0 ||
-        (rc = txn_prepare(*out, a->s->mode, e)) < 0 || (rc = db_end_reads(*out, e)) < 0)
+        (prepare && (rc = txn_prepare(*out, a->s->mode, e)) < 0) ||
+        (rc = db_end_reads(*out, e)) < 0)
         return rc;
     return 0;
 }
@@ -1309,10 +1326,9 @@ static int acid_open(struct acid *a, struct err *e)
     args.app_name = "tpccbench acid (reads)";
     if ((rc = db_connect(a->s->ops, &a->ad, &args, &a->cv, e)) < 0)
         return rc;
-    args.app_name = "tpccbench acid (T3)";
-    if ((rc = db_connect(a->s->ops, &a->ad, &args, &a->c3, e)) < 0 ||
-        (rc = conn_txn(a, "tpccbench acid (T1)", &a->c1, e)) < 0 ||
-        (rc = conn_txn(a, "tpccbench acid (T2)", &a->c2, e)) < 0 ||
+    if ((rc = conn_txn(a, "tpccbench acid (T3)", 0, &a->c3, e)) < 0 ||
+        (rc = conn_txn(a, "tpccbench acid (T1)", 1, &a->c1, e)) < 0 ||
+        (rc = conn_txn(a, "tpccbench acid (T2)", 1, &a->c2, e)) < 0 ||
         (rc = conn_backend(a, a->c2, &a->backend2, e)) < 0 ||
         (rc = conn_backend(a, a->c3, &a->backend3, e)) < 0)
         return rc;

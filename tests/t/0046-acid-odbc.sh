@@ -18,7 +18,7 @@
 #  3. The database is consistent afterwards (check), item prices as
 #     before test 7, no new-order row left set aside by test 8.
 # Prints TAP; the server and the temp directory are removed on exit, pass
-# or fail.  About 30 s.
+# or fail.  About 40 s (twice that on a loaded machine).
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
