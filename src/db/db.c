@@ -245,13 +245,37 @@ int db_pipe_begin(struct db_conn *c, struct err *e)
     return c->ops->pipe_begin(c, e);
 }
 
+/* The test hook before a pipeline's statement id: the statements queued so
+ * far run and their results are read first, so the stall comes after them. */
+static int pipe_hook(struct db_conn *c, int id, struct err *e)
+{
+    int is_commit = id == DB_PIPE_COMMIT || id == DB_PIPE_COMMIT_CHAIN;
+    int rc;
+
+    if (!(is_commit ? c->hook_id == DB_HOOK_COMMIT : id >= 0 && c->hook_id == id))
+        return 0;
+    if (!c->ops->pipe_flush)
+        return err_set(e, E_FAIL, "driver '%s' cannot stall a pipeline (no pipe_flush)",
+                       c->ops->name);
+    if ((rc = c->ops->pipe_flush(c, e)) < 0)
+        return rc;
+    c->hook_fn(c, is_commit ? DB_HOOK_COMMIT : id, c->hook_arg);
+    return 0;
+}
+
 int db_pipe_exec(struct db_conn *c, int id, const struct db_param *p, int np, struct err *e)
 {
     struct db_param sp[DB_MAX_PARAMS];
     const unsigned char *map;
     const char *text;
-    int n;
+    int n, rc;
 
+    if (c->hook_fn && (rc = pipe_hook(c, id, e)) < 0)
+        return rc;
+    if ((id == DB_PIPE_COMMIT || id == DB_PIPE_COMMIT_CHAIN) && c->commit_rolls_back) {
+        c->commit_rolls_back = 0;
+        id = DB_PIPE_ROLLBACK;
+    }
     c->last_op = id == DB_PIPE_COMMIT || id == DB_PIPE_COMMIT_CHAIN ? DB_OP_COMMIT : DB_OP_EXEC;
     if (id < 0)
         return c->ops->pipe_exec(c, id, NULL, p, np, e);

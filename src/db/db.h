@@ -97,6 +97,7 @@ struct db_connect_args {
 #define DB_PIPE_BEGIN (-1)
 #define DB_PIPE_COMMIT (-2)
 #define DB_PIPE_COMMIT_CHAIN (-3) /* COMMIT AND CHAIN: where c->chain */
+#define DB_PIPE_ROLLBACK (-4)     /* what DB_PIPE_COMMIT becomes with c->commit_rolls_back */
 
 /* Most statements one pipeline may hold. */
 #define DB_PIPE_MAX 192 /* TXN_BATCH_MAX transactions of 3 statements */
@@ -157,12 +158,15 @@ struct db_conn {
      * sends statement hook_id (db_commit() and db_rollback() for the ids
      * DB_HOOK_COMMIT and DB_HOOK_ROLLBACK), so a test can stop a transaction
      * between two of its statements (tests/helper/txn_probe.c, tpcc/acid.c).
-     * NULL outside tests. */
+     * db_pipe_exec() calls it before it queues statement hook_id (or the
+     * COMMIT, for DB_HOOK_COMMIT), once the statements queued so far have
+     * run and their results are in (pipe_flush).  NULL outside tests. */
     void (*hook_fn)(struct db_conn *c, int id, void *arg);
     int hook_id;
     void *hook_arg;
     /* 1: the next db_commit() rolls back instead, and clears this (the
-     * acid tests' rollback in place of a transaction's commit). */
+     * acid tests' rollback in place of a transaction's commit); a
+     * pipeline's COMMIT is queued as DB_PIPE_ROLLBACK. */
     int commit_rolls_back;
 };
 
@@ -244,6 +248,12 @@ struct db_ops {
     int (*pipe_recv)(struct db_conn *c, int *done, int *n_ok, struct err *e);
     int (*fd)(struct db_conn *c);
     int (*pipe_result)(struct db_conn *c, int k);
+    /* Send what was queued with a flush request (no sync) and wait for the
+     * results of every statement queued so far; the pipeline stays open
+     * and pipe_send/pipe_recv go on from there.  A statement's failure is
+     * left for pipe_recv; only a lost connection fails here.  For the test
+     * hook (a stall inside a pipeline); NULL: the driver cannot. */
+    int (*pipe_flush)(struct db_conn *c, struct err *e);
 
     /* Bulk load: rows as text, one per line, columns separated by a tab,
      * \N for NULL; values contain no tab, newline or backslash. */
@@ -386,8 +396,10 @@ void db_fault(struct db_conn *c, unsigned ops, int n, int code, const char *sqls
 
 /* Arm the test hook (tests, tpccbench acid): fn(c, id, arg) runs each time
  * db_exec() is about to send statement id (DB_HOOK_COMMIT, DB_HOOK_ROLLBACK:
- * db_commit(), db_rollback() about to end the transaction); fn NULL disarms
- * it.  Keeps arg. */
+ * db_commit(), db_rollback() about to end the transaction), or
+ * db_pipe_exec() to queue it (DB_HOOK_COMMIT: the pipeline's COMMIT), the
+ * pipeline then sent and read up to there first; fn NULL disarms it.
+ * Keeps arg. */
 void db_hook(struct db_conn *c, int id, void (*fn)(struct db_conn *c, int id, void *arg),
              void *arg);
 

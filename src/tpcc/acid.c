@@ -470,7 +470,8 @@ static int run_stalled(struct acid *a, int mode, const struct txn_input *in,
 }
 
 /* The mode a stalled transaction runs in: the configured one where it can
- * stall at the test's point, else client, with why in r->mode. */
+ * stall at the test's point (a pipeline is sent and its results read up to
+ * the stall: db_pipe_exec's hook), else client, with why in r->mode. */
 static int stall_mode(struct acid *a, int inside_body, struct acid_result *r)
 {
     int m = a->s->mode;
@@ -479,14 +480,15 @@ static int stall_mode(struct acid *a, int inside_body, struct acid_result *r)
         snprintf(r->mode, sizeof(r->mode), "client");
         return m;
     }
-    if (m == RUN_MODE_PIPELINE) {
-        snprintf(r->mode, sizeof(r->mode),
-                 "client (a pipeline sends its statements and COMMIT at once)");
+    if (inside_body) {
+        snprintf(r->mode, sizeof(r->mode), "client (the stall is inside %s)",
+                 m == RUN_MODE_PIPELINE ? "one of the pipeline's statements"
+                                        : "a procedure's body");
         return RUN_MODE_CLIENT;
     }
-    if (inside_body) {
-        snprintf(r->mode, sizeof(r->mode), "client (the stall is inside a procedure's body)");
-        return RUN_MODE_CLIENT;
+    if (m == RUN_MODE_PIPELINE) {
+        snprintf(r->mode, sizeof(r->mode), "pipeline (sent and read up to the stall)");
+        return m;
     }
     snprintf(r->mode, sizeof(r->mode), "%s", run_mode_name(m));
     return m;

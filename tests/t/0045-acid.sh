@@ -11,7 +11,9 @@
 #     that behaves otherwise fails this test.
 #  2. Serializable passes whatever run.mode says (client, pipeline); in
 #     client mode test 4's New-Order stalls before its own ROLLBACK with
-#     its locks held (case A), where a procedure's error ended it at once.
+#     its locks held (case A), where a procedure's or a pipeline's error
+#     ended it at once.  In pipeline mode the stalled transaction is a
+#     pipeline sent and read up to its COMMIT (tests 1-6, atomicity).
 #  3. Broken transactions (build/tests/helper/tpccbench-broken, TPCC_BROKEN,
 #     a test build only): a Payment that commits in place of its rollback
 #     fails atomicity test 2; an Order-Status without its snapshot fails
@@ -65,10 +67,14 @@ like "$out" "*isolation 7*mode client (the stall is inside a procedure's body)*"
 # 2. Serializable in every mode.
 acid ser-client 0 "$atom pass D pass D pass C pass A pass C pass A pass D pass D pass D" \
     "serializable, client mode" --isolation serializable --mode client
-acid ser-pipe 0 "$atom pass D pass D pass C pass A pass C pass A pass D pass D pass D" \
+acid ser-pipe 0 "$atom pass D pass D pass C pass D pass C pass A pass D pass D pass D" \
     "serializable, pipeline mode" --isolation serializable --mode pipeline
-like "$out" "*isolation 3*mode client (a pipeline sends its statements and COMMIT at once)*" \
-    "pipeline mode: a stalled transaction runs in client mode, and says why"
+like "$out" "*isolation 3*case C*mode pipeline (sent and read up to the stall)*" \
+    "pipeline mode: T1 stalls inside its pipeline, holding the row T2 then waits for"
+like "$out" "*payment rolled back (rolled back in place of its commit: no row changed); mode pipeline*" \
+    "pipeline mode: a ROLLBACK queued in place of the pipeline's COMMIT"
+like "$out" "*isolation 7*mode client (the stall is inside one of the pipeline's statements)*" \
+    "pipeline mode: tests 7-9 stall inside a statement, so in client mode, and say why"
 
 # 3. Broken transactions make their tests fail.
 run brk-pay env TPCC_BROKEN=payment-commits "$broken" acid -c "$cfg" --label brk-pay --tests atomicity
