@@ -337,3 +337,16 @@ CROSS JOIN LATERAL (VALUES ('sessions_active', s.active::float8),
                            ('sessions_waiting_lock', s.waiting::float8),
                            ('longest_tx_s', s.longest::float8),
                            ('sessions_hidden', s.hidden::float8)) AS v(name, value);
+
+-- name: metrics_waits
+-- The wait sampler (run.wait_sampling, run/msrc_waits.c), one statement a
+-- sample: our backends ($1, their pids as '{1,2,3}') inside a transaction,
+-- and the server's background processes doing something (an Activity wait
+-- is a process idle in its main loop).  pid, backend_type, state, wait
+-- event type and name, the transaction's start (us since the epoch), and
+-- the statement's text, which names its transaction type.
+SELECT pid, backend_type, state, wait_event_type, wait_event,
+       (extract(epoch FROM xact_start) * 1000000)::bigint, query
+FROM pg_stat_activity
+WHERE (pid = ANY ($1::int[]) AND state <> 'idle')
+   OR (backend_type <> 'client backend' AND wait_event_type IS DISTINCT FROM 'Activity');

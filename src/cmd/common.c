@@ -560,6 +560,9 @@ struct metrics *session_metrics(struct session *s, const struct runrec *rec, str
     mo.devices = s->cfg->run.metrics_devices[0] ? s->cfg->run.metrics_devices : NULL;
     mo.synthetic = (s->ops->flags & DB_F_SYNTHETIC) != 0;
     mo.serve = serve;
+    mo.wait_hz = s->cfg->run.wait_sampling;
+    mo.db_ops = s->ops;
+    mo.db_args = &s->args;
     session_metrics_db_host(s, rec, &mo, part_note, sizeof(part_note));
     if (!(m = metrics_new(&mo, &e))) {
         fprintf(stderr, "warning: no metrics: %s\n", e.msg);

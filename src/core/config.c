@@ -218,6 +218,7 @@ static const struct key key_table[] = {
     KEY("run.metrics",           K_BOOL,       run.metrics,           0, 1,     NULL),
     KEY("run.metrics_listen",    K_STR,        run.metrics_listen,    0, S,     NULL),
     KEY("run.metrics_devices",   K_STR,        run.metrics_devices,   0, S,     NULL),
+    KEY("run.wait_sampling",     K_INT,        run.wait_sampling,     0, 1000,  NULL),
     { "run.part", K_PART, OFF(run.part_k), 1, PART_MAX, NULL, WHERE(part) },
     /* 1 or more when given; the default 0 says "not given" (cfg_validate allows it). */
     { "run.parts", K_INT, OFF(run.parts), 1, PART_MAX, NULL, WHERE(parts) },
@@ -1104,6 +1105,7 @@ void cfg_defaults(struct config *c)
     c->run.max_outage_us = 60 * US_PER_S;
     c->run.part_timeout_us = 5 * 60 * US_PER_S;
     c->run.metrics = 1;
+    c->run.wait_sampling = 10;
     c->run.batch = 1; /* one transaction per round trip */
     c->run.delivery_workers = 0; /* as many as the connections need (driver.c) */
     c->run.time_scale = 1.0;

@@ -117,6 +117,7 @@ struct config {
         int metrics;            /* 1: OS and database metrics each second (metrics.csv) */
         char metrics_listen[CFG_STR];  /* "HOST:PORT" of the live endpoint, "" = none */
         char metrics_devices[CFG_STR]; /* more block devices to sample, comma-separated */
+        int wait_sampling;      /* wait samples a second (pg_stat_activity), 0 = off */
         char db_host_metrics[CFG_STR]; /* the database host's node_exporter URL, "" = none
                                         * (never with credentials: set_url refuses them) */
         char db_host_metrics_auth_env[CFG_STR]; /* names the variable holding a bearer token */

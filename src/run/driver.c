@@ -573,6 +573,22 @@ static void start_threads(struct run *x)
     }
 }
 
+/* The server processes of the connections, for the wait sampler: read
+ * here once they are made (a reconnect's new process is not followed). */
+static void hand_backends(struct run *x)
+{
+    int64_t *pids;
+
+    if (!x->o->metrics || x->synthetic || !(pids = calloc((size_t)(x->nvu + x->nw) + 1, sizeof(*pids))))
+        return;
+    for (int i = 0; i < x->nvu; i++)
+        pids[i] = x->vus[i].backend;
+    for (int i = 0; i < x->nw; i++)
+        pids[x->nvu + i] = x->workers[i].backend;
+    metrics_backends(x->o->metrics, pids, x->nvu + x->nw);
+    free(pids);
+}
+
 /* Every connection made (or failed): the servers behind them and their times. */
 static void connect_figures(struct run *x)
 {
@@ -583,6 +599,7 @@ static void connect_figures(struct run *x)
                     x->synthetic ? -1 : backend_of(x->mc, x->sh->backend_sql), r);
     if (!x->synthetic)
         x->probe = backend_probe_start(x->sh);
+    hand_backends(x);
     r->connect_ms = calloc((size_t)nvu, sizeof(double));
     for (int i = 0; i < nvu; i++) {
         x->conn_us[i] = x->vus[i].connect_us;

@@ -36,6 +36,7 @@ static const struct metrics_source_ops *const metrics_sources[] = {
     &msrc_os_ops,
     &msrc_db_ops,
     &msrc_dbhost_ops,
+    &msrc_waits_ops,
 };
 #define MSRC_N ((int)(sizeof(metrics_sources) / sizeof(metrics_sources[0])))
 
@@ -64,6 +65,7 @@ struct metrics {
     struct mcol cols[MCOL_MAX];
     int ncol;
     int sample_col; /* metrics_cpu_ms, filled here after each sample, or -1 */
+    char phase;     /* the row being sampled (msrc_phase), 0 for the baseline */
     uint64_t t_prev_us;
     int started;
     struct mrow *rows;
@@ -150,6 +152,18 @@ void msrc_label_safe(char *out, size_t len, const char *in)
     out[i] = '\0';
 }
 
+char msrc_phase(const struct metrics *m)
+{
+    return m->phase;
+}
+
+void metrics_backends(struct metrics *m, const int64_t *pids, int n)
+{
+    for (int i = 0; m && i < MSRC_N; i++)
+        if (m->src[i].ops->backends)
+            m->src[i].ops->backends(&m->src[i], pids, n);
+}
+
 double msrc_thread_cpu_ms(void)
 {
     struct timespec ts;
@@ -230,7 +244,7 @@ void metrics_start(struct metrics *m, struct db_conn *c)
 {
     if (!m)
         return;
-    for (int i = 0; c && i < MSRC_N; i++)
+    for (int i = 0; i < MSRC_N; i++)
         if (m->src[i].ops->start && m->src[i].ops->start(&m->src[i], c))
             c = NULL;
     db_close(c); /* no source kept it */
@@ -259,6 +273,7 @@ static void add_row(struct metrics *m, int second, char phase, uint64_t wait_us)
         m->cap = cap;
     }
     v = &m->vals[(size_t)m->nrow * (size_t)m->ncol];
+    m->phase = phase;
     threads_ms = sample(m, v, interval, wait_us);
     m->rows[m->nrow].second = second;
     m->rows[m->nrow].phase = phase;

@@ -53,6 +53,12 @@ struct metrics_opts {
     const char *db_datadir;     /* the server's data_directory, or NULL: its disk there */
     const char *db_host_device; /* run.db_host_device, or NULL */
     const char *db_host_note;   /* why there is no db host source (a part of several), or NULL */
+    /* The wait sampler (run/msrc_waits.c): samples a second, 0 = off; it
+     * connects with these (kept: they must outlive m) once the run hands it
+     * its backends (metrics_backends). */
+    int wait_hz;
+    const struct db_ops *db_ops;
+    const struct db_connect_args *db_args;
 };
 
 /* A new sampler (heap), or NULL with e. */
@@ -118,6 +124,11 @@ void metrics_serve_series(struct metrics *m, const struct metrics_series *s, int
  * m may be NULL: nothing happens.
  */
 void metrics_serve_tick(struct metrics *m, double elapsed_s);
+
+/* The run's connections are made: the server processes serving them (n
+ * pids, -1 for one unknown; copied), for the sources that sample those
+ * (the wait sampler).  m may be NULL. */
+void metrics_backends(struct metrics *m, const int64_t *pids, int n);
 
 /* The last row, after the run (phase 's'). */
 void metrics_finish(struct metrics *m);

@@ -64,7 +64,8 @@ struct metrics_source_ops {
      * its columns' notes, or adds none. */
     int (*init)(struct msrc *s, const struct metrics_opts *o, struct err *e);
     /* Before the baseline: a connection of the metrics' own, 1 when the
-     * source keeps it (it closes it), 0 when it has no use for it. */
+     * source keeps it (it closes it), 0 when it has no use for it.  Every
+     * source's start is called, with NULL once one kept it. */
     int (*start)(struct msrc *s, struct db_conn *c);
     /* A sample begins: start what runs beside the other reads (a scrape). */
     void (*ask)(struct msrc *s);
@@ -83,6 +84,10 @@ struct metrics_source_ops {
     /* Its summary lines; 1 when they said why none of its columns has a
      * value (then the summary lists none of them as unavailable). */
     int (*print)(const struct msrc *s, FILE *out);
+    /* The server processes of the run's connections (n pids, copied), once
+     * they are connected: called on the run's thread, so a source that
+     * reads them on a thread of its own hands them over under its lock. */
+    void (*backends)(struct msrc *s, const int64_t *pids, int n);
     /* Free s->priv (a thread blocked in a read may outlive it safely). */
     void (*release)(struct msrc *s);
 };
@@ -90,6 +95,7 @@ struct metrics_source_ops {
 extern const struct metrics_source_ops msrc_os_ops;     /* msrc_os.c */
 extern const struct metrics_source_ops msrc_db_ops;     /* msrc_db.c */
 extern const struct metrics_source_ops msrc_dbhost_ops; /* msrc_dbhost.c */
+extern const struct metrics_source_ops msrc_waits_ops;  /* msrc_waits.c */
 
 /* What metrics.c lends the sources. */
 
@@ -107,6 +113,9 @@ const char *mcol_note(const struct metrics *m, const char *name);
 /* A rate's total over the summarised rows (value times the row's interval)
  * into *sum: how many rows had a value. */
 int mcol_total(const struct metrics *m, const char *name, double *sum);
+
+/* The phase of the row being sampled ('r', 'm', 's', 'l'), 0 for the baseline. */
+char msrc_phase(const struct metrics *m);
 
 /* A label value: only [A-Za-z0-9_.:@-], anything else becomes '_'. */
 void msrc_label_safe(char *out, size_t len, const char *in);

@@ -32,6 +32,36 @@ static const char *const stmt_names[S_NSTMTS] = {
     "?proc_stock_level", "run_new_orders", "run_ping", "os_begin", "os_snapshot", "?proc_version",
 };
 
+int txn_stmt_type(int id)
+{
+    /* By id, beside stmt_names: each statement is one transaction's. */
+    static const struct {
+        int first, last, type;
+    } r[] = {
+        { S_NO_HEADER, S_NO_LINE, TX_NEW_ORDER },
+        { S_PAY_WAREHOUSE_DISTRICT, S_PAY_CUSTOMER_HISTORY_BY_NAME, TX_PAYMENT },
+        { S_OS_CUSTOMERS_BY_NAME, S_OS_ORDER_LINES, TX_ORDER_STATUS },
+        { S_DL_OLDEST_NEW_ORDER, S_DL_UPDATE_CUSTOMER, TX_DELIVERY },
+        { S_SL_NEXT_ORDER_ID, S_SL_LOW_STOCK, TX_STOCK_LEVEL },
+        { S_NO_LINE_PIPE, S_NO_LINE_PIPE, TX_NEW_ORDER },
+        { S_OS_ALL_BY_ID, S_OS_ALL_BY_NAME, TX_ORDER_STATUS },
+        { S_DL_DISTRICT, S_DL_DISTRICT, TX_DELIVERY },
+        { S_SL_ALL, S_SL_ALL, TX_STOCK_LEVEL },
+        { S_PROC_NEW_ORDER, S_PROC_NEW_ORDER, TX_NEW_ORDER },
+        { S_PROC_PAYMENT, S_PROC_PAYMENT, TX_PAYMENT },
+        { S_PROC_ORDER_STATUS, S_PROC_ORDER_STATUS, TX_ORDER_STATUS },
+        { S_PROC_DELIVERY, S_PROC_DELIVERY, TX_DELIVERY },
+        { S_PROC_STOCK_LEVEL, S_PROC_STOCK_LEVEL, TX_STOCK_LEVEL },
+        /* Only Order-Status opens a read-only repeatable-read transaction. */
+        { S_OS_BEGIN, S_OS_SNAPSHOT, TX_ORDER_STATUS },
+    };
+
+    for (size_t i = 0; i < sizeof(r) / sizeof(r[0]); i++)
+        if (id >= r[i].first && id <= r[i].last)
+            return r[i].type;
+    return -1;
+}
+
 #ifdef TPCC_TEST_BROKEN
 /* Test builds only (make's tpccbench-broken; never the release binary):
  * the environment's TPCC_BROKEN names transactions made wrong on purpose

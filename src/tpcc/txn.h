@@ -268,6 +268,11 @@ int txn_mode_resolve(int mode, const char *dialect);
 /* Load the transaction statements of dialect name. */
 int txn_dialect_load(struct dialect *d, const char *name, struct err *e);
 
+/* The transaction type (enum tx_type) statement id belongs to, or -1 (the
+ * isolation levels, counts, BEGIN): the wait sampler knows a session's
+ * transaction by the statement it runs (run/waits.h). */
+int txn_stmt_type(int id);
+
 /* Statement id that sets the session's isolation level ("read committed", ...). */
 int txn_isolation_stmt(const char *isolation);
 

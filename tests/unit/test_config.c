@@ -350,13 +350,13 @@ static const struct err_case err_cases[] = {
     { "run:\n  durration: 5m\n", 0,
       "t.yaml:2:3: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
+      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, wait_sampling, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
     { "schema: { warehouses: 1 }\nrunn: {}\n", 0,
       "t.yaml:2:1: unknown key 'runn' (allowed here: database, schema, load, run, results)" },
     { "run: { mix.payment: 50 }\n", 0,
       "t.yaml:1:8: unknown key 'run.mix.payment' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
+      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, wait_sampling, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
     { "schema: { \"a\\tb\": 1 }\n", 0,
       "t.yaml:1:11: unknown key 'schema.a\\tb' (allowed here: warehouses, dialect)" },
     { "schema: { [a]: 1 }\n", 0,
@@ -370,7 +370,7 @@ static const struct err_case err_cases[] = {
     { "run: [1, 2]\n", 0,
       "t.yaml:1:6: 'run' must be a mapping with the keys virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device (got a sequence)" },
+      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, wait_sampling, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device (got a sequence)" },
 
     /* Duplicates and passwords. */
     { "run:\n  duration: 5m\n  warmup: 1s\n  duration: 6m\n", 0,
@@ -596,7 +596,7 @@ static void test_load_temp_file(void **state)
     snprintf(want, sizeof(want),
              "%s:4:3: unknown key 'run.bogus' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
              "duration, mix, think_time, max_retries, delivery_workers, delivery, "
-             "delivery_queue, isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)",
+             "delivery_queue, isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, wait_sampling, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)",
              path);
     check_msg("temp file", text, want, e.msg);
     assert_int_equal(unlink(path), 0);
@@ -633,7 +633,7 @@ static const struct set_case set_cases[] = {
     { "run.durration", "5m", "--set",
       "--set: unknown key 'run.durration' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
+      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, wait_sampling, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
     { "runn.duration", "5m", "--set",
       "--set: unknown key 'runn.duration' (allowed here: database, schema, load, run, "
       "results)" },
@@ -643,7 +643,7 @@ static const struct set_case set_cases[] = {
     { "run", "5", "--set",
       "--set: 'run' is a section, not a key (keys in it: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
-      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
+      "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, wait_sampling, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
     { "database.password", "x", "--set",
       "--set: 'database.password' is not allowed: passwords come only from the environment "
       "variable named by database.password_env" },

@@ -1,0 +1,282 @@
+/*
+ * waits.c - the wait sampler's pure parts (see waits.h): a session's
+ * sample as an event key and class, the statement text that names its
+ * transaction type, the type kept per backend for the rest of its
+ * transaction, and the counts by type and event with their JSON.  No
+ * server, no locks, nothing printed.
+ */
+#include "run/waits.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const wait_class_names[WC_N] = { "cpu", "client", "lock", "lwlock",
+                                             "io",  "ipc",    "other" };
+
+int wait_key_class(const char *key)
+{
+    static const struct {
+        const char *prefix;
+        int cls;
+    } k[] = { { "Lock:", WC_LOCK }, { "LWLock:", WC_LWLOCK }, { "IO:", WC_IO },
+              { "IPC:", WC_IPC },   { "Client:", WC_CLIENT } };
+
+    if (strcmp(key, "CPU") == 0)
+        return WC_CPU;
+    if (strcmp(key, "Client") == 0)
+        return WC_CLIENT;
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+        if (strncmp(key, k[i].prefix, strlen(k[i].prefix)) == 0)
+            return k[i].cls;
+    return WC_OTHER;
+}
+
+int wait_event_key(const char *state, const char *wtype, const char *wevent, char *out,
+                   size_t cap)
+{
+    if (!state)
+        return -1;
+    if (strcmp(state, "active") == 0) {
+        if (!wtype || !wtype[0])
+            snprintf(out, cap, "CPU");
+        else
+            snprintf(out, cap, "%s:%s", wtype, wevent ? wevent : "");
+    } else if (strncmp(state, "idle in transaction", 19) == 0) {
+        /* The server waits for the driver's next statement. */
+        snprintf(out, cap, "Client");
+    } else {
+        return -1; /* idle, fastpath, disabled: not inside our transaction */
+    }
+    return wait_key_class(out);
+}
+
+void wait_norm(const char *in, char *out, size_t cap)
+{
+    size_t n = 0;
+    int space = 0;
+
+    if (!cap)
+        return;
+    while (*in && n + 1 < cap) {
+        if (in[0] == '-' && in[1] == '-') {
+            while (*in && *in != '\n')
+                in++;
+            space = 1;
+            continue;
+        }
+        if (*in == ' ' || *in == '\t' || *in == '\n' || *in == '\r') {
+            space = 1;
+            in++;
+            continue;
+        }
+        if (space && n > 0 && n + 2 < cap)
+            out[n++] = ' ';
+        space = 0;
+        out[n++] = *in++;
+    }
+    while (n > 0 && (out[n - 1] == ';' || out[n - 1] == ' '))
+        n--;
+    out[n] = '\0';
+}
+
+int wait_stmts_add(struct wait_stmts *m, const char *sql, int type)
+{
+    size_t len = strlen(sql) + 1;
+    char *t;
+
+    if (m->n == WAIT_STMTS_MAX || !(t = malloc(len)))
+        return -1;
+    wait_norm(sql, t, len);
+    m->text[m->n] = t;
+    m->type[m->n++] = type;
+    return 0;
+}
+
+void wait_stmts_release(struct wait_stmts *m)
+{
+    for (int i = 0; i < m->n; i++)
+        free(m->text[i]);
+    m->n = 0;
+}
+
+int wait_stmts_type(const struct wait_stmts *m, const char *query)
+{
+    char q[2048];
+    size_t len;
+
+    wait_norm(query, q, sizeof(q));
+    len = strlen(q);
+    for (int i = 0; i < m->n; i++)
+        if (strcmp(m->text[i], q) == 0)
+            return m->type[i];
+    /* track_activity_query_size cuts long text: a long enough prefix names it. */
+    for (int i = 0; len >= 100 && i < m->n; i++)
+        if (strncmp(m->text[i], q, len) == 0)
+            return m->type[i];
+    return -1;
+}
+
+int wait_attr(struct wait_pids *w, int pid, int64_t xact_us, int stmt_type)
+{
+    int i = 0;
+
+    while (i < w->n && w->p[i].pid != pid)
+        i++;
+    if (stmt_type >= 0) {
+        if (i == w->n) {
+            if (w->n == WAIT_PIDS_MAX)
+                return stmt_type;
+            w->n++;
+            w->p[i].pid = pid;
+        }
+        w->p[i].xact_us = xact_us;
+        w->p[i].type = stmt_type;
+        return stmt_type;
+    }
+    /* COMMIT, BEGIN: the type of the same transaction only, never an earlier one's. */
+    if (i < w->n && xact_us != 0 && w->p[i].xact_us == xact_us)
+        return w->p[i].type;
+    return -1;
+}
+
+void wait_agg_add(struct wait_agg *a, int type, const char *key)
+{
+    int i = 0;
+
+    a->cls[wait_key_class(key)]++;
+    if (type < 0 || type >= TX_NTYPES) {
+        a->unattributed++;
+        return;
+    }
+    while (i < a->nev && strcmp(a->ev[i], key) != 0)
+        i++;
+    if (i == a->nev) {
+        if (a->nev == WAIT_EVENTS_MAX) {
+            a->dropped++;
+            return;
+        }
+        snprintf(a->ev[a->nev++], WAIT_KEY, "%s", key);
+    }
+    a->n[i][type]++;
+    a->type_samples[type]++;
+}
+
+void wait_agg_bg(struct wait_agg *a, const char *name, const char *key)
+{
+    int i = 0;
+
+    while (i < a->nbg && (strcmp(a->bg_name[i], name) != 0 || strcmp(a->bg_ev[i], key) != 0))
+        i++;
+    if (i == a->nbg) {
+        if (a->nbg == WAIT_BG_MAX) {
+            a->dropped++;
+            return;
+        }
+        snprintf(a->bg_name[i], sizeof(a->bg_name[i]), "%s", name);
+        snprintf(a->bg_ev[i], WAIT_KEY, "%s", key);
+        a->nbg++;
+    }
+    a->bg_n[i]++;
+}
+
+void wait_agg_merge(struct wait_agg *dst, const struct wait_agg *src)
+{
+    for (int i = 0; i < src->nev; i++) {
+        int j = 0;
+        while (j < dst->nev && strcmp(dst->ev[j], src->ev[i]) != 0)
+            j++;
+        if (j == dst->nev) {
+            if (dst->nev == WAIT_EVENTS_MAX) {
+                for (int t = 0; t < TX_NTYPES; t++)
+                    dst->dropped += src->n[i][t];
+                continue;
+            }
+            snprintf(dst->ev[dst->nev++], WAIT_KEY, "%s", src->ev[i]);
+        }
+        for (int t = 0; t < TX_NTYPES; t++)
+            dst->n[j][t] += src->n[i][t];
+    }
+    for (int t = 0; t < TX_NTYPES; t++)
+        dst->type_samples[t] += src->type_samples[t];
+    for (int i = 0; i < src->nbg; i++) {
+        int j = 0;
+        while (j < dst->nbg &&
+               (strcmp(dst->bg_name[j], src->bg_name[i]) || strcmp(dst->bg_ev[j], src->bg_ev[i])))
+            j++;
+        if (j == dst->nbg) {
+            if (dst->nbg == WAIT_BG_MAX) {
+                dst->dropped += src->bg_n[i];
+                continue;
+            }
+            memcpy(dst->bg_name[j], src->bg_name[i], sizeof(dst->bg_name[j]));
+            memcpy(dst->bg_ev[j], src->bg_ev[i], WAIT_KEY);
+            dst->nbg++;
+        }
+        dst->bg_n[j] += src->bg_n[i];
+    }
+    dst->rounds += src->rounds;
+    dst->unattributed += src->unattributed;
+    dst->dropped += src->dropped;
+    for (int c = 0; c < WC_N; c++)
+        dst->cls[c] += src->cls[c];
+}
+
+int wait_agg_top(const struct wait_agg *a, int type, int *out, int k)
+{
+    int n = 0;
+
+    for (int i = 0; i < a->nev; i++) {
+        int at;
+        if (!a->n[i][type] || strcmp(a->ev[i], "CPU") == 0)
+            continue;
+        /* Insertion into the k best so far: most samples first, then by name. */
+        for (at = n; at > 0; at--) {
+            const int j = out[at - 1];
+            if (a->n[j][type] > a->n[i][type] ||
+                (a->n[j][type] == a->n[i][type] && strcmp(a->ev[j], a->ev[i]) < 0))
+                break;
+        }
+        if (at >= k)
+            continue;
+        if (n < k)
+            n++;
+        memmove(&out[at + 1], &out[at], (size_t)(n - 1 - at) * sizeof(*out));
+        out[at] = i;
+    }
+    return n;
+}
+
+json_t *wait_agg_by_type(const struct wait_agg *a)
+{
+    json_t *o = json_object();
+
+    for (int t = 0; t < TX_NTYPES; t++) {
+        json_t *ev = json_object();
+        for (int i = 0; i < a->nev; i++)
+            if (a->n[i][t])
+                json_object_set_new(ev, a->ev[i], json_integer((json_int_t)a->n[i][t]));
+        json_object_set_new(o, tx_name((enum tx_type)t),
+                            json_pack("{s:I, s:o}", "samples", (json_int_t)a->type_samples[t],
+                                      "events", ev));
+    }
+    return o;
+}
+
+json_t *wait_agg_background(const struct wait_agg *a)
+{
+    json_t *o = json_object();
+
+    for (int i = 0; i < a->nbg; i++) {
+        json_t *p = json_object_get(o, a->bg_name[i]);
+        if (!p) {
+            p = json_pack("{s:I, s:{}}", "samples", (json_int_t)0, "events");
+            json_object_set_new(o, a->bg_name[i], p);
+        }
+        json_object_set_new(p, "samples",
+                            json_integer(json_integer_value(json_object_get(p, "samples")) +
+                                         (json_int_t)a->bg_n[i]));
+        json_object_set_new(json_object_get(p, "events"), a->bg_ev[i],
+                            json_integer((json_int_t)a->bg_n[i]));
+    }
+    return o;
+}
