@@ -20,6 +20,7 @@
  * is measured: the thread's CPU, and the server process's where the
  * server is on this host (/proc).  Nothing here prints but the summary.
  */
+#include "run/metrics.h"
 #include "run/msrc.h"
 
 #include <inttypes.h>
