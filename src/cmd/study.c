@@ -114,8 +114,10 @@ static const char *jstr(json_t *o, const char *key)
 
 /* ---- the log and shell commands ---- */
 
-static void logf_(struct study *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void logf_(struct study *x, const char *fmt, ...)
+/* One line of the study's log (study.log in its results directory), stamped
+ * with the local time; nothing when the study keeps no log. */
+static void study_log(struct study *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void study_log(struct study *x, const char *fmt, ...)
 {
     va_list ap;
     char when[32];
@@ -139,7 +141,7 @@ static int shell(struct study *x, const char *what, const char *cmd, struct err 
     pid_t pid;
     int st, fd = x->log ? fileno(x->log) : -1;
 
-    logf_(x, "%s: %s", what, cmd);
+    study_log(x, "%s: %s", what, cmd);
     fflush(stdout);
     fflush(stderr);
     if ((pid = fork()) < 0)
@@ -160,7 +162,7 @@ static int shell(struct study *x, const char *what, const char *cmd, struct err 
             return err_set(e, E_FAIL, "%s: cannot wait for the command", what);
     if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
         return 0;
-    logf_(x, "%s: exit %d", what, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+    study_log(x, "%s: exit %d", what, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
     return err_set(e, E_FAIL, "%s command '%.200s' failed (exit %d): see %s/study.log", what, cmd,
                    WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), x->dir);
 }
@@ -211,7 +213,7 @@ static int restart_server(struct study *x, struct err *e)
 
     x->restarts++;
     fprintf(stderr, "study: restarting the server\n");
-    logf_(x, "restart");
+    study_log(x, "restart");
     if (!x->s.managed)
         return (rc = shell(x, "restart_command", x->plan.restart_command, e)) < 0
                    ? rc
@@ -278,7 +280,7 @@ static int apply_settings(struct study *x, int step, int *restarted, struct err 
                 v = want[k].value;
         if (x->applied_known && !strcmp(x->applied[i], v ? v : ""))
             continue;
-        logf_(x, "ALTER SYSTEM %s %s%s%s", v ? "SET" : "RESET", x->names[i], v ? " = " : "",
+        study_log(x, "ALTER SYSTEM %s %s%s%s", v ? "SET" : "RESET", x->names[i], v ? " = " : "",
               v ? v : "");
         if ((rc = pgset_alter(c, &x->d, x->names[i], v, e)) == 0) {
             snprintf(x->applied[i], sizeof(x->applied[i]), "%s", v ? v : "");
@@ -292,7 +294,7 @@ static int apply_settings(struct study *x, int step, int *restarted, struct err 
     if ((rc = reload_pending(x, pending, sizeof(pending), e)) < 0)
         return rc;
     if (pending[0]) {
-        logf_(x, "pending a restart: %s", pending);
+        study_log(x, "pending a restart: %s", pending);
         if ((rc = restart_server(x, e)) < 0)
             return rc;
         *restarted = 1;
@@ -364,7 +366,7 @@ static int template_copy(struct study *x, int make, struct err *e)
         rc = exec_built(c, &x->d, PGS_CREATE_DB, to, from, e);
     db_close(c);
     if (rc == 0)
-        logf_(x, "database %s copied from %s in %.2f s", to, from,
+        study_log(x, "database %s copied from %s in %.2f s", to, from,
               (double)((int64_t)clock_us() - t0) / 1e6);
     return rc < 0 ? err_prefix(e, "copying database '%s' to '%s'", from, to) : 0;
 }
@@ -387,7 +389,7 @@ static int template_from_load(struct study *x, struct err *e)
         rc = exec_built(c, &x->d, PGS_RENAME_DB, x->dbname, x->template_db, e);
     db_close(c);
     if (rc == 0)
-        logf_(x, "database %s renamed to %s in %.2f s", x->dbname, x->template_db,
+        study_log(x, "database %s renamed to %s in %.2f s", x->dbname, x->template_db,
               (double)((int64_t)clock_us() - t0) / 1e6);
     return rc < 0 ? err_prefix(e, "making the loaded database '%s' the template '%s'", x->dbname,
                                x->template_db)
@@ -427,7 +429,7 @@ static int initial_load(struct study *x, struct err *e)
         runrec_release(&rec);
     }
     x->s.cfg = &x->cfg;
-    logf_(x, "initial load: %s", rc == 0 ? "complete" : e->msg);
+    study_log(x, "initial load: %s", rc == 0 ? "complete" : e->msg);
     return rc;
 }
 
@@ -911,7 +913,7 @@ static json_t *finish_settings(struct study *x)
             restarted = 1;
         fprintf(stderr, "study: the study's settings are reset on the private server%s\n",
                 restarted ? " (restarted)" : "");
-        logf_(x, "settings reset%s", restarted ? ", restarted" : "");
+        study_log(x, "settings reset%s", restarted ? ", restarted" : "");
     } else {
         fprintf(stderr, "tpccbench study: resetting the settings: %s\n", e.msg);
     }
@@ -974,7 +976,7 @@ static int stop(struct study *x, const struct err *e)
 {
     snprintf(x->stop_reason, sizeof(x->stop_reason), "%s", e->msg);
     fprintf(stderr, "tpccbench study: %s\n", e->msg);
-    logf_(x, "stopped: %s", e->msg);
+    study_log(x, "stopped: %s", e->msg);
     return 1;
 }
 
@@ -997,11 +999,11 @@ static int run_all(struct study *x)
         err_clear(&e);
         fprintf(stderr, "\n== study %s: run %d of %d: step %d '%s', repeat %d of %d ==\n",
                 x->plan.name, r + 1, x->nruns, rs->step + 1, st->label, rs->repeat, x->plan.repeat);
-        logf_(x, "run %d: step %d %s repeat %d", r + 1, rs->step + 1, st->label, rs->repeat);
+        study_log(x, "run %d: step %d %s repeat %d", r + 1, rs->step + 1, st->label, rs->repeat);
         t0 = (int64_t)clock_us();
         set_rc = apply_settings(x, rs->step, &rs->restarted, &e);
         if (set_rc == 0)
-            logf_(x, "settings in %.2f s%s", (double)((int64_t)clock_us() - t0) / 1e6,
+            study_log(x, "settings in %.2f s%s", (double)((int64_t)clock_us() - t0) / 1e6,
                   rs->restarted ? " (restarted)" : "");
         if (set_rc < 0 || (x->plan.reset == STUDY_RESET_TEMPLATE && template_copy(x, 0, &e) < 0)) {
             if (sig_stop_requested())
@@ -1027,7 +1029,7 @@ static int run_all(struct study *x)
         if (!rs->status[0])
             snprintf(rs->status, sizeof(rs->status), "failed");
         tag_record(x, rs);
-        logf_(x, "run %d: %s in %.2f s (%s)", r + 1, rs->status,
+        study_log(x, "run %d: %s in %.2f s (%s)", r + 1, rs->status,
               (double)((int64_t)clock_us() - t0) / 1e6, rs->dir);
         if (st->after[0] && shell(x, "after", st->after, &e) < 0)
             stopped = stop(x, &e);
@@ -1196,7 +1198,7 @@ static void start_log(struct study *x)
 
     snprintf(logpath, sizeof(logpath), "%s/study.log", x->dir);
     x->log = fopen(logpath, "ae");
-    logf_(x, "study %s from %s%s", x->plan.name, x->plan.path,
+    study_log(x, "study %s from %s%s", x->plan.name, x->plan.path,
           cmd_extra(&x->args, "resume") ? " (resumed)" : "");
     fprintf(stderr, "study: %s, %d runs; folder %s\n", x->plan.name, x->nruns, x->dir);
     snprintf(x->status, sizeof(x->status), "running");
@@ -1283,7 +1285,7 @@ static int finish(struct study *x, int stopped)
     json_decref(extra);
     write_report(x);
     printf("study: %s/study.json (%s)\n", x->dir, x->status);
-    logf_(x, "study %s", x->status);
+    study_log(x, "study %s", x->status);
     if (x->log)
         fclose(x->log);
     close_study(x);
