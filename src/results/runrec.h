@@ -5,7 +5,7 @@
  * A command fills a struct runrec with C values; its JSON (doc) is output
  * only: runrec_save() writes it atomically (record_write_json) and then
  * appends its line to the history index of the results folder, where that
- * index exists (hist_index_append).  What a command needs to know later
+ * index exists (history_index_append).  What a command needs to know later
  * (the data directory, its device and filesystem, the part, the status) is
  * a field here, set when it is learnt, never read back out of doc.  The
  * rewrites of records already written (the crashed ones, a study's tag, a
