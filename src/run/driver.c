@@ -661,7 +661,7 @@ static int phase_start(struct run *x, struct err *e)
         return rc;
     }
     if (cfg->run.rampup_us + cfg->run.warmup_us == 0) {
-        x->cpu0 = cpu_now_s();
+        x->cpu0 = monitor_cpu_now_s();
         x->t_meas = clock_us();
     }
     sh->t0_us = clock_us();
@@ -697,23 +697,23 @@ static int run_second(struct run *x, struct err *e)
     uint64_t longest_us, at;
     double interval;
 
-    request_snapshots(x->vus, x->nvu);
+    monitor_request_snapshots(x->vus, x->nvu);
     /* Give VUs a moment to publish (they do after each transaction). */
     clock_sleep_us(20000);
     if (x->edge_wait) {
-        (void)await_snapshots(x->sh, x->vus, x->nvu, 1000000);
+        (void)monitor_await_snapshots(x->sh, x->vus, x->nvu, 1000000);
         x->edge_wait = 0;
     }
-    collect(x->vus, x->nvu, now, &in_tx);
+    monitor_collect(x->vus, x->nvu, now, &in_tx);
     /* The row's rates are over the time its counts cover: from the last
      * row's counts to these, however late this loop woke (a loaded machine
      * wakes it late; the next row is then shorter, never counted twice). */
     at = clock_us();
     interval = (double)(at - x->last_tick) / 1e6;
-    down = count_down(x->vus, x->nvu, x->workers, x->nw, at, &longest_us);
+    down = monitor_count_down(x->vus, x->nvu, x->workers, x->nw, at, &longest_us);
     x->sec++;
     meet_beat(o->meet);
-    series_add(r, x->m, x->sec, measuring ? 'm' : 'r', in_tx, down, interval);
+    monitor_series_add(r, x->m, x->sec, measuring ? 'm' : 'r', in_tx, down, interval);
     if (o->metrics) {
         const struct series_row *row = r->n_series ? &r->series[r->n_series - 1] : NULL;
         runseries_update(&x->live, row, now, in_tx, down);
@@ -734,7 +734,7 @@ static int run_second(struct run *x, struct err *e)
      * shows where the measurement began). */
     if (o->progress && r->n_series &&
         (x->tty || x->sec % 10 == 0 || (measuring && !x->said_window)))
-        live_line(o, &r->series[r->n_series - 1], x->sec, x->total_s, x->tty);
+        monitor_live_line(o, &r->series[r->n_series - 1], x->sec, x->total_s, x->tty);
     if (measuring)
         x->said_window = 1;
     x->last_tick = at;
@@ -816,12 +816,12 @@ static int phase_warmup(struct run *x, struct err *e)
                        e)) < 0 ||
         x->ended)
         return rc;
-    pause_all(sh, x->nvu, OPEN_WAIT_US);
+    monitor_pause_all(sh, x->nvu, OPEN_WAIT_US);
     if (sig_stop_requested()) {
         x->ended = 1;
         return 0;
     }
-    late = collect_base(sh, x->vus, x->nvu, x->base);
+    late = monitor_collect_base(sh, x->vus, x->nvu, x->base);
     r->unfinished_open = late;
     if (late && x->o->progress)
         fprintf(x->o->progress,
@@ -833,11 +833,11 @@ static int phase_warmup(struct run *x, struct err *e)
         x->ended = 1;
         return rc;
     }
-    x->cpu0 = cpu_now_s();
+    x->cpu0 = monitor_cpu_now_s();
     x->t_meas = clock_us();
     if (x->t_meas - x->last_tick > 1000) {
         *x->m->cur = *x->base;
-        series_add(r, x->m, ++x->sec, 'r', 0, 0, (double)(x->t_meas - x->last_tick) / 1e6);
+        monitor_series_add(r, x->m, ++x->sec, 'r', 0, 0, (double)(x->t_meas - x->last_tick) / 1e6);
     }
     *x->m->prev = *x->base;
     x->edge_wait = 1;
@@ -874,10 +874,10 @@ static void phase_close(struct run *x, int rc, struct err *e)
         fputc('\n', o->progress);
     if (x->on_time && x->t_meas && rc == 0 && !x->aborted && !sig_stop_requested() &&
         (x->fin = calloc(1, sizeof(*x->fin))) != NULL) {
-        pause_all(x->sh, x->nvu, CLOSE_WAIT_US);
-        r->unfinished_close = collect_base(x->sh, x->vus, x->nvu, x->fin);
+        monitor_pause_all(x->sh, x->nvu, CLOSE_WAIT_US);
+        r->unfinished_close = monitor_collect_base(x->sh, x->vus, x->nvu, x->fin);
         x->t_end = clock_us();
-        r->cpu_s = cpu_now_s() - x->cpu0;
+        r->cpu_s = monitor_cpu_now_s() - x->cpu0;
         if (o->meet)
             part_edge(x->sh, &x->mc, MEET_CLOSE, &x->no_end, r);
         rc2 =
@@ -948,7 +948,7 @@ static int phase_tally(struct run *x, int rc, struct err *e)
 
     if (!x->fin) {
         x->t_end = clock_us();
-        r->cpu_s = cpu_now_s() - x->cpu0;
+        r->cpu_s = monitor_cpu_now_s() - x->cpu0;
     }
     if (!x->t_meas) {
         stats_init(&r->measured);
@@ -967,7 +967,8 @@ static int phase_tally(struct run *x, int rc, struct err *e)
          * after the stop) from the exact final counts. */
         if (x->t_end > x->last_tick + 1000) {
             *x->m->cur = *x->fin;
-            series_add(r, x->m, ++x->sec, 'm', 0, 0, (double)(x->t_end - x->last_tick) / 1e6);
+            monitor_series_add(r, x->m, ++x->sec, 'm', 0, 0,
+                               (double)(x->t_end - x->last_tick) / 1e6);
         }
         free(x->fin);
         x->fin = NULL;

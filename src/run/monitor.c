@@ -20,7 +20,7 @@
 #include "tpcc/admin.h"
 #include "tpcc/deck.h"
 
-void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx)
+void monitor_collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx)
 {
     stats_clear(out);
     *in_tx = 0;
@@ -33,11 +33,11 @@ void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx)
     }
 }
 
-/* The counts at the window's opening, after pause_all(): a VU at the barrier
+/* The counts at the window's opening, after monitor_pause_all(): a VU at the barrier
  * or finished gives its own stats (exact); one that did not reach the
  * barrier in time is still writing them and gives its last published
  * snapshot instead.  Returns the number of those late VUs. */
-int collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out)
+int monitor_collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out)
 {
     int late = 0;
 
@@ -59,7 +59,7 @@ int collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out)
 }
 
 /* Ask every VU whose last request was served for a fresh snapshot. */
-void request_snapshots(struct vu *vus, int n)
+void monitor_request_snapshots(struct vu *vus, int n)
 {
     for (int i = 0; i < n; i++) {
         struct vu *v = &vus[i];
@@ -75,12 +75,12 @@ void request_snapshots(struct vu *vus, int n)
 
 /*
  * Wait up to wait_us until every VU not finished has served its snapshot
- * request, so that the counts collect() reads are from after the window's
+ * request, so that the counts monitor_collect() reads are from after the window's
  * opening edge: a VU that the machine did not schedule within the tick's
  * 20 ms would otherwise still show its snapshot from before the edge, counts
  * below the edge's base (a negative row).  1 when all had.
  */
-int await_snapshots(struct shared *sh, struct vu *vus, int n, uint64_t wait_us)
+int monitor_await_snapshots(struct shared *sh, struct vu *vus, int n, uint64_t wait_us)
 {
     uint64_t until = clock_us() + wait_us;
 
@@ -100,7 +100,7 @@ int await_snapshots(struct shared *sh, struct vu *vus, int n, uint64_t wait_us)
     }
 }
 
-double cpu_now_s(void)
+double monitor_cpu_now_s(void)
 {
     struct rusage ru;
 
@@ -233,7 +233,7 @@ int monitor_count_bounded(struct shared *sh, struct db_conn **mc, int64_t *out,
 }
 
 /* VUs and workers without a connection now, and the longest such outage. */
-int count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
+int monitor_count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
                       uint64_t *longest_us)
 {
     int down = 0;
@@ -253,7 +253,7 @@ int count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
 
 
 /* Put every VU into the barrier and wait until all are idle, at most wait_us. */
-void pause_all(struct shared *sh, int nvu_running, uint64_t wait_us)
+void monitor_pause_all(struct shared *sh, int nvu_running, uint64_t wait_us)
 {
     uint64_t deadline = clock_us() + wait_us;
 
@@ -271,7 +271,7 @@ void pause_all(struct shared *sh, int nvu_running, uint64_t wait_us)
 }
 
 
-void series_add(struct run_result *r, struct monitor *m, int second, char phase,
+void monitor_series_add(struct run_result *r, struct monitor *m, int second, char phase,
                        int in_tx, int down, double interval_s)
 {
     struct series_row *row;
@@ -312,7 +312,7 @@ void series_add(struct run_result *r, struct monitor *m, int second, char phase,
     m->cur = was;
 }
 
-void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
+void monitor_live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
                       int total_s, int tty)
 {
     double tps = 0;

@@ -138,10 +138,10 @@ struct vu {
 #define CLOSE_WAIT_US 500000 /* its close may not: it closes on time (within 1 s) */
 
 struct monitor {
-    /* cur: the counts series_add() takes next; prev: the last it took (it
+    /* cur: the counts monitor_series_add() takes next; prev: the last it took (it
      * swaps the two: no 300 KB copy a second).  Both point into st. */
     struct vu_stats st[2], *prev, *cur, delta;
-    struct hist all, svc; /* series_add()'s scratch */
+    struct hist all, svc; /* monitor_series_add()'s scratch */
     int n_cap;
     double in_tx_sum;
     int in_tx_samples;
@@ -212,21 +212,30 @@ int batch_settle_terms(struct vu *v, struct terminal **bt, const struct txn_batc
  * (sh->dl_group) the delivery workers' connections v->dl_vus. */
 void *group_main(void *arg);
 
-/* monitor.c */
-void collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx);
-int collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out);
-void request_snapshots(struct vu *vus, int n);
+/* monitor.c: the monitor's side of the per-second counts. */
+/* Merge the n VUs' latest snapshots into out; *in_tx: how many are inside a transaction. */
+void monitor_collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx);
+/* The counts at the window's opening, with every VU at the barrier. */
+int monitor_collect_base(struct shared *sh, struct vu *vus, int n, struct vu_stats *out);
+/* Ask each VU for a snapshot of its counts at its next safe point. */
+void monitor_request_snapshots(struct vu *vus, int n);
 /* Wait (up to wait_us) until every VU not finished served its request; 1 when all did. */
-int await_snapshots(struct shared *sh, struct vu *vus, int n, uint64_t wait_us);
-double cpu_now_s(void);
+int monitor_await_snapshots(struct shared *sh, struct vu *vus, int n, uint64_t wait_us);
+/* This process's CPU time so far, in seconds. */
+double monitor_cpu_now_s(void);
 int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e);
 int monitor_count_bounded(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e);
-int count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
+/* VUs and workers without a connection now; *longest_us: the longest such outage. */
+int monitor_count_down(struct vu *vus, int n, struct vu *workers, int nw, uint64_t now,
                uint64_t *longest_us);
-void pause_all(struct shared *sh, int nvu_running, uint64_t wait_us);
-void series_add(struct run_result *r, struct monitor *m, int second, char phase, int in_tx,
+/* Put every VU into the barrier and wait until all are idle, at most wait_us. */
+void monitor_pause_all(struct shared *sh, int nvu_running, uint64_t wait_us);
+/* Append second's row to r's series (phase 'r' warm-up, 'm' measured) from the
+ * counts of the second, and hand it to the metrics. */
+void monitor_series_add(struct run_result *r, struct monitor *m, int second, char phase, int in_tx,
                 int down, double interval_s);
-void live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
+/* The live progress line on stderr (a rewritten line on a terminal). */
+void monitor_live_line(const struct run_opts *o, const struct series_row *row, int elapsed_s,
                int total_s, int tty);
 /* v's thread was started and has not been joined (it ended or is blocked). */
 int vu_unjoined(const struct vu *v);
