@@ -618,9 +618,10 @@ int cmd_exit_bound(int code)
         pthread_create(&t, &at, exit_watchdog, NULL);
         pthread_attr_destroy(&at);
     }
-    if (!exit_abandon)
+    if (!exit_abandon && scrape_left_behind() == 0)
         return code;
-    /* Connections left behind: no library's exit handler may touch them (libpq, OpenSSL). */
+    /* Connections or scrapes left behind: no library's exit handler may touch
+     * them (libpq, libcurl, OpenSSL). */
     fflush(stdout);
     fflush(stderr);
     _exit(code);
