@@ -70,7 +70,7 @@ int main(int argc, char **argv)
     }
     for (const struct subcommand *s = subcommands; s->name; s++)
         if (strcmp(s->name, argv[1]) == 0)
-            return s->fn(argc - 1, argv + 1);
+            return cmd_exit_lingering(s->fn(argc - 1, argv + 1));
     fprintf(stderr, "tpccbench: unknown command '%s' (see 'tpccbench --help')\n", argv[1]);
     return 2;
 }

@@ -105,13 +105,16 @@ static void acid_print(FILE *out, const struct acid_result *r, int n)
 
 /* The tests on the open session; the results into r. */
 static int acid_with_session(struct session *s, const struct config *cfg, unsigned which,
-                             struct acid_result *r, struct err *e)
+                             struct acid_result *r, char *level, char *level_why, struct err *e)
 {
     struct acid_setup set = {
         .ops = s->ops,
         .args = &s->args,
         .dialect = s->dialect,
         .isolation = cfg->run.isolation,
+        .isolation_set = cfg->run.isolation_set,
+        .level = level,
+        .level_why = level_why,
         .mode = txn_mode_resolve(cfg->run.mode, s->dialect),
         .warehouses = cfg->schema.warehouses,
         .seed = cfg->run.seed ? (uint64_t)cfg->run.seed : clock_wall_us(),
@@ -147,9 +150,12 @@ int cmd_acid(int argc, char **argv)
     char dir[4096];
     struct runrec rec;
     struct err e, we;
+    char level[ACID_LEVEL_LEN], level_why[ACID_LEVEL_LEN];
     int rc, failed = 0;
 
     err_clear(&e);
+    snprintf(level, sizeof(level), "%s", "");
+    level_why[0] = '\0';
     if (cmd_parse("acid", argc - 1, argv + 1, acid_opts, &cfg, &a, &e) < 0)
         return cmd_fail("acid", &e);
     if (a.help)
@@ -165,12 +171,12 @@ int cmd_acid(int argc, char **argv)
     runrec_save(&rec, &we);
     if ((rc = session_open(&s, &cfg, &e)) == 0) {
         runrec_dbms(&rec, s.ops, &s.args, s.dialect);
-        rc = acid_with_session(&s, &cfg, which, r, &e);
+        rc = acid_with_session(&s, &cfg, which, r, level, level_why, &e);
     }
     session_close(&s);
     if (rc == 0) {
         runrec_set(&rec, "acid",
-                   acid_json(r, ACID_NTESTS, cfg.run.isolation,
+                   acid_json(r, ACID_NTESTS, level,
                              run_mode_name(txn_mode_resolve(cfg.run.mode, s.dialect))));
         runrec_status(&rec, "complete");
     } else {
@@ -184,7 +190,9 @@ int cmd_acid(int argc, char **argv)
         fprintf(stderr, "record: %s/run.json\n", dir);
         return cmd_fail("acid", &e);
     }
-    printf("acid tests (TPC-C clause 3), isolation %s, mode %s:\n", cfg.run.isolation,
+    if (level_why[0])
+        fprintf(stderr, "note: isolation %s: run.isolation is not set, and %s\n", level, level_why);
+    printf("acid tests (TPC-C clause 3), isolation %s, mode %s:\n", level,
            run_mode_name(txn_mode_resolve(cfg.run.mode, s.dialect)));
     acid_print(stdout, r, ACID_NTESTS);
     printf("record: %s/run.json\n", dir);

@@ -147,6 +147,10 @@ void session_close(struct session *s);
  */
 #define CMD_EXIT_BOUND_S 2
 int cmd_exit_bound(int code);
+/* A command's exit code, after which the process ends: with _exit, stdout and
+ * stderr flushed, while threads left running past their bound may still be in
+ * a library (core/lingering.h: a scrape, the wait sampler); else code. */
+int cmd_exit_lingering(int code);
 /* Threads of this process stay blocked on a socket (run.left_behind): see cmd_exit_bound. */
 void cmd_abandoned(void);
 

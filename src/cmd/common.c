@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/lingering.h"
 #include "core/opt.h"
 #include "core/secret.h"
 #include "core/signals.h"
@@ -607,6 +608,15 @@ static void *exit_watchdog(void *arg)
     _exit(exit_code);
 }
 
+int cmd_exit_lingering(int code)
+{
+    if (lingering_count() == 0)
+        return code;
+    fflush(stdout);
+    fflush(stderr);
+    _exit(code);
+}
+
 int cmd_exit_bound(int code)
 {
     pthread_attr_t at;
@@ -618,7 +628,7 @@ int cmd_exit_bound(int code)
         pthread_create(&t, &at, exit_watchdog, NULL);
         pthread_attr_destroy(&at);
     }
-    if (!exit_abandon && scrape_left_behind() == 0)
+    if (!exit_abandon && lingering_count() == 0)
         return code;
     /* Connections or scrapes left behind: no library's exit handler may touch
      * them (libpq, libcurl, OpenSSL). */

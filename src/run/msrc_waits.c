@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/lingering.h"
 #include "db/dialect.h"
 #include "run/waits.h"
 #include "tpcc/txn.h"
@@ -72,7 +73,11 @@ struct wshared {
 };
 
 /* The source's state (msrc.priv). */
+/* How long waits_release waits for a sample under way (its statement). */
+#define WS_JOIN_MS 2000
+
 struct mwaits {
+    pthread_t th;   /* the sampler's thread, joined by waits_release */
     int hz;
     int synthetic;  /* the null driver */
     char why[320];  /* why there is no sampling, "" when there is */
@@ -365,7 +370,7 @@ static void waits_backends(struct msrc *src, const int64_t *pids, int n)
         ws_release(w);
         return;
     }
-    pthread_detach(th);
+    m->th = th;
     m->w = w;
     m->why[0] = '\0';
 }
@@ -505,6 +510,10 @@ static void waits_release(struct msrc *src)
         m->w->stop = 1;
         pthread_cond_broadcast(&m->w->cond);
         pthread_mutex_unlock(&m->w->lock);
+        /* Joined, so that no statement (libpq) runs on at the process's
+         * exit; one blocked on a server that stopped answering is left
+         * and counted (core/lingering.h). */
+        lingering_join(m->th, WS_JOIN_MS);
         ws_release(m->w);
     }
     free(m);

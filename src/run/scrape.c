@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/lingering.h"
 #include "core/secret.h"
 
 /* One transfer's state. */
@@ -288,15 +289,11 @@ struct scrape *scrape_new(const char *url, const char *token, const char *data_d
     return s;
 }
 
-/* Scrape threads that had not ended SCRAPE_JOIN_MS after scrape_free (see scrape_left_behind). */
-static int scrapes_left;
-
 /* How long scrape_free waits for a transfer under way (its own bound is SCRAPE_TIMEOUT_MS). */
 #define SCRAPE_JOIN_MS (SCRAPE_TIMEOUT_MS + 1500)
 
 void scrape_free(struct scrape *s)
 {
-    struct timespec ts;
     pthread_t th;
 
     if (!s)
@@ -309,25 +306,12 @@ void scrape_free(struct scrape *s)
     /* Joined, so that no transfer (libcurl, OpenSSL) runs on when the process
      * exits and OpenSSL's exit handler frees what it uses (a crash at exit,
      * seen under ASan with a TLS exporter); one still blocked past the bound
-     * is left and counted, and the process then skips the exit handlers. */
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += SCRAPE_JOIN_MS / 1000;
-    ts.tv_nsec += (long)(SCRAPE_JOIN_MS % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    if (pthread_timedjoin_np(th, NULL, &ts) != 0) {
-        pthread_detach(th);
-        __atomic_add_fetch(&scrapes_left, 1, __ATOMIC_RELAXED);
-    }
+     * is left and counted (core/lingering.h), and the process then skips the
+     * exit handlers. */
+    lingering_join(th, SCRAPE_JOIN_MS);
     scrape_release(s);
 }
 
-int scrape_left_behind(void)
-{
-    return __atomic_load_n(&scrapes_left, __ATOMIC_RELAXED);
-}
 
 void scrape_ask(struct scrape *s)
 {

@@ -36,12 +36,8 @@ struct scrape *scrape_new(const char *url, const char *token, const char *data_d
                           const char *device, struct err *e);
 /* Ends the thread and joins it (one blocked in a transfer ends within its
  * timeout); one not ended SCRAPE_TIMEOUT_MS + 1.5 s later is left to free
- * itself and counted in scrape_left_behind(). */
+ * itself and counted as lingering (core/lingering.h). */
 void scrape_free(struct scrape *s);
-/* Scrape threads left running by scrape_free: while there are any, the
- * process must end with _exit (no exit handler may free what libcurl and
- * OpenSSL use under them). */
-int scrape_left_behind(void);
 
 /* Ask for a scrape now (nothing when one is still under way). */
 void scrape_ask(struct scrape *s);

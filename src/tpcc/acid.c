@@ -1309,8 +1309,7 @@ static int conn_txn(struct acid *a, const char *app, int prepare, struct db_conn
     args.app_name = app;
     if ((rc = db_connect(a->s->ops, &a->td, &args, out, e)) < 0)
         return rc;
-    if ((rc = db_set_isolation(*out, a->s->isolation, txn_isolation_stmt(a->s->isolation), e)) <
-            0 ||
+    if ((rc = db_set_isolation(*out, a->s->level, txn_isolation_stmt(a->s->level), e)) < 0 ||
         (prepare && (rc = txn_prepare(*out, a->s->mode, e)) < 0) ||
         (rc = db_end_reads(*out, e)) < 0)
         return rc;
@@ -1328,6 +1327,17 @@ static int acid_open(struct acid *a, struct err *e)
     args.app_name = "tpccbench acid (reads)";
     if ((rc = db_connect(a->s->ops, &a->ad, &args, &a->cv, e)) < 0)
         return rc;
+    /* The level, as a run picks it: the one set, else read committed where
+     * the DBMS offers it, else the weakest it offers above. */
+    {
+        const char *name = a->s->isolation;
+        a->s->level_why[0] = '\0';
+        if (!a->s->isolation_set &&
+            (rc = db_isolation_default(&a->cv->caps, a->cv->server_name, &name, a->s->level_why,
+                                       ACID_LEVEL_LEN, e)) < 0)
+            return rc;
+        snprintf(a->s->level, ACID_LEVEL_LEN, "%s", name);
+    }
     if ((rc = conn_txn(a, "tpccbench acid (T3)", 0, &a->c3, e)) < 0 ||
         (rc = conn_txn(a, "tpccbench acid (T1)", 1, &a->c1, e)) < 0 ||
         (rc = conn_txn(a, "tpccbench acid (T2)", 1, &a->c2, e)) < 0 ||

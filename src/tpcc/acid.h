@@ -39,12 +39,18 @@ struct acid_result {
     char values[768];   /* the values it compared */
 };
 
+/* Size of acid_setup.level and level_why. */
+#define ACID_LEVEL_LEN 200
+
 /* What the tests run against. */
 struct acid_setup {
     const struct db_ops *ops;
     const struct db_connect_args *args;
     const char *dialect;   /* "postgresql", "mysql", "ansi" */
     const char *isolation; /* run.isolation */
+    int isolation_set;     /* run.isolation was given; else the DBMS's pick (db_isolation_default) */
+    char *level;           /* out (ACID_LEVEL_LEN): the level the tests ran at */
+    char *level_why;       /* out (ACID_LEVEL_LEN): why, when picked; "" when given */
     int mode;              /* enum run_mode, resolved (not auto) */
     int warehouses;
     uint64_t seed;         /* the random warehouses, customers, items */
