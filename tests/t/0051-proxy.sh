@@ -1,10 +1,12 @@
 #!/bin/sh
 # 0051-proxy.sh - `tpccbench proxy --listen A --to B --delay D [--jitter J]`:
-#  - the round trip it adds, measured with `tpccbench netbench` (median of 50
-#    round trips through the proxy minus the median of 50 without it), is
-#    2 x D within +-10 % or +-250 us, at 1 ms and 3.25 ms (best of up to 3
-#    attempts: a loaded machine wakes late); 0.15 ms and 0.3 ms are measured
-#    and printed, not asserted;
+#  - the round trip it adds, measured with `tpccbench netbench` (the least
+#    of 50 round trips through the proxy minus the least of 50 without it:
+#    a loaded machine wakes late, and lateness only ever adds, so the least
+#    is what the proxy adds; a median took 0051 off under ASan beside an
+#    image build), is 2 x D within +-10 % or +-250 us, at 1 ms and 3.25 ms
+#    (up to 3 attempts); 0.15 ms and 0.3 ms are measured and printed, not
+#    asserted;
 #  - every byte goes through, both ways, with jitter and with 20 connections at
 #    once, and every connection ends cleanly (the stop line counts them);
 #  - a server that refuses: the client is reset and the proxy says why;
@@ -30,9 +32,9 @@ stop() {
     stop_rc=$?
 }
 
-# p50 FILE: the median round trip (ms) of a netbench --json record.
-p50() {
-    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rtt_ms']['p50'])" "$1" 2>/dev/null
+# rtt_min FILE: the least round trip (ms) of a netbench --json record.
+rtt_min() {
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['rtt_ms']['min'])" "$1" 2>/dev/null
 }
 
 # ---------------------------------------------------------------------------
@@ -42,7 +44,7 @@ bg_listen srv "$bin" netbench server 127.0.0.1 0 0 0 0 || bail_out "netbench ser
 srv_pid=$bg_pid
 srv_port=$bg_port
 
-# accuracy D_MS: median of 50 through a proxy at D vs median of 50 direct.
+# accuracy D_MS: the least of 50 through a proxy at D vs the least of 50 direct.
 # When $assert is 1 the added round trip must be 2 x D +- max(10 %, 250 us);
 # other programs on a busy machine delay wake-ups, so a miss is measured
 # again, up to 3 attempts (each printed), and the best one counts.
@@ -75,10 +77,10 @@ d, direct, via = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 added, want = via - direct, 2 * d
 tol = max(0.10 * want, 0.25)
 print('%s %.3f %.3f %.3f %.3f %.3f' % ('ok' if abs(added - want) <= tol else 'off', added, want, tol, direct, via))
-" "$_d" "$(p50 "$tmp/direct.out")" "$(p50 "$tmp/via.out")")
+" "$_d" "$(rtt_min "$tmp/direct.out")" "$(rtt_min "$tmp/via.out")")
         set -- $_v
         _res=$1
-        _desc="delay ${_d} ms: added round trip $2 ms, target $3 +- $4 ms (median of 50: direct $5, via proxy $6 ms)"
+        _desc="delay ${_d} ms: added round trip $2 ms, target $3 +- $4 ms (least of 50: direct $5, via proxy $6 ms)"
         _tries="$_tries${_tries:+; }attempt $_try: added $2 ms"
         [ "$assert" = 1 ] || break
     done
