@@ -83,7 +83,14 @@ schema: {warehouses: 2}
 results: {dir: "$tmp/results"}
 EOF
 bg_start mstart "$bin" load -c "$mcfg" --label mstart
-sleep 0.5
+# The moment the test names: the record is written (its first run.json, just
+# before the private server starts), so the handlers are in place; a sleep of
+# 0.5 s was before that under ASan on a loaded machine (exit 143, no record).
+i=0
+while [ ! -f "$(rec mstart)/run.json" ] && alive "$bgpid" && [ $i -lt 1200 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
 signal_and_wait mstart TERM 143 120
 status_is mstart interrupted
 server_gone "$tmp/pgdata"
