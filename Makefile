@@ -45,8 +45,9 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HELPER_SRC := $(sort $(wildcard tests/helper/*.c))
 HELPER_BIN := $(HELPER_SRC:tests/helper/%.c=$(B)/tests/helper/%)
 # tpccbench-lazyfs (below) and libfuse3, when libfuse3-dev is installed.
-FUSE_CFLAGS := $(shell pkg-config --cflags fuse3 2>/dev/null)
-FUSE_LIBS   := $(shell pkg-config --libs fuse3 2>/dev/null)
+# Without pkg-config (a fresh Debian before deps-test), libfuse3-dev's own paths.
+FUSE_CFLAGS := $(or $(shell pkg-config --cflags fuse3 2>/dev/null),$(if $(wildcard /usr/include/fuse3/fuse.h),-I/usr/include/fuse3 -D_FILE_OFFSET_BITS=64))
+FUSE_LIBS   := $(or $(shell pkg-config --libs fuse3 2>/dev/null),$(if $(wildcard /usr/include/fuse3/fuse.h),-lfuse3 -lpthread))
 LAZYFS_BIN  := $(if $(SANITIZE),$(B)/,)tpccbench-lazyfs
 
 .PHONY: all deps deps-test deps-demo deps-image image test unit-test integration-test demo clean help bench-load format fuzz \

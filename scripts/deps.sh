@@ -22,7 +22,7 @@ what=${1:-build}
 pkgs="gcc make libasan8 libubsan1 liblsan0 libtsan2 libpq-dev libyaml-dev libjansson-dev unixodbc-dev libmicrohttpd-dev libcurl4-openssl-dev"
 case "$what" in
     build) ;;
-    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb libsqliteodbc sqlite3 mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus prometheus-node-exporter openssl iproute2 libfuse3-dev fuse3" ;;
+    test) pkgs="$pkgs libcmocka-dev perl postgresql postgresql-client procps unixodbc odbc-postgresql odbc-mariadb libsqliteodbc sqlite3 mariadb-server mariadb-client chromium mandoc groff-base pgbouncer prometheus prometheus-node-exporter openssl iproute2 libfuse3-dev fuse3 pkg-config" ;;
     demo) pkgs="$pkgs postgresql postgresql-client" ;;
     fuzz) pkgs="$pkgs clang libclang-rt-dev" ;; # libclang-rt-dev: the libFuzzer runtime
     image) pkgs="podman debootstrap" ;;          # the build runs inside the image
