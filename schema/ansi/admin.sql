@@ -22,6 +22,7 @@
 -- absent: metrics_checkpoints: standard SQL has no view of server statistics
 -- absent: metrics_sessions: standard SQL has no view of server statistics
 -- absent: metrics_waits: standard SQL has no view of what a session waits for
+-- absent: metrics_events: standard SQL has no view of checkpoints or autovacuum
 
 -- name: cond1
 SELECT 'w_id=' || CAST(w.w_id AS VARCHAR(11)) || ': w_ytd=' || CAST(w.w_ytd AS VARCHAR(20))

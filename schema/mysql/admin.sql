@@ -8,6 +8,7 @@
 -- What this dialect cannot ask is absent, for the reason on its line:
 -- absent: schema_tables: the ODBC driver asks the catalog (SQLTables) which tables exist
 -- absent: metrics_waits: not yet: MariaDB's waits (performance_schema's current waits, whose consumers are off by default, and INNODB_TRX rows in LOCK WAIT) are not sampled yet
+-- absent: metrics_events: not yet: MariaDB has no checkpoint or autovacuum events of this kind sampled
 -- absent: metrics_checkpoints: InnoDB counts no checkpoints (it checkpoints continuously; the redo log's bytes are db_wal_bytes_per_s)
 
 -- name: cond1

@@ -343,10 +343,31 @@ CROSS JOIN LATERAL (VALUES ('sessions_active', s.active::float8),
 -- sample: our backends ($1, their pids as '{1,2,3}') inside a transaction,
 -- and the server's background processes doing something (an Activity wait
 -- is a process idle in its main loop).  pid, backend_type, state, wait
--- event type and name, the transaction's start (us since the epoch), and
--- the statement's text, which names its transaction type.
+-- event type and name, the transaction's start (us since the epoch), the
+-- statement's text, which names its transaction type (an autovacuum
+-- worker's, the table it works on), and whether the process is in this
+-- database (an autovacuum of another database's tables is not ours).
 SELECT pid, backend_type, state, wait_event_type, wait_event,
-       (extract(epoch FROM xact_start) * 1000000)::bigint, query
+       (extract(epoch FROM xact_start) * 1000000)::bigint, query,
+       (datname = current_database())::int
 FROM pg_stat_activity
 WHERE (pid = ANY ($1::int[]) AND state <> 'idle')
    OR (backend_type <> 'client backend' AND wait_event_type IS DISTINCT FROM 'Activity');
+
+-- name: metrics_events
+-- The run's events (run/msrc_waits.c), read once a second on the wait
+-- sampler's connection: the latest checkpoint's start as the control file
+-- keeps it (it changes when a checkpoint completes: PostgreSQL 15 has no
+-- counter of a checkpoint's start), and per table of the schema its
+-- autovacuum and autoanalyze count and the latest one's end; each row with
+-- the server's clock now, to put its times on the driver's.
+SELECT 'checkpoint', '', 0::bigint, extract(epoch FROM checkpoint_time)::float8,
+       extract(epoch FROM clock_timestamp())::float8
+FROM pg_control_checkpoint()
+UNION ALL
+SELECT 'autovacuum', relname, autovacuum_count + autoanalyze_count,
+       extract(epoch FROM greatest(last_autovacuum, last_autoanalyze))::float8,
+       extract(epoch FROM clock_timestamp())::float8
+FROM pg_stat_user_tables
+WHERE relname IN ('warehouse', 'district', 'customer', 'history', 'new_order', 'orders',
+                  'order_line', 'item', 'stock');

@@ -180,6 +180,11 @@ static json_t *metrics_end(struct metrics *m, struct runrec *rec)
         runrec_set(rec, "waits", json_incref(json_object_get(mj, "waits")));
         json_object_del(mj, "waits");
     }
+    /* ... and the checkpoints and autovacuums it saw (the report's marks). */
+    if (json_object_get(mj, "events")) {
+        runrec_set(rec, "events", json_incref(json_object_get(mj, "events")));
+        json_object_del(mj, "events");
+    }
     runrec_set(rec, "metrics", mj);
     return mj;
 }

@@ -587,6 +587,36 @@ static json_t *validity_json(const struct figures *f)
     return val;
 }
 
+/* New-Order's latency bands per second (run.json "new_order_heatmap", the
+ * report's heatmap); nothing when no second has any (a merged record). */
+static void heatmap_json(json_t *run, const struct run_result *r)
+{
+    static const double upper_ms[SERIES_HEAT_N - 1] = SERIES_HEAT_UPPER_MS;
+    json_t *up = json_array(), *sec = json_array(), *counts = json_array();
+    uint64_t any = 0;
+
+    for (int k = 0; k < SERIES_HEAT_N; k++)
+        json_array_append_new(up, k < SERIES_HEAT_N - 1 ? json_real(upper_ms[k]) : json_null());
+    for (int i = 0; i < r->n_series; i++) {
+        json_t *c = json_array();
+        for (int k = 0; k < SERIES_HEAT_N; k++) {
+            json_array_append_new(c, json_integer(r->series[i].no_heat[k]));
+            any += r->series[i].no_heat[k];
+        }
+        json_array_append_new(sec, json_integer(r->series[i].second));
+        json_array_append_new(counts, c);
+    }
+    if (any)
+        json_object_set_new(run, "new_order_heatmap",
+                            json_pack("{s:o, s:o, s:o}", "upper_ms", up, "second", sec, "counts",
+                                      counts));
+    else {
+        json_decref(up);
+        json_decref(sec);
+        json_decref(counts);
+    }
+}
+
 /* The stalls (from_s, to_s, seconds) into run. */
 static void stalls_json(json_t *run, const struct figures *f)
 {
@@ -686,6 +716,7 @@ json_t *figures_json(const struct config *cfg, const struct run_result *r, const
     json_object_set_new(run, "cancel_unanswered", json_boolean(r->cancel_unanswered));
     json_object_set_new(run, "terminals", terminals_json(cfg, r, f));
     stalls_json(run, f);
+    heatmap_json(run, r);
     json_object_set_new(run, "statements", json_string(run_statements_name(cfg->run.statements)));
     json_object_set_new(run, "pooler", pooler_json(cfg, r));
     return run;

@@ -66,6 +66,7 @@ struct metrics {
     int ncol;
     int sample_col; /* metrics_cpu_ms, filled here after each sample, or -1 */
     char phase;     /* the row being sampled (msrc_phase), 0 for the baseline */
+    int second;     /* ... and its second (msrc_second), 0 for the baseline */
     uint64_t t_prev_us;
     int started;
     struct mrow *rows;
@@ -155,6 +156,11 @@ void msrc_label_safe(char *out, size_t len, const char *in)
 char msrc_phase(const struct metrics *m)
 {
     return m->phase;
+}
+
+int msrc_second(const struct metrics *m)
+{
+    return m->second;
 }
 
 void metrics_backends(struct metrics *m, const int64_t *pids, int n)
@@ -274,6 +280,7 @@ static void add_row(struct metrics *m, int second, char phase, uint64_t wait_us)
     }
     v = &m->vals[(size_t)m->nrow * (size_t)m->ncol];
     m->phase = phase;
+    m->second = second;
     threads_ms = sample(m, v, interval, wait_us);
     m->rows[m->nrow].second = second;
     m->rows[m->nrow].phase = phase;

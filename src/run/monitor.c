@@ -271,6 +271,23 @@ void monitor_pause_all(struct shared *sh, int nvu_running, uint64_t wait_us)
 }
 
 
+/* This second's New-Orders by latency band (series.h), from its histogram. */
+static void series_heat(struct series_row *row, const struct hist *h)
+{
+    static const double upper_ms[SERIES_HEAT_N - 1] = SERIES_HEAT_UPPER_MS;
+    int k = 0;
+
+    if (!h->n_samples)
+        return;
+    for (int b = hist_bucket_of(h->min_us); b <= hist_bucket_of(h->max_us); b++) {
+        if (!h->counts[b])
+            continue;
+        while (k < SERIES_HEAT_N - 1 && (double)hist_bucket_low(b) >= upper_ms[k] * 1000)
+            k++;
+        row->no_heat[k] += (uint32_t)h->counts[b];
+    }
+}
+
 void monitor_series_add(struct run_result *r, struct monitor *m, int second, char phase,
                        int in_tx, int down, double interval_s)
 {
@@ -303,6 +320,7 @@ void monitor_series_add(struct run_result *r, struct monitor *m, int second, cha
     row->no_p90_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 90) / 1000.0;
     row->no_p99_ms = (double)hist_percentile(&m->delta.tx[TX_NEW_ORDER].lat, 99) / 1000.0;
     row->all_p99_ms = (double)hist_percentile(&m->all, 99) / 1000.0;
+    series_heat(row, &m->delta.tx[TX_NEW_ORDER].lat);
     row->errors = stats_errors(&m->delta);
     row->vus_in_tx = in_tx;
     row->vus_down = down;

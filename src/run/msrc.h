@@ -116,6 +116,8 @@ int mcol_total(const struct metrics *m, const char *name, double *sum);
 
 /* The phase of the row being sampled ('r', 'm', 's', 'l'), 0 for the baseline. */
 char msrc_phase(const struct metrics *m);
+/* ... and its second (series.csv's "second"), 0 for the baseline. */
+int msrc_second(const struct metrics *m);
 
 /* A label value: only [A-Za-z0-9_.:@-], anything else becomes '_'. */
 void msrc_label_safe(char *out, size_t len, const char *in);

@@ -16,7 +16,11 @@
  * one more server session.  The thread hands what it saw over under a lock
  * once a sample (never on the transactions' path); the sampler takes it
  * each second into the per-class columns (mean sessions of ours in each
- * class) and the run's totals (run.json "waits", the summary).  Its cost
+ * class), the same per type for run.json's waits.per_second (the report's
+ * chart), and the run's totals (run.json "waits", the summary).  The
+ * thread also follows the checkpointer's and autovacuum workers' rows and,
+ * once a second, metrics_events' counters, into run.json "events"
+ * (run/events.h).  Its cost
  * is measured: the thread's CPU, and the server process's where the
  * server is on this host (/proc).  Nothing here prints but the summary.
  */
@@ -34,11 +38,12 @@
 #include "core/clock.h"
 #include "core/lingering.h"
 #include "db/dialect.h"
+#include "run/events.h"
 #include "run/waits.h"
 #include "tpcc/txn.h"
 
-enum { WQ_WAITS, WQ_SELF, WQ_N };
-static const char *const wq_names[WQ_N] = { "?metrics_waits", "?backend_id" };
+enum { WQ_WAITS, WQ_SELF, WQ_EVENTS, WQ_N };
+static const char *const wq_names[WQ_N] = { "?metrics_waits", "?backend_id", "?metrics_events" };
 
 #define ROWS_MAX 512 /* rows of one sample kept (ours and background) */
 
@@ -48,7 +53,13 @@ struct wrow {
     int type;     /* ours: enum tx_type, -1 unattributed */
     char name[40]; /* background: its backend_type */
     char key[WAIT_KEY];
+    int ev;          /* background: EV_CHECKPOINTER, EV_AUTOVACUUM (of our table), else 0 */
+    int pid;
+    char table[40];  /* EV_AUTOVACUUM: the table and what it does */
+    char what[40];
 };
+enum { EV_CHECKPOINTER = 1, EV_AUTOVACUUM };
+#define EV_POLLS_MAX 16 /* rows of one poll of the events' counters */
 
 /*
  * What the source and its thread share, freed by the last of the two
@@ -70,6 +81,20 @@ struct wshared {
     char pids[64 * 1024]; /* '{1,2,3}' */
     uint64_t period_us;
     struct wrow rows[ROWS_MAX];
+    int ev_on;          /* the events' counters are polled (metrics_events prepared) */
+    uint64_t ev_next_us; /* the next poll */
+    /* Under lock: the run's events (run/events.h), why they are incomplete. */
+    struct run_events ev;
+    char ev_note[300];
+};
+
+/* One second of samples (run.json waits.per_second, the report's chart). */
+struct wsec {
+    int second;
+    uint64_t t0_us; /* when its row was sampled (events_second) */
+    uint64_t rounds;
+    uint32_t cls[WC_N];
+    uint32_t tcls[TX_NTYPES][WC_N];
 };
 
 /* The source's state (msrc.priv). */
@@ -92,6 +117,8 @@ struct mwaits {
     struct wait_agg all, meas; /* every row's, the measured rows' */
     double meas_cpu_ms, meas_srv_ms, meas_query_ms, meas_s;
     int srv_known;
+    struct wsec *secs; /* every row's but the baseline */
+    int nsec, capsec;
 };
 
 /* A process's CPU so far (user + system), ms, from /proc; -1 unknown. */
@@ -169,6 +196,12 @@ static int sample_rows(struct wshared *w, struct err *e)
             else
                 snprintf(r->key, sizeof(r->key), "CPU");
             snprintf(r->name, sizeof(r->name), "%.39s", btype);
+            r->ev = strcmp(btype, "checkpointer") == 0 ? EV_CHECKPOINTER : 0;
+            if (strcmp(btype, "autovacuum worker") == 0 && db_col_int(w->c, 7) == 1 &&
+                events_autovacuum_query(col_str(w->c, 6, query, sizeof(query)), r->table,
+                                        sizeof(r->table), r->what, sizeof(r->what)) == 0)
+                r->ev = EV_AUTOVACUUM;
+            r->pid = pid;
         } else if (wait_event_key(state, wtype, wevent, r->key, sizeof(r->key)) < 0) {
             continue;
         } else {
@@ -199,6 +232,69 @@ static int ws_wait(struct wshared *w, uint64_t *next)
     return w->stop;
 }
 
+/* One sample's background rows into the events (w->lock held). */
+static void ev_track(struct wshared *w, int n, uint64_t t_us)
+{
+    for (int i = 0; i < n; i++) {
+        const struct wrow *r = &w->rows[i];
+        if (r->bg && r->ev == EV_CHECKPOINTER)
+            events_seen_checkpointer(&w->ev, t_us);
+        else if (r->bg && r->ev == EV_AUTOVACUUM)
+            events_seen_autovacuum(&w->ev, r->pid, r->table, r->what, t_us);
+    }
+    events_sample_end(&w->ev);
+}
+
+/* The events' counters, once a second (metrics_events); a failure stops
+ * the polls and says why. */
+static void ev_poll(struct wshared *w)
+{
+    struct {
+        char kind[16], name[40];
+        long long n;
+        double t, now;
+    } row[EV_POLLS_MAX];
+    char buf[64];
+    int nr = 0, rc;
+    uint64_t t0 = clock_us(), t_us;
+    struct err e;
+
+    err_clear(&e);
+    if ((rc = db_exec(w->c, WQ_EVENTS, NULL, 0, &e)) == 0) {
+        while (db_next(w->c) == 1) {
+            if (nr == EV_POLLS_MAX)
+                continue;
+            col_str(w->c, 0, row[nr].kind, sizeof(row[nr].kind));
+            col_str(w->c, 1, row[nr].name, sizeof(row[nr].name));
+            row[nr].n = db_col_isnull(w->c, 2) ? 0 : (long long)db_col_int(w->c, 2);
+            row[nr].t = db_col_isnull(w->c, 3) ? NAN : strtod(col_str(w->c, 3, buf, sizeof(buf)), NULL);
+            row[nr].now = strtod(col_str(w->c, 4, buf, sizeof(buf)), NULL);
+            nr++;
+        }
+        rc = db_end_reads(w->c, &e);
+    }
+    /* The server read its clock about halfway through the round trip. */
+    t_us = t0 + (clock_us() - t0) / 2;
+    pthread_mutex_lock(&w->lock);
+    if (rc < 0) {
+        snprintf(w->ev_note, sizeof(w->ev_note),
+                 "the events' statement (metrics_events) failed, checkpoints and autovacuums "
+                 "are not counted from then on: %.160s",
+                 e.msg);
+        w->ev_on = 0;
+    }
+    for (int i = 0; rc == 0 && i < nr; i++) {
+        if (strcmp(row[i].kind, "checkpoint") == 0)
+            events_poll_checkpoint(&w->ev, row[i].t, row[i].now, t_us);
+        else if (strcmp(row[i].kind, "autovacuum") == 0)
+            events_poll_autovacuum(&w->ev, row[i].name, row[i].n, row[i].t, row[i].now, t_us);
+    }
+    if (rc == 0)
+        events_poll_end(&w->ev, t_us);
+    pthread_mutex_unlock(&w->lock);
+    w->ev_next_us = t0 + 1000000;
+}
+
 static void *ws_main(void *arg)
 {
     struct wshared *w = arg;
@@ -225,8 +321,14 @@ static void *ws_main(void *arg)
             else
                 wait_agg_add(&w->pending, w->rows[i].type, w->rows[i].key);
         }
+        ev_track(w, n, t0);
         w->pending.rounds++;
         w->query_ms += (double)(clock_us() - t0) / 1e3;
+        if (w->ev_on && clock_us() >= w->ev_next_us) {
+            pthread_mutex_unlock(&w->lock);
+            ev_poll(w);
+            pthread_mutex_lock(&w->lock);
+        }
         w->cpu_ms += msrc_thread_cpu_ms() - cpu0;
         if (ws_wait(w, &next))
             break;
@@ -353,6 +455,14 @@ static void waits_backends(struct msrc *src, const int64_t *pids, int n)
         free(w);
         return;
     }
+    if (!w->d.sql[WQ_EVENTS])
+        snprintf(w->ev_note, sizeof(w->ev_note), "the %s dialect: %s", m->dialect,
+                 w->d.absent[WQ_EVENTS]);
+    else if (db_prepare(w->c, WQ_EVENTS, &e) < 0)
+        snprintf(w->ev_note, sizeof(w->ev_note),
+                 "the events' statement (metrics_events) was refused: %.200s", e.msg);
+    else
+        w->ev_on = 1;
     if (w->d.sql[WQ_SELF]) {
         int64_t self = 0;
         if (db_query_int(w->c, w->d.sql[WQ_SELF], &self, &e) == 0)
@@ -375,6 +485,30 @@ static void waits_backends(struct msrc *src, const int64_t *pids, int n)
     m->why[0] = '\0';
 }
 
+/* This second's samples by class, all and per type, kept for run.json. */
+static void sec_add(struct mwaits *m, uint64_t t0_us, int second)
+{
+    struct wsec *x;
+
+    if (m->nsec == m->capsec) {
+        int cap = m->capsec ? m->capsec * 2 : 256;
+        struct wsec *n = realloc(m->secs, (size_t)cap * sizeof(*n));
+        if (!n)
+            return;
+        m->secs = n;
+        m->capsec = cap;
+    }
+    x = &m->secs[m->nsec++];
+    x->second = second;
+    x->t0_us = t0_us;
+    x->rounds = m->cur.rounds;
+    for (int c = 0; c < WC_N; c++) {
+        x->cls[c] = (uint32_t)m->cur.cls[c];
+        for (int t = 0; t < TX_NTYPES; t++)
+            x->tcls[t][c] = (uint32_t)m->cur.tcls[t][c];
+    }
+}
+
 /* This second's samples: taken from the thread, added to the run's totals. */
 static double waits_read(struct msrc *src, uint64_t t0_us, uint64_t wait_us, double interval_s)
 {
@@ -382,7 +516,6 @@ static double waits_read(struct msrc *src, uint64_t t0_us, uint64_t wait_us, dou
     struct wshared *w = m->w;
     double cpu = 0, q = 0, srv = -1;
 
-    (void)t0_us;
     (void)wait_us;
     memset(&m->cur, 0, sizeof(m->cur));
     if (!w)
@@ -404,6 +537,8 @@ static double waits_read(struct msrc *src, uint64_t t0_us, uint64_t wait_us, dou
         m->srv_known = 0;
     }
     wait_agg_merge(&m->all, &m->cur);
+    if (msrc_phase(src->m))
+        sec_add(m, t0_us, msrc_second(src->m));
     if (msrc_phase(src->m) == 'm') {
         wait_agg_merge(&m->meas, &m->cur);
         m->meas_cpu_ms += cpu;
@@ -436,12 +571,84 @@ static const struct wait_agg *waits_sum(const struct mwaits *m)
     return m->meas.rounds ? &m->meas : &m->all;
 }
 
+/* Mean sessions of each class in one second, from n samples. */
+static json_t *sec_classes(const uint32_t *cls, uint64_t rounds)
+{
+    json_t *a = json_array();
+
+    for (int c = 0; c < WC_N; c++)
+        json_array_append_new(a, json_real(round((double)cls[c] / (double)rounds * 1000) / 1000));
+    return a;
+}
+
+/*
+ * run.json waits.per_second: each row's second (series.csv's), its samples,
+ * and the mean sessions of each class (all of ours, then per type); a
+ * second without samples has nulls.
+ */
+static json_t *per_second_json(const struct mwaits *m)
+{
+    json_t *cls = json_array(), *sec = json_array(), *rounds = json_array(), *all = json_array();
+    json_t *bt = json_object(), *o;
+
+    for (int c = 0; c < WC_N; c++)
+        json_array_append_new(cls, json_string(wait_class_names[c]));
+    for (int t = 0; t < TX_NTYPES; t++)
+        json_object_set_new(bt, tx_name((enum tx_type)t), json_array());
+    for (int i = 0; i < m->nsec; i++) {
+        const struct wsec *x = &m->secs[i];
+        json_array_append_new(sec, json_integer(x->second));
+        json_array_append_new(rounds, json_integer((json_int_t)x->rounds));
+        json_array_append_new(all, x->rounds ? sec_classes(x->cls, x->rounds) : json_null());
+        for (int t = 0; t < TX_NTYPES; t++)
+            json_array_append_new(json_object_get(bt, tx_name((enum tx_type)t)),
+                                  x->rounds ? sec_classes(x->tcls[t], x->rounds) : json_null());
+    }
+    o = json_pack("{s:o, s:o, s:o, s:o, s:o}", "classes", cls, "second", sec, "samples", rounds,
+                  "all", all, "by_type", bt);
+    return o;
+}
+
+/* run.json "events" (moved to the record's top by the run): the
+ * checkpoints and autovacuums seen, on series.csv's seconds. */
+static void events_out(const struct mwaits *m, json_t *o)
+{
+    uint64_t *tu = m->nsec ? calloc((size_t)m->nsec, sizeof(*tu)) : NULL;
+    int *ts = m->nsec ? calloc((size_t)m->nsec, sizeof(*ts)) : NULL;
+    json_t *ev;
+
+    if (!m->w) {
+        json_object_set_new(o, "events", json_pack("{s:b, s:s}", "available", 0, "why",
+                                                   m->why[0] ? m->why : "no wait sampler"));
+        free(tu);
+        free(ts);
+        return;
+    }
+    for (int i = 0; tu && ts && i < m->nsec; i++) {
+        tu[i] = m->secs[i].t0_us;
+        ts[i] = m->secs[i].second;
+    }
+    pthread_mutex_lock(&m->w->lock);
+    ev = json_pack("{s:b, s:i, s:o}", "available", 1, "sampled_at_hz", m->hz, "list",
+                   events_json(&m->w->ev, tu, ts, tu && ts ? m->nsec : 0,
+                               m->nsec ? m->secs[m->nsec - 1].t0_us : clock_us()));
+    if (m->w->ev_note[0])
+        json_object_set_new(ev, "note", json_string(m->w->ev_note));
+    if (m->w->ev.dropped)
+        json_object_set_new(ev, "dropped", json_integer((json_int_t)m->w->ev.dropped));
+    pthread_mutex_unlock(&m->w->lock);
+    json_object_set_new(o, "events", ev);
+    free(tu);
+    free(ts);
+}
+
 static void waits_json(const struct msrc *src, json_t *o)
 {
     const struct mwaits *m = src->priv;
     const struct wait_agg *a = waits_sum(m);
     json_t *w, *cost;
 
+    events_out(m, o);
     if (!a->rounds) {
         json_object_set_new(o, "waits",
                             json_pack("{s:i, s:b, s:s}", "rate_hz", m->hz, "available", 0, "why",
@@ -466,6 +673,7 @@ static void waits_json(const struct msrc *src, json_t *o)
                   wait_agg_by_type(a), "background", wait_agg_background(a));
     if (m->why[0])
         json_object_set_new(w, "note", json_string(m->why));
+    json_object_set_new(w, "per_second", per_second_json(m));
     json_object_set_new(o, "waits", w);
 }
 
@@ -516,6 +724,7 @@ static void waits_release(struct msrc *src)
         lingering_join(m->th, WS_JOIN_MS);
         ws_release(m->w);
     }
+    free(m->secs);
     free(m);
     src->priv = NULL;
 }

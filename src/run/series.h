@@ -11,6 +11,11 @@
 
 #include "core/config.h"
 
+/* New-Order's latency bands of a second (the report's heatmap): the upper
+ * bound of each in ms, the last band open above. */
+#define SERIES_HEAT_N 14
+#define SERIES_HEAT_UPPER_MS { 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000 }
+
 struct series_row {
     int second;                 /* since the start of ramp-up */
     char phase;                 /* 'r' ramp-up/warm-up, 'm' measured, 's' stopping */
@@ -23,6 +28,7 @@ struct series_row {
     int vus_in_tx;              /* VUs inside a transaction at the sample */
     int vus_down;               /* VUs and delivery workers without a connection */
     uint64_t lost;              /* connections VUs found lost in this second */
+    uint32_t no_heat[SERIES_HEAT_N]; /* New-Orders completed in this second by latency band */
 };
 
 #endif

@@ -141,13 +141,14 @@ int wait_attr(struct wait_pids *w, int pid, int64_t xact_us, int stmt_type)
 
 void wait_agg_add(struct wait_agg *a, int type, const char *key)
 {
-    int i = 0;
+    int i = 0, cls = wait_key_class(key);
 
-    a->cls[wait_key_class(key)]++;
+    a->cls[cls]++;
     if (type < 0 || type >= TX_NTYPES) {
         a->unattributed++;
         return;
     }
+    a->tcls[type][cls]++;
     while (i < a->nev && strcmp(a->ev[i], key) != 0)
         i++;
     if (i == a->nev) {
@@ -217,8 +218,11 @@ void wait_agg_merge(struct wait_agg *dst, const struct wait_agg *src)
     dst->rounds += src->rounds;
     dst->unattributed += src->unattributed;
     dst->dropped += src->dropped;
-    for (int c = 0; c < WC_N; c++)
+    for (int c = 0; c < WC_N; c++) {
         dst->cls[c] += src->cls[c];
+        for (int t = 0; t < TX_NTYPES; t++)
+            dst->tcls[t][c] += src->tcls[t][c];
+    }
 }
 
 int wait_agg_top(const struct wait_agg *a, int type, int *out, int k)

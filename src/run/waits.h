@@ -45,6 +45,7 @@ struct wait_agg {
     uint64_t unattributed; /* our backends' samples in a statement of no known type */
     uint64_t dropped;      /* samples of an event beyond the table (none expected) */
     uint64_t cls[WC_N];    /* our backends' samples by class (the columns) */
+    uint64_t tcls[TX_NTYPES][WC_N]; /* attributed samples by type and class (the report's) */
 };
 
 /* The key of a session's sample into out, and its class; -1: not a sample
