@@ -1,8 +1,10 @@
 /*
  * report.c - the HTML report of a comparison (see report.h): a string
- * builder, HTML escaping, a series.csv reader and four kinds of inline SVG
- * chart (horizontal bars, lines over time, latency percentiles on a log
- * scale).  Builds text only: it must not print, exit or reach the network.
+ * builder, HTML escaping, a series.csv reader and the inline SVG charts
+ * (horizontal bars, lines over time, latency percentiles on a log scale,
+ * and each run second by second: its throughput with the server's events
+ * over it, its waits stacked by class, New-Order's latency heatmap).
+ * Builds text only: it must not print, exit or reach the network.
  */
 #include "results/report.h"
 
@@ -235,6 +237,8 @@ int report_series_parse(const char *text, const char *name, struct report_series
             s->notpm = nn;
             cap = ncap;
         }
+        if (s->n == 0)
+            s->sec0 = (int)strtol(g[c_sec], NULL, 10);
         s->x[s->n] = s->n + 1;
         s->tps[s->n] = tps;
         s->notpm[s->n] = no * 60.0;
@@ -1008,6 +1012,388 @@ static void fingerprint_section(struct sbuf *b, const struct cmp *c)
 }
 
 /* ------------------------------------------------------------------ */
+/* Each run, second by second                                          */
+/* ------------------------------------------------------------------ */
+
+/* The panels' charts: width, margins, and the x of window second x. */
+#define PW 900
+#define PL 58
+#define PR 14
+#define PX(x, n) (PL + (double)(x) * (PW - PL - PR) / (n))
+
+/* The wait classes' colours, by the names run.json's per_second gives. */
+static const char *wclass_colour(const char *cls)
+{
+    static const struct {
+        const char *name, *colour;
+    } k[] = { { "cpu", "#16a34a" }, { "client", "#9ca3af" }, { "lock", "#dc2626" },
+              { "lwlock", "#f59e0b" }, { "io", "#2563eb" }, { "ipc", "#7c3aed" } };
+
+    for (size_t i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+        if (strcmp(cls, k[i].name) == 0)
+            return k[i].colour;
+    return "#78716c";
+}
+
+/* The number at a of index i, NAN when absent or not a number. */
+static double jnum(json_t *a, size_t i)
+{
+    json_t *v = json_array_get(a, i);
+
+    return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+/* A y grid of a panel chart (0 .. top) with its ticks. */
+static void panel_grid(struct sbuf *b, double top, int H, int t, int bt)
+{
+    double step = nice_step(top, 4);
+
+    for (double v = 0; v <= top * 1.0001; v += step) {
+        double y = H - bt - v * (H - t - bt) / top;
+        char tl[32];
+        tick_label(tl, sizeof(tl), v);
+        sb_printf(b,
+                  "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"/><text "
+                  "class=\"tick\" x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+                  PL, y, PW - PR, y, PL - 6, y + 4, tl);
+    }
+}
+
+/* The x axis of a panel chart: window seconds 0 .. n. */
+static void panel_xaxis(struct sbuf *b, int n, int H, int bt)
+{
+    double step = nice_step(n, 10);
+
+    if (step < 1)
+        step = 1;
+    for (double v = 0; v <= n * 1.0001; v += step)
+        sb_printf(b, "<text class=\"tick\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%g</text>",
+                  PX(v, n), H - bt + 14, v);
+    sb_printf(b, "<line class=\"axis\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n", PL, H - bt,
+              PW - PR, H - bt);
+}
+
+/* One mark over the throughput line: window seconds x0 .. x1 (clipped);
+ * 1 when drawn. */
+static int panel_mark(struct sbuf *b, const char *kind, double x0, double x1, int n, int y,
+                      int h, const char *title)
+{
+    double a, z;
+
+    if (isnan(x0) || isnan(x1) || x1 < 0 || x0 > n)
+        return 0;
+    a = x0 < 0 ? 0 : x0;
+    z = x1 > n ? n : x1;
+    sb_printf(b,
+              "<rect class=\"mark ev-%s\" data-kind=\"%s\" data-x0=\"%.2f\" data-x1=\"%.2f\" "
+              "x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>",
+              kind, kind, x0, x1, PX(a, n), y, PX(z, n) - PX(a, n) > 2 ? PX(z, n) - PX(a, n) : 2,
+              h);
+    sb_esc(b, title);
+    sb_put(b, "</title></rect>\n");
+    return 1;
+}
+
+/* The run's events, stalls and outages as marks; counts of each drawn into nk. */
+static void panel_marks(struct sbuf *b, json_t *doc, int sec0, int n, int H, int t, int bt,
+                        int nk[4])
+{
+    json_t *list = json_object_get(json_object_get(doc, "events"), "list");
+    json_t *run = json_object_get(doc, "run"), *v;
+    double off = sec0 - 1;
+    size_t i;
+    char tt[256];
+
+    json_array_foreach(list, i, v)
+    {
+        const char *kind = json_string_value(json_object_get(v, "kind"));
+        double s0;
+        json_t *endj = json_object_get(v, "end_s");
+        double s1 = json_is_number(endj) ? json_number_value(endj) : off + n;
+        int ck = kind && strcmp(kind, "checkpoint") == 0;
+        if (!kind || (!ck && strcmp(kind, "autovacuum") != 0))
+            continue;
+        s0 = json_is_number(json_object_get(v, "start_s"))
+                 ? json_number_value(json_object_get(v, "start_s"))
+                 : NAN;
+        if (ck)
+            snprintf(tt, sizeof(tt), "checkpoint, seconds %.1f to %s%.1f (start from %s, end from %s)",
+                     s0 - off, json_is_number(endj) ? "" : "past ", s1 - off,
+                     json_string_value(json_object_get(v, "start_from")),
+                     json_string_value(json_object_get(v, "end_from")));
+        else
+            snprintf(tt, sizeof(tt), "autovacuum: %s %s, seconds %.1f to %.1f (from %s)",
+                     json_string_value(json_object_get(v, "what")),
+                     json_string_value(json_object_get(v, "table")), s0 - off, s1 - off,
+                     json_string_value(json_object_get(v, "end_from")));
+        /* Checkpoints over the whole height; autovacuums a strip at the top. */
+        nk[ck ? 0 : 1] += ck ? panel_mark(b, "checkpoint", s0 - off, s1 - off, n, t, H - t - bt, tt)
+                             : panel_mark(b, "autovacuum", s0 - off, s1 - off, n,
+                                          t + 7 * (int)(nk[1] % 3), 6, tt);
+    }
+    json_array_foreach(json_object_get(run, "stalls"), i, v)
+    {
+        double a = json_number_value(json_object_get(v, "from_s")) - sec0,
+               z = json_number_value(json_object_get(v, "to_s")) - sec0 + 1;
+        snprintf(tt, sizeof(tt), "stall: nothing committed, seconds %.0f to %.0f", a + 1, z);
+        nk[2] += panel_mark(b, "stall", a, z, n, t, H - t - bt, tt);
+    }
+    json_array_foreach(json_object_get(json_object_get(run, "outage"), "windows"), i, v)
+    {
+        double a = json_number_value(json_object_get(v, "from_second")) - sec0,
+               z = json_number_value(json_object_get(v, "to_second")) - sec0 + 1;
+        snprintf(tt, sizeof(tt), "outage: connections down or only errors, seconds %.0f to %.0f",
+                 a + 1, z);
+        nk[3] += panel_mark(b, "outage", a, z, n, t, H - t - bt, tt);
+    }
+}
+
+/* The run's TPS per second with its checkpoints, autovacuums, stalls and outages over it. */
+static void panel_throughput(struct sbuf *b, int run, const struct report_series *s, json_t *doc)
+{
+    const int H = 220, t = 8, bt = 30;
+    static const char *const mk[4] = { "checkpoint", "autovacuum", "stall", "outage" };
+    int nk[4] = { 0 };
+    double max = 0, top;
+
+    for (int k = 0; k < s->n; k++)
+        if (s->tps[k] > max)
+            max = s->tps[k];
+    top = ceil((max > 0 ? max : 1) / nice_step(max > 0 ? max : 1, 4)) * nice_step(max > 0 ? max : 1, 4);
+    sb_printf(b,
+              "<svg class=\"chart\" data-chart=\"run%d-throughput\" data-series=\"1\" viewBox=\"0 "
+              "0 %d %d\" role=\"img\" aria-label=\"TPS per second with the server's events\">\n",
+              run, PW, H);
+    panel_grid(b, top, H, t, bt);
+    sb_put(b, "<g class=\"marks\">\n");
+    panel_marks(b, doc, s->sec0, s->n, H, t, bt, nk);
+    sb_put(b, "</g>\n");
+    panel_xaxis(b, s->n, H, bt);
+    sb_printf(b, "<path class=\"series line\" data-run=\"r%d\" stroke=\"#111827\" d=\"", run);
+    for (int k = 0; k < s->n; k++)
+        sb_printf(b, "%s%.1f %.1f", k ? "L" : "M", PX(s->x[k], s->n),
+                  H - bt - s->tps[k] * (H - t - bt) / top);
+    sb_put(b, "\"><title>TPS</title></path>\n");
+    sb_printf(b,
+              "<text class=\"axlab\" transform=\"translate(14 %d) rotate(-90)\" "
+              "text-anchor=\"middle\">TPS</text></svg>\n",
+              t + (H - t - bt) / 2);
+    sb_put(b, "<ul class=\"legend marks-legend\"><li><span class=\"sw\" "
+              "style=\"background:#111827\"></span>TPS</li>");
+    for (int k = 0; k < 4; k++)
+        sb_printf(b, "<li data-marks=\"%s\" data-n=\"%d\"><span class=\"sw ev-%s\"></span>%s "
+                     "(%d)</li>",
+                  mk[k], nk[k], mk[k], mk[k], nk[k]);
+    sb_put(b, "</ul>\n");
+}
+
+/* One group of the stacked waits: the classes of row key ("all", or a
+ * type under by_type) as areas; class "series" only for "all". */
+static void panel_wstack(struct sbuf *b, json_t *ps, const char *key, int sec0, int n, int H,
+                         int t, int bt)
+{
+    json_t *rows = strcmp(key, "all") == 0 ? json_object_get(ps, "all")
+                                           : json_object_get(json_object_get(ps, "by_type"), key);
+    json_t *secs = json_object_get(ps, "second"), *cls = json_object_get(ps, "classes");
+    size_t nr = json_array_size(rows), nc = json_array_size(cls);
+    double max = 0, top, *cum = calloc(nr + 1, sizeof(double)), *prev = calloc(nr + 1, sizeof(double));
+
+    for (size_t i = 0; i < nr; i++) {
+        double tot = 0;
+        for (size_t c = 0; c < nc; c++)
+            tot += isnan(jnum(json_array_get(rows, i), c)) ? 0 : jnum(json_array_get(rows, i), c);
+        if (tot > max)
+            max = tot;
+    }
+    top = ceil((max > 0 ? max : 1) / nice_step(max > 0 ? max : 1, 3)) * nice_step(max > 0 ? max : 1, 3);
+    sb_printf(b, "<g class=\"wstack\" data-wtype=\"%s\"%s>\n", key,
+              strcmp(key, "all") == 0 ? "" : " style=\"display:none\"");
+    panel_grid(b, top, H, t, bt);
+    for (size_t c = 0; cum && prev && c < nc; c++) {
+        const char *cn = json_string_value(json_array_get(cls, c));
+        int first = 1;
+        sb_printf(b, "<path class=\"%s\" data-class=\"%s\" fill=\"%s\" d=\"",
+                  strcmp(key, "all") == 0 ? "series area" : "area", cn ? cn : "", wclass_colour(cn ? cn : ""));
+        /* The class's top edge forward, the one below it back. */
+        for (size_t i = 0; i < nr; i++) {
+            double x = jnum(secs, i) - sec0 + 1, v = jnum(json_array_get(rows, i), c);
+            prev[i] = cum[i];
+            cum[i] += isnan(v) ? 0 : v;
+            if (x < 1 || x > n)
+                continue;
+            sb_printf(b, "%s%.1f %.1f", first ? "M" : "L", PX(x, n), H - bt - cum[i] * (H - t - bt) / top);
+            first = 0;
+        }
+        for (size_t i = nr; !first && i-- > 0;) {
+            double x = jnum(secs, i) - sec0 + 1;
+            if (x >= 1 && x <= n)
+                sb_printf(b, "L%.1f %.1f", PX(x, n), H - bt - prev[i] * (H - t - bt) / top);
+        }
+        sb_printf(b, "%s\"><title>%s</title></path>\n", first ? "M0 0" : "Z", cn ? cn : "");
+    }
+    sb_put(b, "</g>\n");
+    free(cum);
+    free(prev);
+}
+
+/* Our sessions in each wait class per second, stacked: all types, and one
+ * group per type that the buttons show instead. */
+static void panel_waits(struct sbuf *b, int run, json_t *doc, int sec0, int n)
+{
+    const int H = 170, t = 8, bt = 24;
+    json_t *w = json_object_get(doc, "waits"), *ps = json_object_get(w, "per_second");
+    json_t *cls = json_object_get(ps, "classes");
+    size_t c;
+    json_t *v;
+
+    if (!json_is_object(ps)) {
+        sb_put(b, "<p class=\"muted wnone\">Waits: ");
+        sb_esc(b, json_is_string(json_object_get(w, "why"))
+                      ? json_string_value(json_object_get(w, "why"))
+                      : "not in this run's record (no wait sampler, or a record made before it)");
+        sb_put(b, "</p>\n");
+        return;
+    }
+    sb_printf(b, "<div class=\"wbtns\" role=\"group\" data-panel=\"r%d\">Waits of "
+                 "<button type=\"button\" data-wtype=\"all\" class=\"on\">all types</button>",
+              run);
+    for (int tp = 0; tp < TX_NTYPES; tp++)
+        sb_printf(b, "<button type=\"button\" data-wtype=\"%s\">%s</button>",
+                  tx_name((enum tx_type)tp), tx_name((enum tx_type)tp));
+    sb_put(b, "</div>\n");
+    sb_printf(b,
+              "<svg class=\"chart wchart\" data-chart=\"run%d-waits\" data-series=\"%zu\" "
+              "data-shown=\"all\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"sessions by "
+              "wait class per second\">\n",
+              run, json_array_size(cls), PW, H);
+    panel_wstack(b, ps, "all", sec0, n, H, t, bt);
+    for (int tp = 0; tp < TX_NTYPES; tp++)
+        panel_wstack(b, ps, tx_name((enum tx_type)tp), sec0, n, H, t, bt);
+    panel_xaxis(b, n, H, bt);
+    sb_printf(b,
+              "<text class=\"axlab\" transform=\"translate(14 %d) rotate(-90)\" "
+              "text-anchor=\"middle\">sessions</text></svg>\n",
+              t + (H - t - bt) / 2);
+    sb_put(b, "<ul class=\"legend\">");
+    json_array_foreach(cls, c, v)
+    {
+        sb_printf(b, "<li><span class=\"sw\" style=\"background:%s\"></span>",
+                  wclass_colour(json_string_value(v) ? json_string_value(v) : ""));
+        sb_esc(b, json_string_value(v));
+        sb_put(b, "</li>");
+    }
+    sb_put(b, "</ul>\n");
+}
+
+/* New-Order's latency per second as a heatmap: a cell per second and
+ * band, darker for more New-Orders (log scale). */
+static void panel_heatmap(struct sbuf *b, int run, json_t *doc, int sec0, int n)
+{
+    json_t *hm = json_object_get(json_object_get(doc, "run"), "new_order_heatmap");
+    json_t *up = json_object_get(hm, "upper_ms"), *secs = json_object_get(hm, "second");
+    json_t *counts = json_object_get(hm, "counts");
+    size_t nb = json_array_size(up), cells = 0;
+    const int t = 8, bt = 24, rowh = 12;
+    int H = t + bt + rowh * (int)nb;
+    double max = 0;
+
+    if (!nb || !json_array_size(counts)) {
+        sb_put(b, "<p class=\"muted hnone\">New-Order latency heatmap: not in this run's record "
+                  "(made before it, or merged from parts).</p>\n");
+        return;
+    }
+    for (size_t i = 0; i < json_array_size(counts); i++)
+        for (size_t k = 0; k < nb; k++)
+            if (jnum(json_array_get(counts, i), k) > max)
+                max = jnum(json_array_get(counts, i), k);
+    sb_printf(b,
+              "<svg class=\"chart\" data-chart=\"run%d-heatmap\" data-series=\"1\" viewBox=\"0 0 "
+              "%d %d\" role=\"img\" aria-label=\"New-Order latency per second\">\n",
+              run, PW, H);
+    for (size_t k = 0; k < nb; k++) {
+        double u = jnum(up, k), lo = k ? jnum(up, k - 1) : 0;
+        char l[32];
+        /* Each band's upper bound at its top edge; the open band's lower. */
+        if (isnan(u))
+            snprintf(l, sizeof(l), "%g+ ms", lo);
+        else
+            snprintf(l, sizeof(l), "%g ms", u);
+        sb_printf(b, "<text class=\"tick\" x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>", PL - 6,
+                  H - bt - rowh * (int)(k + 1) + (isnan(u) ? 10 : 4), l);
+    }
+    sb_put(b, "<g class=\"series heat\">\n");
+    for (size_t i = 0; max > 0 && i < json_array_size(counts); i++) {
+        double x = jnum(secs, i) - sec0 + 1;
+        if (isnan(x) || x < 1 || x > n)
+            continue;
+        for (size_t k = 0; k < nb; k++) {
+            double v = jnum(json_array_get(counts, i), k), u = jnum(up, k),
+                   lo = k ? jnum(up, k - 1) : 0;
+            if (!(v > 0))
+                continue;
+            sb_printf(b,
+                      "<rect class=\"cell\" x=\"%.1f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
+                      "fill=\"#7c2d12\" fill-opacity=\"%.2f\"><title>second %.0f: %.0f New-Orders ",
+                      PX(x - 1, n), H - bt - rowh * (int)(k + 1), PX(x, n) - PX(x - 1, n), rowh,
+                      0.12 + 0.88 * log1p(v) / log1p(max), x, v);
+            if (isnan(u))
+                sb_printf(b, "over %g ms</title></rect>\n", lo);
+            else
+                sb_printf(b, "%g to %g ms</title></rect>\n", lo, u);
+            cells++;
+        }
+    }
+    sb_printf(b, "</g>\n");
+    panel_xaxis(b, n, H, bt);
+    sb_printf(b, "</svg><p class=\"muted\">%zu cells: each second's New-Orders by latency band "
+                 "(response time, from the run's per-second histograms), darker for more "
+                 "(log scale, most %.0f).</p>\n",
+              cells, max);
+}
+
+/* A run has what its panel shows: a series, and waits, events or the heatmap. */
+static int panel_has(const struct report_series *s, json_t *doc)
+{
+    return s->n > 0 && s->sec0 > 0 &&
+           (json_object_get(json_object_get(doc, "waits"), "per_second") ||
+            json_object_get(doc, "events") ||
+            json_object_get(json_object_get(doc, "run"), "new_order_heatmap"));
+}
+
+/* "Each run, second by second": per run its throughput with the server's
+ * events over it, under it its waits by class, and New-Order's heatmap. */
+static void seconds_section(struct sbuf *b, const struct cmp *c, const struct report_series *ser)
+{
+    int any = 0;
+
+    for (int i = 0; i < c->n_runs; i++)
+        any |= panel_has(&ser[i], c->runs[i].doc);
+    if (!any)
+        return;
+    sb_put(b, "<section id=\"seconds\"><h2>Each run, second by second</h2><p class=\"muted\">"
+              "The measured window of each run that recorded them: its TPS with the "
+              "checkpoints (shaded), autovacuums of the schema's tables (bars at the top), "
+              "stalls and outages over it; under it the run's sessions by wait class (the wait "
+              "sampler's mean per second; a button shows one transaction type); then "
+              "New-Order's latency as a heatmap.</p>\n");
+    for (int i = 0; i < c->n_runs; i++) {
+        char lab[300];
+        json_t *doc = c->runs[i].doc;
+        if (!panel_has(&ser[i], doc))
+            continue;
+        run_label(c, i, lab, sizeof(lab));
+        sb_printf(b, "<figure class=\"chart-box panel\" data-panel=\"r%d\"><figcaption>", i + 1);
+        sb_esc(b, lab);
+        sb_put(b, "</figcaption>\n");
+        panel_throughput(b, i + 1, &ser[i], doc);
+        panel_waits(b, i + 1, doc, ser[i].sec0, ser[i].n);
+        panel_heatmap(b, i + 1, doc, ser[i].sec0, ser[i].n);
+        sb_put(b, "</figure>\n");
+    }
+    sb_put(b, "</section>\n");
+}
+
+/* ------------------------------------------------------------------ */
 /* The page                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -1062,6 +1448,16 @@ static const char *const css[] = {
     "svg .line{fill:none;stroke-width:1.8;stroke-linejoin:round}\n",
     "svg .empty{fill:#9ca3af}\n",
     "svg g.series path{stroke-width:1.6}\n",
+    "svg path.area{stroke:none;fill-opacity:.85}svg .mark{stroke:none}\n",
+    ".ev-checkpoint{fill:#2563eb;fill-opacity:.16;background:#2563eb55}",
+    ".ev-autovacuum{fill:#059669;fill-opacity:.8;background:#059669}",
+    ".ev-stall{fill:#dc2626;fill-opacity:.18;background:#dc262655}",
+    ".ev-outage{fill:#7f1d1d;fill-opacity:.25;background:#7f1d1d66}\n",
+    "figure.panel{margin:0 0 16px}.wbtns{font-size:12px;margin:8px 0 2px;color:var(--muted)}",
+    ".wbtns button{font:inherit;margin-left:4px;padding:1px 8px;border:1px solid var(--line);",
+    "border-radius:10px;background:#fff;cursor:pointer}",
+    ".wbtns button.on{background:#1f2937;color:#fff;border-color:#1f2937}\n",
+    "@media print{.wbtns button:not(.on){display:none}}\n",
     ".legend{list-style:none;padding:0;margin:6px 0 0;display:flex;flex-wrap:wrap;gap:4px 14px;",
     "font-size:12px}\n",
     ".legend.column{flex-direction:column;font-size:13px;gap:8px;margin-top:10px}\n",
@@ -1104,6 +1500,17 @@ static const char script[] =
     "el.addEventListener('mouseleave',function(){mark(el.getAttribute('data-run'),false);});});\n"
     "window.addEventListener('beforeprint',function(){"
     "document.querySelectorAll('details').forEach(function(d){d.open=true;});});\n"
+    "function showW(p,t){var s=p.querySelector('svg.wchart'),ok=false;if(!s)return;"
+    "s.querySelectorAll('g.wstack').forEach(function(g){if(g.getAttribute('data-wtype')===t)"
+    "ok=true;});if(!ok)return;s.querySelectorAll('g.wstack').forEach(function(g){"
+    "g.style.display=g.getAttribute('data-wtype')===t?'':'none';});s.setAttribute('data-shown',t);"
+    "p.querySelectorAll('.wbtns button').forEach(function(x){"
+    "x.classList.toggle('on',x.getAttribute('data-wtype')===t);});}\n"
+    "var panels=document.querySelectorAll('figure.panel');\n"
+    "panels.forEach(function(p){p.querySelectorAll('.wbtns button').forEach(function(x){"
+    "x.addEventListener('click',function(){showW(p,x.getAttribute('data-wtype'));});});});\n"
+    "var wh=/[#&]waits=([a-z_]+)/.exec(location.hash);"
+    "if(wh)panels.forEach(function(p){showW(p,wh[1]);});\n"
     "b.setAttribute('data-charts',charts.length);b.setAttribute('data-series-total',n);\n"
     "b.setAttribute('data-ready','1');\n"
     "})();\n";
@@ -1329,6 +1736,7 @@ int report_html(const struct cmp *c, const struct report_opts *o, char **html, s
     steps_section(&b, c);
     significance_section(&b, c);
     throughput_sections(&b, c, ser);
+    seconds_section(&b, c, ser);
     metrics_section(&b, c);
     latency_section(&b, c);
 

@@ -3,12 +3,17 @@
  * comparison of runs (src/results/compare.h): the step table, bars of load
  * time and TPS per step, TPS and NOTPM over time per run (from each run's
  * series.csv), latency percentiles per transaction type, what changed at
- * each step, and the environment fingerprint.
+ * each step, the environment fingerprint, and each run second by second
+ * (from its run.json: the checkpoints, autovacuums, stalls and outages over
+ * its throughput, its waits by class per second, all types or one at a
+ * click, and New-Order's latency heatmap).
  *
  * Self-contained: no network access, no fonts, scripts or styles from
  * elsewhere; the charts are inline SVG drawn here.  A small inline script
- * only adds hover highlighting, opens the collapsed parts for printing, and
- * marks the page ready (body data-ready="1") so tests can tell it ran.
+ * only adds hover highlighting, switches a run's waits between types (a
+ * button, or the address's #waits=TYPE), opens the collapsed parts for
+ * printing, and marks the page ready (body data-ready="1") so tests can
+ * tell it ran.
  * Every chart is an <svg class="chart" data-chart="NAME" data-series="N">
  * whose series are the elements of class "series".
  *
@@ -28,6 +33,7 @@ struct report_series {
     double *x;     /* second of the window, from 1 */
     double *tps;   /* total_tps: committed transactions per second */
     double *notpm; /* new_order_tps x 60 */
+    int sec0;      /* series.csv's "second" of the first measured row (0: none) */
 };
 
 /*

@@ -9,8 +9,14 @@
 # data-ready="1"), and every chart is drawn with the expected number of
 # series (bars: one per step; lines over time: one per run; latency: one per
 # step); the step table shows the study's gain (load 50 s -> 4.5 s is
-# +1011.1 %) and what changed names each step's setting.  It also prints to
-# PDF.  A truncated series.csv makes report exit 2 naming the file.
+# +1011.1 %) and what changed names each step's setting.  The last run's
+# record also has what a run keeps second by second (waits per second by
+# class and type, a checkpoint, an autovacuum, a stall, an outage, New-Order's
+# latency bands): its panel draws each mark at its window seconds (a
+# checkpoint under way past the window not at all), the waits of all types
+# with the per-type groups hidden (#waits=payment in the address, what a
+# click does, shows Payment's alone), and a heatmap cell per second and band
+# with New-Orders.  It also prints to PDF.  A truncated series.csv makes report exit 2 naming the file.
 # Set TPCC_REPORT_SHOT=FILE.png to keep the screenshot.  Prints TAP; the temp
 # directory goes on exit.  About 5 s.
 set -u
@@ -73,6 +79,34 @@ for i, (label, folder, change, load_s, tps, changed) in enumerate(steps):
         "run": {"notpm": tps * 0.45 * 60, "tps": tps, "transactions": tx,
                 "validity": {"valid": True}},
     }
+    if label == "sync-off":
+        # What a run records second by second (issue 41): seconds 1-2 warm-up,
+        # 3-22 measured.  Waits per second (all, and per type), a checkpoint
+        # at seconds 7.5-9.2 and one still under way from 20.5, an
+        # autovacuum of stock at 12-13, a stall at 15-16, an outage at 18,
+        # New-Order's latency bands per second.
+        secs = list(range(1, 24))
+        row = lambda k: [round(k * x, 3) for x in (1.0, 0.2, 0.5, 0.3, 0.4, 0.05, 0.01)]
+        rec["waits"] = {"available": True, "rate_hz": 10, "per_second": {
+            "classes": ["cpu", "client", "lock", "lwlock", "io", "ipc", "other"],
+            "second": secs, "samples": [10] * len(secs),
+            "all": [row(2 + (s % 3)) for s in secs],
+            "by_type": {t: [row(1 + j * 0.1) if s != 5 else None for s in secs]
+                        for j, t in enumerate(TYPES)}}}
+        rec["events"] = {"available": True, "sampled_at_hz": 10, "list": [
+            {"kind": "checkpoint", "start_s": 9.5, "end_s": 11.2, "start_from": "pg_stat_activity",
+             "end_from": "pg_control_checkpoint"},
+            {"kind": "autovacuum", "table": "stock", "what": "VACUUM", "start_s": 14.0,
+             "end_s": 15.0, "start_from": "pg_stat_activity", "end_from": "pg_stat_activity"},
+            {"kind": "checkpoint", "start_s": 22.5, "end_s": None, "start_from": "pg_stat_activity",
+             "end_from": "still under way at the run's end"}]}
+        rec["run"]["stalls"] = [{"from_s": 17, "to_s": 18, "seconds": 2}]
+        rec["run"]["outage"] = {"windows": [{"from_second": 20, "to_second": 20}]}
+        rec["run"]["new_order_heatmap"] = {
+            "upper_ms": [0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, None],
+            "second": secs,
+            "counts": [[0, 0, 5, 30 + s, 10, 2, 0, 0, 0, 0, 0, 0, 0, 1 if s == 12 else 0]
+                       for s in secs]}
     d = os.path.join(out, folder)
     os.makedirs(d)
     with open(os.path.join(d, "run.json"), "w") as f:
@@ -104,7 +138,7 @@ if grep -qiE 'https?://|<link|<img|src=|@import|url\(' "$html"; then
 else
     pass "the report refers to nothing outside itself"
 fi
-like "$(grep -c '<svg class="chart"' "$html")" 9 "nine charts: 2 bars, 2 over time, 5 latency"
+like "$(grep -c '<svg class="chart' "$html")" 12 "twelve charts: 2 bars, 2 over time, 3 of the last run second by second, 5 latency"
 like "$(cat "$html")" "*<td class=\"num good\">+1011.1 %</td>*" "the step table shows load 50 s -> 4.5 s as +1011.1 %"
 
 # A truncated series.csv: exit 2, naming it.
@@ -129,14 +163,15 @@ def check(cond, desc, *details):
 body = re.search(r"<body([^>]*)>", dom)
 attrs = dict(re.findall(r'([\w-]+)="([^"]*)"', body.group(1) if body else ""))
 check(attrs.get("data-ready") == "1", "the page's script ran (body data-ready=1)", attrs)
-check(attrs.get("data-charts") == "9", "the script found 9 charts", attrs.get("data-charts"))
-want = {"load": 3, "tps": 3, "tps-time": 4, "notpm-time": 4, "latency-new_order": 3,
+check(attrs.get("data-charts") == "12", "the script found 12 charts", attrs.get("data-charts"))
+want = {"load": 3, "tps": 3, "tps-time": 4, "notpm-time": 4, "run4-throughput": 1,
+        "run4-waits": 7, "run4-heatmap": 1, "latency-new_order": 3,
         "latency-payment": 3, "latency-order_status": 3, "latency-delivery": 3,
         "latency-stock_level": 3}
 charts = {}
 for m in re.finditer(r"<svg ([^>]*)>", dom):
     a = dict(re.findall(r'([\w-]+)="([^"]*)"', m.group(1)))
-    if "chart" in a.get("class", ""):
+    if "chart" in a.get("class", "").split():
         charts[a.get("data-chart")] = a
 for name, n in want.items():
     a = charts.get(name, {})
@@ -154,7 +189,38 @@ check("<code>synchronous_commit</code></td><td class=\"old\">on</td><td class=\"
       "what changed: synchronous_commit on -> off")
 check(ch.count("more than one change") == 0, "no step is flagged with more than one change")
 check('class="derived"' in ch and "wal_buffers" in ch, "wal_buffers is shown as following shared_buffers")
+panels = re.findall(r'<figure class="chart-box panel" data-panel="(r\d+)"', dom)
+check(panels == ["r4"], "one run second by second: the one that recorded it", panels)
+marks = [dict(re.findall(r'([\w-]+)="([^"]*)"', m))
+         for m in re.findall(r'<rect (class="mark[^>]*)>', dom)]
+got = sorted((a["data-kind"], a["data-x0"], a["data-x1"]) for a in marks)
+# Series second 3 is the window's first: 9.5-11.2 -> 7.5-9.2; the checkpoint
+# still under way from 22.5 lies past the window's 20 s and is not drawn.
+check(got == [("autovacuum", "12.00", "13.00"), ("checkpoint", "7.50", "9.20"),
+              ("outage", "17.00", "18.00"), ("stall", "14.00", "16.00")],
+      "the marks over the throughput: a checkpoint, an autovacuum, a stall, an outage", got)
+lg = dict(re.findall(r'<li data-marks="(\w+)" data-n="(\d+)"', dom))
+check(lg == {"checkpoint": "1", "autovacuum": "1", "stall": "1", "outage": "1"},
+      "the marks' legend counts them", lg)
+w = re.search(r'<svg [^>]*data-chart="run4-waits".*?</svg>', dom, re.S)
+w = w.group(0) if w else ""
+groups = re.findall(r'<g class="wstack" data-wtype="(\w+)"( style="[^"]*")?', w)
+check([g for g, _ in groups] == ["all", "new_order", "payment", "order_status", "delivery",
+                                 "stock_level"], "the waits: all types, then one per type", groups)
+check([g for g, st in groups if "none" not in st] == ["all"], "all types shown, the others hidden",
+      groups)
+areas = re.findall(r'<path class="series area" data-class="(\w+)"', w)
+check(areas == ["cpu", "client", "lock", "lwlock", "io", "ipc", "other"],
+      "all types: one area per wait class, stacked in order", areas)
+hm = re.search(r'<svg [^>]*data-chart="run4-heatmap".*?</svg>', dom, re.S)
+cells = re.findall(r'<rect class="cell"', hm.group(0) if hm else "")
+# 20 measured seconds x 4 bands with New-Orders, and one second over 5000 ms.
+check(len(cells) == 81, "the heatmap: a cell per measured second and band with New-Orders",
+      len(cells))
+check(re.search(r"<title>second 10: 1 New-Orders over 5000 ms</title>", dom) is not None,
+      "the heatmap's slow cell is series second 12, the window's 10th")
 EOF
+prc=$?
 while IFS= read -r l; do
     case $l in
     PASS"	"*) pass "${l#PASS	}" ;;
@@ -162,6 +228,25 @@ while IFS= read -r l; do
     *) diag "$l" ;;
     esac
 done <"$tmp/checks"
+is "$prc" 0 "the checks of the page ran to their end"
+
+# A click's function, from the address: #waits=payment shows Payment's waits.
+chrome_run domw "$html#waits=payment" --dump-dom
+python3 - "$tmp/domw.out" >"$tmp/checksw" 2>&1 <<'EOF'
+import re, sys
+dom = open(sys.argv[1]).read()
+w = re.search(r'<svg ([^>]*data-chart="run4-waits"[^>]*)>(.*?)</svg>', dom, re.S)
+shown = re.search(r'data-shown="(\w+)"', w.group(1)).group(1) if w else None
+vis = [g for g, st in re.findall(r'<g class="wstack" data-wtype="(\w+)"( style="[^"]*")?',
+                                 w.group(2) if w else "") if "none" not in st]
+on = re.findall(r'<button type="button" data-wtype="(\w+)" class="on"', dom)
+ok = shown == "payment" and vis == ["payment"] and on == ["payment"]
+print(("PASS" if ok else "FAIL") + "\t#waits=payment: Payment's waits shown, its button on"
+      + ("" if ok else "\t" + repr((shown, vis, on))))
+EOF
+prc=$?
+tap_from "$tmp/checksw"
+is "$prc" 0 "the checks of #waits=payment ran to their end"
 
 chrome_run shot "$html" --hide-scrollbars --window-size=1280,2600 --screenshot="$tmp/shot.png"
 ok $? "chromium --screenshot: exit 0" || diag "$(tail -5 "$tmp/shot.err")"
