@@ -18,6 +18,7 @@
 
 #include "core/secret.h"
 #include "results/record.h"
+#include "results/waitdiff.h"
 
 #define NONE "(none)"
 
@@ -1678,6 +1679,161 @@ void cmp_print_steps(FILE *out, const struct cmp *c, const struct cmp_table_opts
 
 /* The text output: the step table, significance, the last step against the first, the runs and
  * what changed. */
+/* Markdown cell text: '|' escaped, newlines blanked. */
+static void md_cell(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", out);
+        else if (*s == '\n' || *s == '\r')
+            fputc(' ', out);
+        else
+            fputc(*s, out);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* Waits: where each type's time went, each step against the one before */
+/* ------------------------------------------------------------------ */
+
+/* What the waits say of a step against the step before. */
+struct step_waits {
+    int n[TX_NTYPES]; /* changes of each type; 0: a step has no sample of it */
+    struct wdiff_change ch[TX_NTYPES][WDIFF_SHOW + 1]; /* the waits ranked, then CPU */
+    struct wdiff_change largest; /* the largest beyond the sampling error */
+    int has_largest;
+    char why[400]; /* why there are no changes, "" when there are */
+};
+
+/* 1 when a run of c has waits: without any, compare says nothing of them. */
+static int any_waits(const struct cmp *c)
+{
+    char why[320];
+
+    for (int i = 0; i < c->n_runs; i++)
+        if (wdiff_has(c->runs[i].doc, why, sizeof(why)))
+            return 1;
+    return 0;
+}
+
+/* The records of step st into docs (room for st->n). */
+static void step_docs(const struct cmp *c, const struct cmp_step *st, json_t **docs)
+{
+    for (int i = 0; i < st->n; i++)
+        docs[i] = c->runs[st->first + i].doc;
+}
+
+/* The waits of step s against step s - 1 into w: 0, or -1 (out of memory). */
+static int step_waits(const struct cmp *c, int s, struct step_waits *w)
+{
+    const struct cmp_step *a = &c->steps[s - 1], *b = &c->steps[s];
+    json_t **da = malloc((size_t)a->n * sizeof(*da)), **db = malloc((size_t)b->n * sizeof(*db));
+    struct wdiff_side sa, sb;
+    char why[320];
+
+    memset(w, 0, sizeof(*w));
+    if (!da || !db) {
+        free(da);
+        free(db);
+        return -1;
+    }
+    step_docs(c, a, da);
+    step_docs(c, b, db);
+    for (int t = 0; t < TX_NTYPES && !w->why[0]; t++) {
+        const char *type = tx_name((enum tx_type)t);
+        if (!wdiff_pool(da, a->n, type, &sa, why, sizeof(why)))
+            snprintf(w->why, sizeof(w->why), "step %d has no waits: %s", s, why);
+        else if (!wdiff_pool(db, b->n, type, &sb, why, sizeof(why)))
+            snprintf(w->why, sizeof(w->why), "step %d has no waits: %s", s + 1, why);
+        else
+            w->n[t] = wdiff_type(&sa, &sb, type, w->ch[t], WDIFF_SHOW + 1);
+    }
+    if (!w->why[0])
+        w->has_largest = wdiff_largest_of(da, a->n, db, b->n, &w->largest, why, sizeof(why));
+    free(da);
+    free(db);
+    return 0;
+}
+
+/* The waits section of the text output: per step, per type, the waits that changed most. */
+static void print_waits_text(FILE *out, const struct cmp *c)
+{
+    struct step_waits w;
+    char line[1024];
+
+    if (c->n_steps < 2 || !any_waits(c))
+        return;
+    fprintf(out, "\nwhere the time went (waits: share of each type's samples in the database; "
+                 "the waits that changed most, then CPU; (~) within the sampling error):\n");
+    for (int s = 1; s < c->n_steps; s++) {
+        fprintf(out, "  %d %s (against %d %s):\n", s + 1, c->runs[c->steps[s].first].label, s,
+                c->runs[c->steps[s - 1].first].label);
+        if (step_waits(c, s, &w) < 0 || w.why[0]) {
+            fprintf(out, "      %s\n", w.why[0] ? w.why : "out of memory");
+            continue;
+        }
+        for (int t = 0; t < TX_NTYPES; t++) {
+            if (!w.n[t])
+                continue;
+            wdiff_fmt(line, sizeof(line), w.ch[t], w.n[t]);
+            fprintf(out, "      %s: %s\n", tx_name((enum tx_type)t), line);
+        }
+    }
+}
+
+/* The waits section of the markdown output. */
+static void print_waits_md(FILE *out, const struct cmp *c)
+{
+    struct step_waits w;
+    char line[1024];
+
+    if (c->n_steps < 2 || !any_waits(c))
+        return;
+    fprintf(out, "\n**Where the time went** (waits: share of each type's samples in the database; "
+                 "the waits that changed most, then CPU; (~) within the sampling error):\n\n");
+    for (int s = 1; s < c->n_steps; s++) {
+        fprintf(out, "- step %d ", s + 1);
+        md_cell(out, c->runs[c->steps[s].first].label);
+        if (step_waits(c, s, &w) < 0 || w.why[0]) {
+            fputs(": ", out);
+            md_cell(out, w.why[0] ? w.why : "out of memory");
+            fputc('\n', out);
+            continue;
+        }
+        fputs(":\n", out);
+        for (int t = 0; t < TX_NTYPES; t++) {
+            if (!w.n[t])
+                continue;
+            wdiff_fmt(line, sizeof(line), w.ch[t], w.n[t]);
+            fprintf(out, "  - `%s`: ", tx_name((enum tx_type)t));
+            md_cell(out, line);
+            fputc('\n', out);
+        }
+    }
+}
+
+/* The waits of step s against the step before as JSON. */
+static json_t *json_waits(const struct cmp *c, int s)
+{
+    struct step_waits w;
+    json_t *o, *bt;
+
+    if (step_waits(c, s, &w) < 0)
+        return json_pack("{s:i, s:s}", "against", s, "why", "out of memory");
+    if (w.why[0])
+        return json_pack("{s:i, s:s}", "against", s, "why", w.why);
+    bt = json_object();
+    for (int t = 0; t < TX_NTYPES; t++) {
+        json_t *a = json_array();
+        for (int i = 0; i < w.n[t]; i++)
+            json_array_append_new(a, wdiff_json(&w.ch[t][i]));
+        json_object_set_new(bt, tx_name((enum tx_type)t), a);
+    }
+    o = json_pack("{s:i, s:o}", "against", s, "by_type", bt);
+    json_object_set_new(o, "largest", w.has_largest ? wdiff_json(&w.largest) : json_null());
+    return o;
+}
+
 static void print_text(FILE *out, const struct cmp *c)
 {
     fprintf(out, "tpccbench compare: %d run%s in %d step%s; NOTPM is TPC-C derived, not audited\n",
@@ -1717,19 +1873,7 @@ static void print_text(FILE *out, const struct cmp *c)
                     st->diffs[i].new_,
                     st->diffs[i].derived ? "  (follows from another change)" : "");
     }
-}
-
-/* Markdown cell text: '|' escaped, newlines blanked. */
-static void md_cell(FILE *out, const char *s)
-{
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", out);
-        else if (*s == '\n' || *s == '\r')
-            fputc(' ', out);
-        else
-            fputc(*s, out);
-    }
+    print_waits_text(out, c);
 }
 
 static void print_markdown(FILE *out, const struct cmp *c)
@@ -1810,6 +1954,7 @@ static void print_markdown(FILE *out, const struct cmp *c)
             fputs(st->diffs[i].derived ? " (follows from another change)\n" : "\n", out);
         }
     }
+    print_waits_md(out, c);
     if (c->n_warnings)
         fputc('\n', out);
     for (int i = 0; i < c->n_warnings; i++) {
@@ -2042,6 +2187,8 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
         }
         json_object_set_new(o, "changes", ch);
         json_object_set_new(o, "n_changes", json_integer(st->n_changes));
+        if (s > 0)
+            json_object_set_new(o, "waits", json_waits(c, s));
         json_array_append_new(steps, o);
     }
     for (int i = 0; i < c->n_warnings; i++)

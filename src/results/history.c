@@ -812,6 +812,7 @@ static void what_changed(struct history *h, struct history_series *s, int run)
     struct history_what *w = &s->what[s->n_what++];
     struct cmp_run a, b;
     struct err e;
+    char why[320];
 
     memset(w, 0, sizeof(*w));
     w->run = run;
@@ -826,6 +827,11 @@ static void what_changed(struct history *h, struct history_series *s, int run)
         cmp_run_diff(&a, &b, &w->d, &w->n);
         for (int i = 0; i < w->n; i++)
             w->n_changes += !w->d[i].derived;
+        w->has_wait = wdiff_largest(a.doc, b.doc, &w->wait, w->wait_why, sizeof(w->wait_why));
+        /* Records of before the wait sampler, or runs without it: nothing to say. */
+        if (!w->has_wait && !wdiff_has(a.doc, why, sizeof(why)) &&
+            !wdiff_has(b.doc, why, sizeof(why)))
+            w->wait_why[0] = '\0';
     }
     cmp_run_release(&a);
     cmp_run_release(&b);

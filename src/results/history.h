@@ -34,6 +34,7 @@
 #include "core/err.h"
 #include "results/compare.h"
 #include "results/edivisive.h"
+#include "results/waitdiff.h"
 
 #define HISTORY_INDEX_NAME "history.idx"
 /* The index's first line: change its number whenever what a line holds or how its series
@@ -110,6 +111,9 @@ struct history_what {
     struct cmp_diff *d; /* heap */
     int n, n_changes;   /* differences, those not derived */
     char err[256];      /* why it could not be said, "" */
+    struct wdiff_change wait; /* the largest change of a wait's share (waitdiff.h) */
+    int has_wait;             /* 1: wait holds it */
+    char wait_why[320];       /* else why there is none; "" when neither run has waits */
 };
 
 struct history_series {
@@ -186,5 +190,8 @@ void history_print(FILE *out, const struct history *h, int format, const struct 
 void history_fmt_cp(char *buf, size_t len, const struct history *h, int series, int metric, int cp);
 /* What changed there, one line: "synchronous_commit: on -> off" ("nothing ..." when none). */
 void history_fmt_what(char *buf, size_t len, const struct history_what *w);
+/* The largest change of a wait's share there: "new_order: IO:WALSync 31 % -> 4 %", or why
+ * there is none; "" when neither run has waits (nothing to say). */
+void history_fmt_waits(char *buf, size_t len, const struct history_what *w);
 
 #endif

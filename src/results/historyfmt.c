@@ -68,6 +68,21 @@ void history_fmt_what(char *buf, size_t len, const struct history_what *w)
                  "are as in the run before)");
 }
 
+void history_fmt_waits(char *buf, size_t len, const struct history_what *w)
+{
+    char line[512];
+
+    buf[0] = '\0';
+    if (!w || w->err[0])
+        return;
+    if (!w->has_wait) {
+        snprintf(buf, len, "%s", w->wait_why);
+        return;
+    }
+    wdiff_fmt(line, sizeof(line), &w->wait, 1);
+    snprintf(buf, len, "%s: %s (the largest change of a wait's share)", w->wait.type, line);
+}
+
 void history_fmt_cp(char *buf, size_t len, const struct history *h, int series, int metric, int cp)
 {
     const struct history_series *s = &h->series[series];
@@ -203,7 +218,7 @@ static void text_table(FILE *out, const struct history *h, const struct history_
 static void text_points(FILE *out, const struct history *h, int si, int md)
 {
     const struct history_series *s = &h->series[si];
-    char line[1024], what[2048], mn[128];
+    char line[1024], what[2048], mn[128], waits[640];
 
     fprintf(out,
             md ? "\n**Change points** (E-Divisive with means, Welch's p < %g, change at least "
@@ -222,10 +237,13 @@ static void text_points(FILE *out, const struct history *h, int si, int md)
         for (int c = 0; c < m->n_cps; c++) {
             history_fmt_cp(line, sizeof(line), h, si, k, c);
             history_fmt_what(what, sizeof(what), history_what_at(s, m->cps[c].run));
+            history_fmt_waits(waits, sizeof(waits), history_what_at(s, m->cps[c].run));
             if (md)
                 fprintf(out, "- at %s\n  - what changed: %s\n", line, what);
             else
                 fprintf(out, "  at %s\n      what changed: %s\n", line, what);
+            if (waits[0])
+                fprintf(out, md ? "  - waits: %s\n" : "      waits: %s\n", waits);
         }
     }
 }
@@ -259,7 +277,7 @@ static void csv_num(FILE *out, double v, int last)
 static void print_csv(FILE *out, const struct history *h)
 {
     fputs("series,benchmark,metric,state,runs,run_index,run,started,label,median_before,"
-          "median_after,change_pct,ci_low_pct,ci_high_pct,p_value,what_changed\n",
+          "median_after,change_pct,ci_low_pct,ci_high_pct,p_value,what_changed,waits\n",
           out);
     for (int s = 0; s < h->n_series; s++) {
         const struct history_series *sr = &h->series[s];
@@ -273,7 +291,7 @@ static void print_csv(FILE *out, const struct history *h)
                 cmp_csv_field(out, mn, 0);
                 fprintf(out, "%s,%d,", state_name(m->state), m->n);
                 if (!m->n_cps) {
-                    fputs(",,,,,,,,,,\n", out);
+                    fputs(",,,,,,,,,,,\n", out);
                     continue;
                 }
                 {
@@ -290,6 +308,8 @@ static void print_csv(FILE *out, const struct history *h)
                     csv_num(out, cp->pt.ci_hi * 100, 0);
                     csv_num(out, cp->pt.p, 0);
                     history_fmt_what(what, sizeof(what), history_what_at(sr, cp->run));
+                    cmp_csv_field(out, what, 0);
+                    history_fmt_waits(what, sizeof(what), history_what_at(sr, cp->run));
                     cmp_csv_field(out, what, 1);
                 }
             }
@@ -332,6 +352,10 @@ static json_t *json_metric(const struct history *h, const struct history_series 
         json_object_set_new(j, "n_changes", json_integer(w ? w->n_changes : 0));
         if (w && w->err[0])
             json_object_set_new(j, "changes_error", json_string(w->err));
+        if (w && w->has_wait)
+            json_object_set_new(j, "waits", json_pack("{s:o}", "largest", wdiff_json(&w->wait)));
+        else if (w && w->wait_why[0])
+            json_object_set_new(j, "waits", json_pack("{s:s}", "why", w->wait_why));
         json_array_append_new(cps, j);
     }
     o = json_pack("{s:s, s:s, s:i, s:s}", "metric", mn, "state", state_name(m->state), "runs", m->n,

@@ -199,6 +199,14 @@ pg_restart_immediate() {
         -m immediate -w -t 60 restart >>"$PG_TEST_DIR/pg_ctl.log" 2>&1
 }
 
+# pg_restart: stop the server cleanly (-m fast: a shutdown checkpoint, no
+# recovery at start) and start it again on the same port: its shared
+# buffers empty.
+pg_restart() {
+    pg__run "$PG_TEST_BINDIR/pg_ctl" -D "$PG_TEST_DIR/data" -l "$PG_TEST_DIR/server.log" \
+        -o "-p $PG_TEST_PORT" -m fast -w -t 60 restart >>"$PG_TEST_DIR/pg_ctl.log" 2>&1
+}
+
 # pg_halt: stop the server (-m immediate) but keep the cluster; pg_resume
 # starts it again on the same port.
 pg_halt() {

@@ -15,11 +15,16 @@
 #  3. synchronous_commit on (the server's) and then off (ALTER SYSTEM, a
 #     reload, and a new session seen with it): New-Order's share of WAL
 #     waits (LWLock:WALWrite, IO:WALSync, IO:WALWrite) is present with on
-#     and higher than with off;
+#     and higher than with off; `compare` of the two names a WAL wait first
+#     on its new_order line, and its JSON has that wait first with the two
+#     records' shares (measured: LWLock:WALWrite 43 % -> 0 %, IO:WALSync
+#     6.9 % -> 0 %, then a Lock wait within the sampling error, CPU 29 % ->
+#     63 %);
 #  4. --wait-sampling 0: "waits" is unavailable, saying run.wait_sampling is
-#     0; the null driver: unavailable, no database.
+#     0, and compare against it says so in one line; the null driver:
+#     unavailable, no database.
 # Asserts the events' presence and order, not a percentage to the point.
-# Prints TAP.  About 60 s.
+# Prints TAP.  About 60 s (170 s at a load average of 13).
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -56,6 +61,7 @@ check("waits" not in (rec.get("metrics") or {}), "waits is the record member, no
 '
 payline=$(printf '%s\n' "$out" | grep -E '^ +payment +[0-9]+ +CPU +[0-9]+%  Lock:')
 ok $? "the summary: payment's line with its CPU share and a Lock wait first" || diag "$out"
+note "summary: $payline"
 csv=$(rec proc)/metrics.csv
 python3 - "$csv" >"$tmp/csvcheck" 2>&1 <<'PYEOF'
 import csv, sys
@@ -102,6 +108,40 @@ ok $? "synchronous_commit on: New-Order waits for the WAL (share $on)"
 python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) > float(sys.argv[2]) else 1)" "$on" "$off" 2>/dev/null
 ok $? "New-Order's share of WAL waits is higher with on ($on) than off ($off)"
 
+# compare: New-Order's waits that changed most, a WAL wait first.
+run cmpw "$bin" compare "$(rec sync-on)" "$(rec sync-off)"
+is "$rc" 0 "compare sync-on sync-off: exit 0" || explain
+noline=$(printf '%s\n' "$out" | sed -n '/^where the time went/,$p' | grep -E '^ +new_order: ')
+note "compare: $noline"
+case $(printf '%s\n' "$noline" | sed -E 's/^ +new_order: ([^ ]+) .*/\1/') in
+LWLock:WALWrite | IO:WALSync | IO:WALWrite) pass "compare names a WAL wait first for new_order" ;;
+*) fail "compare names a WAL wait first for new_order" "$out" ;;
+esac
+like "$noline" "*, CPU * % -> * %" "the new_order line ends with CPU's share"
+run cmpwj "$bin" compare --format json "$(rec sync-on)" "$(rec sync-off)"
+is "$rc" 0 "compare --format json: exit 0" || explain
+python3 - "$tmp/cmpwj.out" "$(rec_json sync-on)" "$(rec_json sync-off)" >"$tmp/cmpwcheck" 2>&1 <<'PYEOF'
+import json, sys
+d, a, b = (json.load(open(f)) for f in sys.argv[1:])
+def check(cond, desc, detail):
+    print("\t".join(["PASS" if cond else "FAIL", desc] + ([] if cond else [str(detail)])))
+w = d["steps"][1].get("waits") or {}
+no = (w.get("by_type") or {}).get("new_order") or [{}]
+first = no[0]
+def share(r, k):
+    e = r["waits"]["by_type"]["new_order"]["events"]
+    return e.get(k, 0) / sum(e.values())
+ok = first.get("event") in ("LWLock:WALWrite", "IO:WALSync", "IO:WALWrite")
+check(ok, "json: new_order's first change is a WAL wait", no)
+check(ok and abs(first["old_share"] - share(a, first["event"])) < 1e-9 and
+      abs(first["new_share"] - share(b, first["event"])) < 1e-9 and
+      first["old_share"] > first["new_share"] and first["beyond_noise"] is True,
+      "json: its shares are the records', falling beyond the sampling error", first)
+check(no[-1].get("event") == "CPU" and w.get("against") == 1 and isinstance(w.get("largest"), dict),
+      "json: CPU last, against step 1, the largest change named", w)
+PYEOF
+tap_from "$tmp/cmpwcheck"
+
 # 4. Off, and no database.
 run zero "$bin" run -c "$cfg" --duration 1s --warmup 0s --vus 2 --wait-sampling 0 --label zero
 is "$rc" 0 "a run with --wait-sampling 0" || explain
@@ -110,6 +150,10 @@ w = rec.get("waits") or {}
 check(w.get("available") is False and "run.wait_sampling is 0" in w.get("why", ""),
       "--wait-sampling 0: waits unavailable, saying why", w)
 '
+run cmpz "$bin" compare --force "$(rec sync-off)" "$(rec zero)"
+is "$rc" 0 "compare of a run with waits and one without: exit 0" || explain
+is "$(printf '%s\n' "$out" | sed -n '/^where the time went/,$p' | sed 1,2d)" \
+    "      step 2 has no waits: run.wait_sampling is 0: off" "it says in one line why there is no diff"
 cat >"$tmp/null.yaml" <<EOF
 database: {driver: "null"}
 results: {dir: "$tmp/results"}

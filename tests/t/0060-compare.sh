@@ -111,10 +111,13 @@ fi
 
 run cmp "$bin" compare "$a" "$b"
 is "$rc" 0 "compare baseline work-mem: exit 0" || explain
-changed=$(sed -n '/^what changed/,$p' "$tmp/cmp.out" | sed 1d)
+changed=$(sed -n '/^what changed/,/^$/p' "$tmp/cmp.out" | sed '1d;/^$/d')
 is "$changed" "  2 work-mem (against 1 baseline):
       work_mem: 4MB -> 8MB" "what changed: work_mem 4MB -> 8MB and nothing else"
 unlike "$out" "*config_hash*" "the config hash is not shown as a change"
+like "$(sed -n '/^where the time went/,$p' "$tmp/cmp.out")" "where the time went (waits: *
+  2 work-mem (against 1 baseline):
+      new_order: * % -> * %*, CPU * % -> * %*" "then where the time went: new_order's waits that changed most, then CPU"
 unlike "$err" "*changed 2 things*" "no warning of several changes"
 like "$out" "*   2  work-mem  work_mem = 8MB *" "the step table shows the step and its change note"
 run cmpj "$bin" compare --format json "$a/run.json" "$b/run.json"
@@ -130,6 +133,7 @@ like "$(sed -n '/^step /,/^$/p' "$tmp/cmp.out" | sed -n 2p)" "*defaults  *-  *- 
 run cmpm "$bin" compare --format markdown "$a" "$b"
 like "$out" "*| 2 | work-mem | work_mem = 8MB | - | - | - |*" "markdown: the step row"
 like "$out" "*\`work_mem\`: 4MB → 8MB*" "markdown: what changed"
+like "$out" "*\*\*Where the time went\*\* (waits: *- step 2 work-mem:*  - \`new_order\`: * % -> * %*" "markdown: where the time went"
 run cmpc "$bin" compare --format csv "$a" "$b"
 like "$(sed -n 3p "$tmp/cmpc.out")" "2,work-mem,work_mem = 8MB,1,*,work_mem: 4MB -> 8MB" "csv: the step row ends with the change"
 

@@ -76,6 +76,32 @@ b = st.median(x["values"]["notpm"] for x in runs[:6]); a = st.median(x["values"]
 print(abs(c["median_before"] - b) < 1e-6 * b, abs(c["median_after"] - a) < 1e-6 * a, abs(c["change_pct"] - (a / b - 1) * 100) < 1e-6)' "$tmp/h1.out" 2>&1)" \
     "True True True" "its medians and change follow from the recorded NOTPM of the runs either side"
 
+# The waits at the change point: the largest change of a wait's share between
+# run 6 and run 7, as their records have it (or that none is beyond the
+# sampling error: 2 terminals for 4 s give few samples).
+python3 - "$tmp/h1.out" >"$tmp/h1waits" 2>&1 <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))
+s = r["series"][0]
+c = ([m for m in s["metrics"] if m["metric"] == "notpm"][0]["change_points"] or [{}])[0]
+w = c.get("waits") or {}
+big = w.get("largest")
+if big:
+    def share(i):
+        bt = json.load(open(s["runs"][i]["dir"] + "/run.json"))["waits"]["by_type"]
+        e = bt[big["type"]]["events"]
+        return e.get(big["event"], 0) / sum(e.values())
+    ok = abs(big["old_share"] - share(5)) < 1e-9 and abs(big["new_share"] - share(6)) < 1e-9 and \
+        big["beyond_noise"] is True and big["event"] != "CPU"
+else:
+    ok = w.get("why") == "no wait's share changed beyond the sampling error"
+print("\t".join(["PASS" if ok else "FAIL",
+                 "the change point's waits: the largest change of a wait's share from run 6 to 7, the records' shares"]
+                + ([] if ok else [json.dumps(w)])))
+print("measured: %s" % json.dumps(w))
+PYEOF
+tap_from "$tmp/h1waits"
+
 run h2 "$bin" history "$res" --alpha 0.01
 is "$rc" 0 "history again (text): exit 0" || explain
 is "$err" "" "through the index: nothing said"
@@ -83,6 +109,8 @@ like "$out" "*13 run records read, 12 in 1 series; 1 left out: 1 a load's record
     "the text says what was read and what was left out"
 like "$out" "*at run 7 '*-sync-off' (sync-off): notpm * -> *, +*p = *what changed: synchronous_commit: on -> off*" \
     "the text names the change point and what changed"
+like "$out" "*what changed: synchronous_commit: on -> off
+      waits: *" "and under it the waits' largest change"
 
 # A record written beside the indexed ones appends its line: still fresh.
 run nullrun "$bin" run --driver null --duration 1s --warmup 0s --results-dir "$sdir"
