@@ -97,8 +97,13 @@ static double share_of(const struct wdiff_side *s, const char *key)
 static void change_of(const struct wdiff_side *a, const struct wdiff_side *b, const char *type,
                       const char *key, struct wdiff_change *c)
 {
-    double p1 = share_of(a, key), p2 = share_of(b, key);
-    double se = sqrt(p1 * (1 - p1) / (double)a->samples + p2 * (1 - p2) / (double)b->samples);
+    double p1 = share_of(a, key), p2 = share_of(b, key), n1 = (double)a->samples,
+           n2 = (double)b->samples;
+    /* The error of shares (x + 1) / (n + 2) (Agresti-Coull's "plus two"): a share of
+     * 0 or 1 has none by the plain formula, and 1 sample of 1 against 0 of 2 would
+     * pass as a change. */
+    double q1 = (p1 * n1 + 1) / (n1 + 2), q2 = (p2 * n2 + 1) / (n2 + 2);
+    double se = sqrt(q1 * (1 - q1) / n1 + q2 * (1 - q2) / n2);
 
     snprintf(c->type, sizeof(c->type), "%s", type);
     snprintf(c->key, sizeof(c->key), "%s", key);

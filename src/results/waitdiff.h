@@ -10,10 +10,12 @@
  * repeats).  The waits (every event but CPU) are ranked by the size of
  * their change, largest first; CPU's share comes last, as the room the
  * waits left or took.  A change is "within the sampling error" when it is
- * under twice its standard error, sqrt(p1 (1 - p1) / n1 + p2 (1 - p2) / n2)
- * over the two sides' samples: samples of one backend a tenth of a second
- * apart are not independent, so this is a floor of the error, not its
- * measure.
+ * under twice its standard error, sqrt(q1 (1 - q1) / n1 + q2 (1 - q2) / n2)
+ * over the two sides' samples n, with q = (samples of the event + 1) /
+ * (n + 2) (so that a share of 0 or 1 of a few samples has an error too: 1
+ * sample of 1 against 0 of 2 is no change); samples of one backend a tenth
+ * of a second apart are not independent, so this is a floor of the error,
+ * not its measure.
  *
  * Nothing here prints or exits; records are read, never changed.
  */

@@ -130,6 +130,14 @@ static void test_noise_and_pool(void **state)
     assert_int_equal(c[0].beyond_noise, 0);
     wdiff_fmt(line, sizeof(line), c, 1);
     assert_string_equal(line, "Lock:tuple 30 % -> 20 % (~)");
+    /* 1 sample of 1 against 0 of 2: no change beyond the error, though both shares are
+     * exact (0 and 1). */
+    {
+        json_t *x = rec("{\"IO:DataFileRead\": 1}", "{}"), *y = rec("{\"CPU\": 2}", "{}");
+        assert_int_equal(wdiff_largest(x, y, &big, why, sizeof(why)), 0);
+        json_decref(x);
+        json_decref(y);
+    }
     /* Nothing beyond the sampling error: no largest change, and why. */
     assert_int_equal(wdiff_largest(a, b, &big, why, sizeof(why)), 0);
     assert_string_equal(why, "no wait's share changed beyond the sampling error");
