@@ -1367,37 +1367,37 @@ int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verd
 /* Output                                                              */
 /* ------------------------------------------------------------------ */
 
-/* The step table's columns. */
-enum col {
-    C_STEP,
-    C_LABEL,
-    C_NOTE,
-    C_RUNS,
-    C_LOAD,
-    C_LOAD_GAIN,
-    C_LOAD_FIRST,
-    C_NOTPM,
-    C_NOTPM_GAIN,
-    C_TPS,
-    C_TPS_GAIN,
-    C_P90,
-    C_P90_CHANGE,
-    C_CPU, /* the metrics columns: shown when a step has them */
-    C_IOWAIT,
-    C_DISK,
-    C_DBH_CPU, /* the database host's: shown when a step has them */
-    C_DBH_IOWAIT,
-    C_DBH_DISK,
-    C_NCOLS
-};
-
-static const char *const col_head[C_NCOLS] = {
-    "step", "label", "change note", "runs",      "load s", "gain",  "vs first", "NOTPM",
-    "gain", "TPS",   "gain",        "NO p90 ms", "change", "CPU %", "iowait %", "disk MB/s",
-    "db CPU %", "db iowait %", "db disk MB/s",
-};
+/*
+ * The step table, text and markdown alike, is the array step_cols[] below:
+ * each column gives its header, its alignment, when the table shows it and
+ * how a step's cell (and the min..max line under a step of repeats) is
+ * filled.  A new column is one entry there, with a fill function of its
+ * own when none of these fits (and a shown function when it is left out
+ * while no step has it).
+ */
 
 #define CELL 96
+
+/* What a cell is filled from. */
+struct cell_ctx {
+    const struct cmp *c;
+    int s;                          /* the step */
+    int format;                     /* CMP_TEXT or CMP_MARKDOWN */
+    const struct cmp_table_opts *o; /* the study's changes; all zero for compare's own */
+};
+
+/* One column of the step table. */
+struct step_col {
+    const char *head;    /* the header */
+    const char *md_head; /* the header in markdown when it differs; NULL: head */
+    int left;            /* 1: left-aligned (text) */
+    int metric;          /* enum cmp_metric of a figure or gain column */
+    int vs_first;        /* a gain column: 1 against the first step, 0 against the step before */
+    /* Fill the cell and range (the min..max line), CELL bytes each, both given empty. */
+    void (*fill)(const struct cell_ctx *x, const struct step_col *col, char *cell, char *range);
+    /* Whether the table shows the column; NULL: always. */
+    int (*shown)(const struct cmp *c, const struct cmp_table_opts *o);
+};
 
 /* A percentage cell, "~" appended when within noise (text) or " (within noise)" (markdown). */
 static void gain_cell(char *buf, size_t len, double frac, int noise, int format)
@@ -1411,60 +1411,80 @@ static void gain_cell(char *buf, size_t len, double frac, int noise, int format)
         snprintf(buf, len, "%s", p);
 }
 
-/* Fill the cells of step s for the text and markdown tables. */
-static void step_cells(const struct cmp *c, int s, int format, char cells[C_NCOLS][CELL],
-                       char range[C_NCOLS][CELL])
+static const struct cmp_run *step_run(const struct cell_ctx *x)
 {
-    const struct cmp_step *st = &c->steps[s], *prev = s ? &c->steps[s - 1] : NULL,
-                          *first = &c->steps[0];
-    const struct cmp_run *r = &c->runs[st->first];
-    static const int value_cols[][2] = {
-        { C_LOAD, CMP_LOAD }, { C_NOTPM, CMP_NOTPM },
-        { C_TPS, CMP_TPS },   { C_P90, CMP_P90 + TX_NEW_ORDER },
-        { C_CPU, CMP_CPU },   { C_IOWAIT, CMP_IOWAIT },
-        { C_DISK, CMP_DISK }, { C_DBH_CPU, CMP_DBH_CPU },
-        { C_DBH_IOWAIT, CMP_DBH_IOWAIT }, { C_DBH_DISK, CMP_DBH_DISK },
-    };
+    return &x->c->runs[x->c->steps[x->s].first];
+}
 
-    for (int k = 0; k < C_NCOLS; k++)
-        cells[k][0] = range[k][0] = '\0';
-    snprintf(cells[C_STEP], CELL, "%d", s + 1);
-    snprintf(cells[C_LABEL], CELL, "%s", r->label[0] ? r->label : "(none)");
-    if (format == CMP_TEXT && strlen(r->change) > 36)
-        snprintf(cells[C_NOTE], CELL, "%.33s...", r->change);
+/* The step's number: compare's (from 1) or the study's. */
+static void fill_step(const struct cell_ctx *x, const struct step_col *col, char *cell, char *range)
+{
+    (void)col, (void)range;
+    snprintf(cell, CELL, "%d", x->o->step_no ? x->o->step_no[x->s] : x->s + 1);
+}
+
+static void fill_label(const struct cell_ctx *x, const struct step_col *col, char *cell,
+                       char *range)
+{
+    const char *l = step_run(x)->label;
+
+    (void)col, (void)range;
+    snprintf(cell, CELL, "%s", l[0] ? l : "(none)");
+}
+
+/* The change note, cut after 33 characters in compare's text table (the study's is whole). */
+static void fill_note(const struct cell_ctx *x, const struct step_col *col, char *cell, char *range)
+{
+    const char *n = step_run(x)->change;
+
+    (void)col, (void)range;
+    if (x->format == CMP_TEXT && !x->o->full_notes && strlen(n) > 36)
+        snprintf(cell, CELL, "%.33s...", n);
     else
-        snprintf(cells[C_NOTE], CELL, "%s", r->change[0] ? r->change : "-");
-    snprintf(cells[C_RUNS], CELL, "%d", st->n);
-    for (size_t k = 0; k < sizeof(value_cols) / sizeof(value_cols[0]); k++) {
-        int col = value_cols[k][0], m = value_cols[k][1];
-        cmp_fmt_value(cells[col], CELL, m, st->med[m]);
-        if (st->n > 1 && !isnan(st->lo[m])) {
-            char lo[32], hi[32];
-            cmp_fmt_value(lo, sizeof(lo), m, st->lo[m]);
-            cmp_fmt_value(hi, sizeof(hi), m, st->hi[m]);
-            snprintf(range[col], CELL, "%s..%s", lo, hi);
-        }
+        snprintf(cell, CELL, "%s", n[0] ? n : "-");
+}
+
+/* The step's runs: "2", or the study's "2/3" (of its repeats). */
+static void fill_runs(const struct cell_ctx *x, const struct step_col *col, char *cell, char *range)
+{
+    int n = x->c->steps[x->s].n;
+
+    (void)col, (void)range;
+    if (x->o->runs_of > 0)
+        snprintf(cell, CELL, "%d/%d", n, x->o->runs_of);
+    else
+        snprintf(cell, CELL, "%d", n);
+}
+
+/* The median of the column's metric; its runs' min..max under a step of repeats. */
+static void fill_value(const struct cell_ctx *x, const struct step_col *col, char *cell,
+                       char *range)
+{
+    const struct cmp_step *st = &x->c->steps[x->s];
+    int m = col->metric;
+
+    cmp_fmt_value(cell, CELL, m, st->med[m]);
+    if (st->n > 1 && !isnan(st->lo[m])) {
+        char lo[32], hi[32];
+        cmp_fmt_value(lo, sizeof(lo), m, st->lo[m]);
+        cmp_fmt_value(hi, sizeof(hi), m, st->hi[m]);
+        snprintf(range, CELL, "%s..%s", lo, hi);
     }
-    if (!prev) {
-        snprintf(cells[C_LOAD_GAIN], CELL, "-");
-        snprintf(cells[C_LOAD_FIRST], CELL, "-");
-        snprintf(cells[C_NOTPM_GAIN], CELL, "-");
-        snprintf(cells[C_TPS_GAIN], CELL, "-");
-        snprintf(cells[C_P90_CHANGE], CELL, "-");
+}
+
+/* The gain of the column's metric against the step before or the first; "-" for the first. */
+static void fill_gain(const struct cell_ctx *x, const struct step_col *col, char *cell, char *range)
+{
+    const struct cmp *c = x->c;
+    int s = x->s, base = col->vs_first ? 0 : s - 1, m = col->metric;
+
+    (void)range;
+    if (s == 0) {
+        snprintf(cell, CELL, "-");
         return;
     }
-    gain_cell(cells[C_LOAD_GAIN], CELL, cmp_gain(CMP_LOAD, prev->med[CMP_LOAD], st->med[CMP_LOAD]),
-              cmp_within_noise(c, s, s - 1, CMP_LOAD), format);
-    gain_cell(cells[C_LOAD_FIRST], CELL,
-              cmp_gain(CMP_LOAD, first->med[CMP_LOAD], st->med[CMP_LOAD]),
-              cmp_within_noise(c, s, 0, CMP_LOAD), format);
-    gain_cell(cells[C_NOTPM_GAIN], CELL,
-              cmp_gain(CMP_NOTPM, prev->med[CMP_NOTPM], st->med[CMP_NOTPM]),
-              cmp_within_noise(c, s, s - 1, CMP_NOTPM), format);
-    gain_cell(cells[C_TPS_GAIN], CELL, cmp_gain(CMP_TPS, prev->med[CMP_TPS], st->med[CMP_TPS]),
-              cmp_within_noise(c, s, s - 1, CMP_TPS), format);
-    gain_cell(cells[C_P90_CHANGE], CELL, cmp_gain(CMP_P90, prev->med[CMP_P90], st->med[CMP_P90]),
-              cmp_within_noise(c, s, s - 1, CMP_P90), format);
+    gain_cell(cell, CELL, cmp_gain(m, c->steps[base].med[m], c->steps[s].med[m]),
+              cmp_within_noise(c, s, base, m), x->format);
 }
 
 static int any_repeats(const struct cmp *c)
@@ -1491,12 +1511,71 @@ static int any_metrics(const struct cmp *c)
     return any;
 }
 
-/* Whether the table shows column k. */
-static int shown(int k, int reps, int mets)
+/* The runs column: when a step has repeats, or always in the study's table. */
+static int shown_runs(const struct cmp *c, const struct cmp_table_opts *o)
 {
-    if (k >= C_DBH_CPU)
-        return (mets & 2) != 0;
-    return (k != C_RUNS || reps) && (k < C_CPU || (mets & 1));
+    return any_repeats(c) || o->runs_of > 0;
+}
+
+static int shown_metrics(const struct cmp *c, const struct cmp_table_opts *o)
+{
+    (void)o;
+    return (any_metrics(c) & 1) != 0;
+}
+
+static int shown_db_host(const struct cmp *c, const struct cmp_table_opts *o)
+{
+    (void)o;
+    return (any_metrics(c) & 2) != 0;
+}
+
+/* The columns, in the order shown. */
+static const struct step_col step_cols[] = {
+    { .head = "step", .fill = fill_step },
+    { .head = "label", .left = 1, .fill = fill_label },
+    { .head = "change note", .left = 1, .fill = fill_note },
+    { .head = "runs", .fill = fill_runs, .shown = shown_runs },
+    { .head = "load s", .metric = CMP_LOAD, .fill = fill_value },
+    { .head = "gain", .metric = CMP_LOAD, .fill = fill_gain },
+    { .head = "vs first", .metric = CMP_LOAD, .vs_first = 1, .fill = fill_gain },
+    { .head = "NOTPM", .metric = CMP_NOTPM, .fill = fill_value },
+    { .head = "gain", .metric = CMP_NOTPM, .fill = fill_gain },
+    { .head = "TPS", .metric = CMP_TPS, .fill = fill_value },
+    { .head = "gain", .metric = CMP_TPS, .fill = fill_gain },
+    { .head = "NO p90 ms",
+      .md_head = "New-Order p90 ms",
+      .metric = CMP_P90 + TX_NEW_ORDER,
+      .fill = fill_value },
+    { .head = "change", .metric = CMP_P90 + TX_NEW_ORDER, .fill = fill_gain },
+    { .head = "CPU %", .metric = CMP_CPU, .fill = fill_value, .shown = shown_metrics },
+    { .head = "iowait %", .metric = CMP_IOWAIT, .fill = fill_value, .shown = shown_metrics },
+    { .head = "disk MB/s", .metric = CMP_DISK, .fill = fill_value, .shown = shown_metrics },
+    { .head = "db CPU %", .metric = CMP_DBH_CPU, .fill = fill_value, .shown = shown_db_host },
+    { .head = "db iowait %", .metric = CMP_DBH_IOWAIT, .fill = fill_value, .shown = shown_db_host },
+    { .head = "db disk MB/s", .metric = CMP_DBH_DISK, .fill = fill_value, .shown = shown_db_host },
+};
+#define NCOLS (int)(sizeof(step_cols) / sizeof(step_cols[0]))
+
+/* compare's own table: no changes. */
+static const struct cmp_table_opts plain_opts;
+
+/* The cells of step s (range: the min..max line under it, "" where none). */
+static void step_cells(const struct cmp *c, int s, int format, const struct cmp_table_opts *o,
+                       char cells[NCOLS][CELL], char range[NCOLS][CELL])
+{
+    const struct cell_ctx x = { .c = c, .s = s, .format = format, .o = o };
+
+    for (int k = 0; k < NCOLS; k++) {
+        cells[k][0] = range[k][0] = '\0';
+        step_cols[k].fill(&x, &step_cols[k], cells[k], range[k]);
+    }
+}
+
+/* on[k]: whether the table shows column k. */
+static void shown_cols(const struct cmp *c, const struct cmp_table_opts *o, int on[NCOLS])
+{
+    for (int k = 0; k < NCOLS; k++)
+        on[k] = !step_cols[k].shown || step_cols[k].shown(c, o);
 }
 
 static int any_noise(const struct cmp *c)
@@ -1508,11 +1587,6 @@ static int any_noise(const struct cmp *c)
             if (cmp_within_noise(c, s, s - 1, ms[k]) || cmp_within_noise(c, s, 0, ms[k]))
                 return 1;
     return 0;
-}
-
-static int left_aligned(int col)
-{
-    return col == C_LABEL || col == C_NOTE;
 }
 
 /* Why a step lacks a metrics figure: the note of its first run that does, "" when none. */
@@ -1585,34 +1659,18 @@ static void print_sig_text(FILE *out, const struct cmp *c)
     }
 }
 
-/* Step s's cells as the text table shows them, with o's changes to compare's own. */
-static void text_cells(const struct cmp *c, int s, const struct cmp_table_opts *o,
-                       char cells[C_NCOLS][CELL], char range[C_NCOLS][CELL])
-{
-    const struct cmp_step *st = &c->steps[s];
-    const char *note = c->runs[st->first].change;
-
-    step_cells(c, s, CMP_TEXT, cells, range);
-    if (o->step_no)
-        snprintf(cells[C_STEP], CELL, "%d", o->step_no[s]);
-    if (o->runs_of > 0)
-        snprintf(cells[C_RUNS], CELL, "%d/%d", st->n, o->runs_of);
-    if (o->full_notes)
-        snprintf(cells[C_NOTE], CELL, "%s", note[0] ? note : "-");
-}
-
 /* A line of the table: the cells v of the shown columns in their widths, no blanks at the end. */
-static void print_cells(FILE *out, const char *const *v, const int *width, int reps, int mets)
+static void print_cells(FILE *out, const char *const *v, const int *width, const int *on)
 {
     char line[2048];
     size_t o = 0;
 
-    for (int k = 0; k < C_NCOLS; k++) {
+    for (int k = 0; k < NCOLS; k++) {
         int w;
-        if (!shown(k, reps, mets))
+        if (!on[k])
             continue;
-        w = snprintf(line + o, sizeof(line) - o, "%s%*s", k ? "  " : "",
-                     left_aligned(k) ? -width[k] : width[k], v[k]);
+        w = snprintf(line + o, sizeof(line) - o, "%s%*s", o ? "  " : "",
+                     step_cols[k].left ? -width[k] : width[k], v[k]);
         if (w < 0 || (size_t)w >= sizeof(line) - o)
             break;
         o += (size_t)w;
@@ -1641,22 +1699,25 @@ static void print_steps_notes(FILE *out, const struct cmp *c, const struct cmp_t
 
 void cmp_print_steps(FILE *out, const struct cmp *c, const struct cmp_table_opts *opts)
 {
-    static const struct cmp_table_opts plain; /* compare's own table */
-    const struct cmp_table_opts *o = opts ? opts : &plain;
-    char(*cells)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*cells));
-    char(*range)[C_NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*range));
-    int width[C_NCOLS], reps = any_repeats(c) || o->runs_of > 0, mets = any_metrics(c);
+    const struct cmp_table_opts *o = opts ? opts : &plain_opts;
+    char(*cells)[NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*cells));
+    char(*range)[NCOLS][CELL] = calloc((size_t)c->n_steps, sizeof(*range));
+    const char *head[NCOLS];
+    int width[NCOLS], on[NCOLS];
 
     if (!cells || !range) {
         free(cells);
         free(range);
         return;
     }
-    for (int k = 0; k < C_NCOLS; k++)
-        width[k] = (int)strlen(col_head[k]);
+    shown_cols(c, o, on);
+    for (int k = 0; k < NCOLS; k++) {
+        head[k] = step_cols[k].head;
+        width[k] = (int)strlen(head[k]);
+    }
     for (int s = 0; s < c->n_steps; s++) {
-        text_cells(c, s, o, cells[s], range[s]);
-        for (int k = 0; k < C_NCOLS; k++) {
+        step_cells(c, s, CMP_TEXT, o, cells[s], range[s]);
+        for (int k = 0; k < NCOLS; k++) {
             int w = (int)strlen(cells[s][k]), wr = (int)strlen(range[s][k]);
             if (w > width[k])
                 width[k] = w;
@@ -1664,17 +1725,17 @@ void cmp_print_steps(FILE *out, const struct cmp *c, const struct cmp_table_opts
                 width[k] = wr;
         }
     }
-    print_cells(out, col_head, width, reps, mets);
+    print_cells(out, head, width, on);
     for (int s = 0; s < c->n_steps; s++)
         for (int pass = 0; pass < (c->steps[s].n > 1 ? 2 : 1); pass++) {
-            const char *v[C_NCOLS];
-            for (int k = 0; k < C_NCOLS; k++)
+            const char *v[NCOLS];
+            for (int k = 0; k < NCOLS; k++)
                 v[k] = pass ? range[s][k] : cells[s][k];
-            print_cells(out, v, width, reps, mets);
+            print_cells(out, v, width, on);
         }
     free(cells);
     free(range);
-    print_steps_notes(out, c, o, mets);
+    print_steps_notes(out, c, o, any_metrics(c));
 }
 
 /* The text output: the step table, significance, the last step against the first, the runs and
@@ -1876,31 +1937,27 @@ static void print_text(FILE *out, const struct cmp *c)
     print_waits_text(out, c);
 }
 
-static void print_markdown(FILE *out, const struct cmp *c)
+/* Markdown's step table: the text table's columns, min..max in brackets after the median. */
+static void print_markdown_steps(FILE *out, const struct cmp *c)
 {
-    int reps = any_repeats(c), mets = any_metrics(c);
+    int on[NCOLS];
 
-    fprintf(out, "### tpccbench compare: %d run%s in %d step%s\n\n", c->n_runs,
-            c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
-    fprintf(out,
-            "NOTPM is TPC-C derived, not audited. Gains: load time old/new - 1, NOTPM "
-            "and TPS new/old - 1, against the step before (and the first)%s.\n\n",
-            reps ? "; figures are medians of the repeats, min..max below" : "");
+    shown_cols(c, &plain_opts, on);
     fputc('|', out);
-    for (int k = 0; k < C_NCOLS; k++)
-        if (shown(k, reps, mets))
-            fprintf(out, " %s |", k == C_P90 ? "New-Order p90 ms" : col_head[k]);
+    for (int k = 0; k < NCOLS; k++)
+        if (on[k])
+            fprintf(out, " %s |", step_cols[k].md_head ? step_cols[k].md_head : step_cols[k].head);
     fprintf(out, "\n|");
-    for (int k = 0; k < C_NCOLS; k++)
-        if (shown(k, reps, mets))
-            fprintf(out, "%s|", left_aligned(k) ? "---" : "---:");
+    for (int k = 0; k < NCOLS; k++)
+        if (on[k])
+            fprintf(out, "%s|", step_cols[k].left ? "---" : "---:");
     fputc('\n', out);
     for (int s = 0; s < c->n_steps; s++) {
-        char cells[C_NCOLS][CELL], range[C_NCOLS][CELL];
-        step_cells(c, s, CMP_MARKDOWN, cells, range);
+        char cells[NCOLS][CELL], range[NCOLS][CELL];
+        step_cells(c, s, CMP_MARKDOWN, &plain_opts, cells, range);
         fputc('|', out);
-        for (int k = 0; k < C_NCOLS; k++) {
-            if (!shown(k, reps, mets))
+        for (int k = 0; k < NCOLS; k++) {
+            if (!on[k])
                 continue;
             fputc(' ', out);
             md_cell(out, cells[k]);
@@ -1913,6 +1970,19 @@ static void print_markdown(FILE *out, const struct cmp *c)
         }
         fputc('\n', out);
     }
+}
+
+static void print_markdown(FILE *out, const struct cmp *c)
+{
+    int reps = any_repeats(c);
+
+    fprintf(out, "### tpccbench compare: %d run%s in %d step%s\n\n", c->n_runs,
+            c->n_runs == 1 ? "" : "s", c->n_steps, c->n_steps == 1 ? "" : "s");
+    fprintf(out,
+            "NOTPM is TPC-C derived, not audited. Gains: load time old/new - 1, NOTPM "
+            "and TPS new/old - 1, against the step before (and the first)%s.\n\n",
+            reps ? "; figures are medians of the repeats, min..max below" : "");
+    print_markdown_steps(out, c);
     if (cmp_any_sig(c)) {
         int k = 0, st, base;
         fprintf(out, "\n**Significance**: the gain of the medians and its 95 %% confidence "

@@ -209,6 +209,49 @@ static void test_step_table(void **state)
     cmp_release(&c);
 }
 
+/* cmp_print_steps: compare's own table, and the study's (its step numbers, runs of its repeats,
+ * change notes in full). */
+static void test_step_table_opts(void **state)
+{
+    struct spec s[] = {
+        { .label = "baseline", .load_s = 50, .notpm = 1000, .tps = 40, .p90 = 10 },
+        { .label = "sga", .load_s = 4.5, .notpm = 2000, .tps = 80, .p90 = 5, .work_mem = "8MB" },
+    };
+    static const int step_no[] = { 1, 3 };
+    const struct cmp_table_opts study = { .runs_of = 3, .full_notes = 1, .step_no = step_no };
+    const char *note = "shared_buffers = 8GB, work_mem = 64MB, wal_buffers = 16MB";
+    struct cmp c;
+    struct err e;
+    char *t = NULL;
+    size_t len = 0;
+    FILE *out;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(build(&c, s, 2, 0, &e), 0);
+    c.runs[1].change = note;
+    assert_non_null(out = open_memstream(&t, &len));
+    cmp_print_steps(out, &c, NULL);
+    fclose(out);
+    expect_contains("compare's table", t, "step  label     change note");
+    expect_contains("compare's table", t, "   2  sga       shared_buffers = 8GB, work_mem = ...    4.50");
+    if (strstr(t, "runs")) {
+        print_error("no repeats: want no runs column; got:\n%s\n", t);
+        fail();
+    }
+    free(t);
+    t = NULL;
+    assert_non_null(out = open_memstream(&t, &len));
+    cmp_print_steps(out, &c, &study);
+    fclose(out);
+    expect_contains("the study's table", t, "runs  load s");
+    expect_contains("the study's table", t, "   1  baseline  a note that always differs");
+    expect_contains("the study's table", t, "   3  sga       ");
+    expect_contains("the study's table", t, "wal_buffers = 16MB   1/3    4.50  +1011.1 %");
+    free(t);
+    cmp_release(&c);
+}
+
 static void test_run_without_load(void **state)
 {
     struct spec s[] = {
@@ -984,6 +1027,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gains_exact),
         cmocka_unit_test(test_step_table),
+        cmocka_unit_test(test_step_table_opts),
         cmocka_unit_test(test_metrics_columns),
         cmocka_unit_test(test_run_without_load),
         cmocka_unit_test(test_diff_one_setting),
