@@ -145,31 +145,12 @@ static int parse_args(struct compare_args *a, int argc, char **argv, struct err 
 /* Say what rule r did: tripped (1), or past its threshold but not significantly (0). */
 static int report_rule(const struct cmp_rule *r, const struct cmp_verdict *v)
 {
-    char mn[32], o[32], n[32];
-    int past = r->op == '<' ? v->change_pct < r->pct : v->change_pct > r->pct;
+    char msg[768];
+    int said = cmp_verdict_text(msg, sizeof(msg), r, v);
 
-    cmp_metric_name(r->metric, mn, sizeof(mn));
-    cmp_fmt_value(o, sizeof(o), r->metric, v->old_v);
-    cmp_fmt_value(n, sizeof(n), r->metric, v->new_v);
-    if (!v->tripped) {
-        /* With repeats, a median past the threshold that is not significant: say so. */
-        if (v->by_interval && past)
-            fprintf(stderr,
-                    "tpccbench compare: --fail-if '%s': %s %s -> %s is %+.2f %% "
-                    "[%+.2f, %+.2f], past the threshold but not significantly (the 95 %% "
-                    "interval reaches it): not tripped\n",
-                    r->text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
-        return 0;
-    }
-    if (v->by_interval)
-        fprintf(stderr,
-                "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %% "
-                "[%+.2f, %+.2f] (the whole 95 %% interval is past the threshold)\n",
-                r->text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
-    else
-        fprintf(stderr, "tpccbench compare: --fail-if '%s' tripped: %s %s -> %s is %+.2f %%%s\n",
-                r->text, mn, o, n, v->change_pct, v->within_noise ? " (within noise)" : "");
-    return 1;
+    if (said >= 0)
+        fprintf(stderr, "tpccbench compare: %s\n", msg);
+    return said == 1;
 }
 
 int cmd_compare(int argc, char **argv)

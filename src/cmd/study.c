@@ -15,7 +15,10 @@
  * that did not complete.  At the end: the step table with each gain's
  * confidence interval and verdict (results/signif.h), report.html, the
  * settings reset on the private server (or listed on an existing one), and
- * the --fail-if gate on the last step against the baseline.
+ * the --fail-if gate on the last step against the baseline.  The table, the
+ * verdicts, the gate and the report are compare's (results/compare.h), on
+ * the complete runs read once into its struct cmp; nothing here computes a
+ * figure of its own.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -52,19 +55,6 @@ static const struct cmd_opt study_opts[] = {
     { "no-load", 0, 0, NULL, "reset template/none: use the data already loaded" },
     { NULL, 0, 0, NULL, NULL },
 };
-
-/* The figures a study judges, and how each gains. */
-static const struct {
-    int metric; /* enum cmp_metric */
-    int kind;   /* enum sig_kind */
-    const char *name;
-} figures[] = {
-    { CMP_NOTPM, SIG_UP, "notpm" },
-    { CMP_TPS, SIG_UP, "tps" },
-    { CMP_LOAD, SIG_DOWN, "load_time" },
-    { CMP_P90 + TX_NEW_ORDER, SIG_CHANGE, "p90.new_order" },
-};
-#define NFIG (int)(sizeof(figures) / sizeof(figures[0]))
 
 /* One run of the schedule, as study.json keeps it. */
 struct run_state {
@@ -608,24 +598,6 @@ static int preflight(struct study *x, struct err *e)
 
 /* ---- significance and the table ---- */
 
-/* The figure m of every complete run of step s, from their records. */
-static int step_values(const struct study *x, int s, int m, double *v)
-{
-    int n = 0;
-
-    for (int r = 0; r < x->nruns; r++) {
-        struct cmp_run cr;
-        struct err e;
-        if (x->runs[r].step != s || strcmp(x->runs[r].status, "complete") != 0)
-            continue;
-        if (cmp_run_load(&cr, x->runs[r].dir, &e) < 0)
-            continue;
-        v[n++] = cr.v[m];
-        cmp_run_release(&cr);
-    }
-    return n;
-}
-
 /* One line: "NOTPM +12.3 % [+4.0, +20.1] significant gain". */
 static void fig_line(char *buf, size_t len, const char *name, const struct sig_result *r)
 {
@@ -645,8 +617,8 @@ static json_t *sig_json(int step, int against, const char *metric, const struct 
 {
     return json_pack("{s:i, s:i, s:s, s:o, s:o, s:o, s:o, s:i, s:i, s:s}", "step", step + 1,
                      "against", against + 1, "metric", metric, "gain", cmp_jnum(r->gain), "ci_low",
-                     cmp_jnum(r->lo), "ci_high", cmp_jnum(r->hi), "df", cmp_jnum(r->df), "n_old", r->n_old,
-                     "n_new", r->n_new, "verdict", sig_verdict_name(r->verdict));
+                     cmp_jnum(r->lo), "ci_high", cmp_jnum(r->hi), "df", cmp_jnum(r->df), "n_old",
+                     r->n_old, "n_new", r->n_new, "verdict", sig_verdict_name(r->verdict));
 }
 
 static void change_text(const struct study *x, int s, char *buf, size_t len)
@@ -668,103 +640,120 @@ static void change_text(const struct study *x, int s, char *buf, size_t len)
         snprintf(buf, len, "%s", s == 0 ? "baseline" : "(nothing tpccbench sets)");
 }
 
+/* The study's complete runs as compare holds them, and which step is which. */
+struct study_cmp {
+    struct cmp c;                     /* valid when ok */
+    int ok;                           /* 0: no complete run could be read */
+    int step_no[STUDY_MAX_STEPS + 1]; /* the study's number (from 1) of compare's step k */
+    int of_step[STUDY_MAX_STEPS];     /* compare's step of the study's step s; -1: none */
+};
+
 /*
- * The study's complete runs as compare takes them (cmp_build, forced), step
- * by step; step_no[k] (when not NULL) gets the study's number of compare's
- * step k: a step without a complete run is not among compare's.  -1 when
- * no run is complete or the records cannot be read.
+ * Read the study's complete runs step by step, once, into compare's struct
+ * cmp (cmp_build, forced): a step without a complete run is not among
+ * compare's.  A record that cannot be read is left out, and said.
  */
-static int load_cmp(const struct study *x, struct cmp *c, int *step_no)
+static void load_cmp(const struct study *x, struct study_cmp *sc)
 {
-    const char *args[STUDY_MAX_RUNS];
-    struct cmp_run *runs;
+    struct cmp_run *runs = calloc((size_t)(x->nruns > 0 ? x->nruns : 1), sizeof(*runs));
     struct err e;
-    int n = 0, n_runs;
-
-    for (int s = 0; s < x->plan.nsteps; s++)
-        for (int r = 0; r < x->nruns; r++)
-            if (x->runs[r].step == s && !strcmp(x->runs[r].status, "complete"))
-                args[n++] = x->runs[r].dir;
-    if (n < 1 || cmp_load_args(args, n, &runs, &n_runs, &e) < 0)
-        return -1;
-    if (cmp_build(c, runs, n_runs, 1, &e) < 0) {
-        cmp_release(c);
-        return -1;
-    }
-    /* Labels are unique in a study: compare's step of runs labelled L is the study's step L. */
-    for (int k = 0; step_no && k < c->n_steps; k++) {
-        step_no[k] = k + 1;
-        for (int s = 0; s < x->plan.nsteps; s++)
-            if (!strcmp(x->plan.steps[s].label, c->runs[c->steps[k].first].label))
-                step_no[k] = s + 1;
-    }
-    return 0;
-}
-
-/* The number of complete runs of step s. */
-static int complete_runs(const struct study *x, int s)
-{
     int n = 0;
 
-    for (int r = 0; r < x->nruns; r++)
-        n += x->runs[r].step == s && !strcmp(x->runs[r].status, "complete");
-    return n;
+    memset(sc, 0, sizeof(*sc));
+    for (int s = 0; s < STUDY_MAX_STEPS; s++)
+        sc->of_step[s] = -1;
+    for (int s = 0; runs && s < x->plan.nsteps; s++)
+        for (int r = 0; r < x->nruns; r++) {
+            if (x->runs[r].step != s || strcmp(x->runs[r].status, "complete") != 0)
+                continue;
+            if (cmp_run_load(&runs[n], x->runs[r].dir, &e) == 0)
+                n++;
+            else
+                fprintf(stderr, "tpccbench study: leaving run '%s' out of the tables: %s\n",
+                        x->runs[r].dir, e.msg);
+        }
+    if (n < 1) {
+        free(runs);
+        return;
+    }
+    if (cmp_build(&sc->c, runs, n, 1, &e) < 0) {
+        fprintf(stderr, "tpccbench study: the step table: %s\n", e.msg);
+        cmp_release(&sc->c);
+        return;
+    }
+    sc->ok = 1;
+    /* Labels are unique in a study: compare's step of runs labelled L is the study's step L. */
+    for (int k = 0; k < sc->c.n_steps; k++) {
+        sc->step_no[k] = k + 1;
+        for (int s = 0; s < x->plan.nsteps; s++)
+            if (!strcmp(x->plan.steps[s].label, sc->c.runs[sc->c.steps[k].first].label)) {
+                sc->step_no[k] = s + 1;
+                sc->of_step[s] = k;
+            }
+    }
+}
+
+static void release_cmp(struct study_cmp *sc)
+{
+    if (sc->ok)
+        cmp_release(&sc->c);
+    sc->ok = 0;
 }
 
 /*
- * The step table, as compare prints it (cmp_print_steps): each step's
- * medians, its runs out of the repeats, its gains and what it changes; then
- * the steps without a complete run.
+ * The step table, compare's (cmp_print_steps): each step's medians, its
+ * runs out of the repeats, its gains and what it changes; then the steps
+ * without a complete run.
  */
-static void step_table(const struct study *x, FILE *out)
+static void step_table(const struct study *x, const struct study_cmp *sc, FILE *out)
 {
-    int step_no[STUDY_MAX_STEPS + 1];
-    struct cmp_table_opts o = { .runs_of = x->plan.repeat, .full_notes = 1, .step_no = step_no };
-    struct cmp c;
+    struct cmp_table_opts o = { .runs_of = x->plan.repeat,
+                                .full_notes = 1,
+                                .step_no = sc->step_no };
 
-    if (load_cmp(x, &c, step_no) == 0) {
-        cmp_print_steps(out, &c, &o);
-        cmp_release(&c);
+    if (sc->ok) {
+        cmp_print_steps(out, &sc->c, &o);
         fputc('\n', out);
     }
     for (int s = 0; s < x->plan.nsteps; s++)
-        if (!complete_runs(x, s))
+        if (sc->of_step[s] < 0)
             fprintf(out, "step %d '%s': no complete run (of %d)\n", s + 1, x->plan.steps[s].label,
                     x->plan.repeat);
 }
 
 /*
  * Step s against step against (the baseline, or the step before): a line
- * of each figure's gain, interval and verdict (none when no figure has a
- * gain).  Every verdict goes into all; the control step's NOTPM and TPS
- * against the baseline into *ctl_json, the noise floor.
+ * of each figure's gain, interval and verdict (compare's cmp_sig; none
+ * when no figure has a gain).  Every verdict goes into all; the control
+ * step's NOTPM and TPS against the baseline into *ctl_json, the noise floor.
  */
-static void sig_line(const struct study *x, int s, int against, FILE *out, json_t *all,
-                     json_t **ctl_json)
+static void sig_line(const struct study *x, const struct study_cmp *sc, int s, int against,
+                     FILE *out, json_t *all, json_t **ctl_json)
 {
-    static const char *const shown[NFIG] = { "NOTPM", "TPS", "load", "NO p90" };
+    static const char *const shown[CMP_NSIG] = { "NOTPM", "TPS", "load", "NO p90" };
     char line[1024];
     size_t o = 0;
     int n = 0;
 
+    if (sc->of_step[s] < 0 || sc->of_step[against] < 0)
+        return;
     o += (size_t)snprintf(line, sizeof(line), "%4d  %s vs %s:", s + 1, x->plan.steps[s].label,
                           against == 0 ? "baseline" : "step before");
-    for (int f = 0; f < NFIG && o < sizeof(line); f++) {
-        double w[SIG_MAX_N], v[SIG_MAX_N];
+    for (int f = 0; f < CMP_NSIG && o < sizeof(line); f++) {
         struct sig_result r;
-        char fl[200];
-        int m = step_values(x, against, figures[f].metric, w);
-        sig_compare(w, m, v, step_values(x, s, figures[f].metric, v), figures[f].kind, &r);
+        char fl[200], name[32];
+        cmp_sig(&sc->c, sc->of_step[s], sc->of_step[against], cmp_sig_metrics[f], &r);
         if (isnan(r.gain))
             continue;
+        cmp_metric_name(cmp_sig_metrics[f], name, sizeof(name));
         fig_line(fl, sizeof(fl), shown[f], &r);
         o += (size_t)snprintf(line + o, sizeof(line) - o, "%s %s", f ? ";" : "", fl);
         n++;
-        json_array_append_new(all, sig_json(s, against, figures[f].name, &r));
+        json_array_append_new(all, sig_json(s, against, name, &r));
         if (x->plan.steps[s].control && f < 2) {
             if (!*ctl_json)
                 *ctl_json = json_object();
-            json_object_set_new(*ctl_json, figures[f].name,
+            json_object_set_new(*ctl_json, name,
                                 json_pack("{s:o, s:o, s:s}", "ci_low", cmp_jnum(r.lo), "ci_high",
                                           cmp_jnum(r.hi), "verdict", sig_verdict_name(r.verdict)));
         }
@@ -774,7 +763,8 @@ static void sig_line(const struct study *x, int s, int against, FILE *out, json_
 }
 
 /* Print the step table and collect every verdict; *ctl_json gets the noise floor. */
-static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
+static json_t *significance(const struct study *x, const struct study_cmp *sc, FILE *out,
+                            json_t **ctl_json)
 {
     json_t *all = json_array();
 
@@ -787,12 +777,12 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
             x->plan.cumulative ? ", cumulative" : ", each step against the baseline");
     fprintf(out, "gains: medians of the runs; [95 %% confidence interval] from Welch's t on the "
                  "log figures\n\n");
-    step_table(x, out);
+    step_table(x, sc, out);
     /* Each step against the step before (from the third; not the control), then the baseline. */
     for (int s = 1; s < x->plan.nsteps; s++) {
         if (s > 1 && !x->plan.steps[s].control)
-            sig_line(x, s, s - 1, out, all, ctl_json);
-        sig_line(x, s, 0, out, all, ctl_json);
+            sig_line(x, sc, s, s - 1, out, all, ctl_json);
+        sig_line(x, sc, s, 0, out, all, ctl_json);
     }
     if (*ctl_json) {
         json_t *nf = json_object_get(*ctl_json, "notpm");
@@ -807,70 +797,76 @@ static json_t *significance(const struct study *x, FILE *out, json_t **ctl_json)
     return all;
 }
 
-/* The gate: each rule over the last step (not the control) against the baseline. */
-static int gate(const struct study *x, const struct cmp_rule *rules, int n_rules, json_t **out)
+/*
+ * Rule r on the last step (not the control) against the baseline, by
+ * compare's cmp_rule_eval_steps; what it did is said on stderr.  1 when it
+ * tripped, 0 when not, -1 when it cannot be judged (e in the entry).
+ */
+static int gate_rule(const struct study *x, const struct study_cmp *sc, const struct cmp_rule *r,
+                     json_t *out)
 {
-    int last = x->plan.nsteps - 1 - x->plan.control, tripped = 0;
+    int last = x->plan.nsteps - 1 - x->plan.control, rc;
+    struct cmp_verdict v = { .change_pct = NAN, .ci_lo_pct = NAN, .ci_hi_pct = NAN };
+    struct err e;
+    char msg[768];
+
+    err_clear(&e);
+    if (sc->of_step[0] < 0 || sc->of_step[last] < 0)
+        rc = err_set(&e, E_USAGE, "--fail-if '%s': step %d '%s' has no complete run", r->text,
+                     sc->of_step[0] < 0 ? 1 : last + 1,
+                     x->plan.steps[sc->of_step[0] < 0 ? 0 : last].label);
+    else
+        rc = cmp_rule_eval_steps(&sc->c, r, sc->of_step[0], sc->of_step[last], &v, &e);
+    if (rc < 0)
+        fprintf(stderr, "tpccbench study: %s: not judged\n", e.msg);
+    else if (cmp_verdict_text(msg, sizeof(msg), r, &v) >= 0)
+        fprintf(stderr, "tpccbench study: step %d against the baseline: %s\n", last + 1, msg);
+    json_array_append_new(out, json_pack("{s:s, s:o, s:o, s:o, s:b}", "rule", r->text, "change",
+                                         cmp_jnum(v.change_pct / 100.0), "ci_low",
+                                         cmp_jnum(v.ci_lo_pct / 100.0), "ci_high",
+                                         cmp_jnum(v.ci_hi_pct / 100.0), "tripped", v.tripped));
+    if (rc < 0)
+        json_object_set_new(json_array_get(out, json_array_size(out) - 1), "error",
+                            json_string(e.msg));
+    return rc < 0 ? -1 : v.tripped;
+}
+
+/*
+ * The gate: each rule on the last step against the baseline.  1 when one
+ * tripped, else 2 when one cannot be judged (compare exits 2 then too),
+ * else 0; *out gets each rule's entry.
+ */
+static int gate(const struct study *x, const struct study_cmp *sc, json_t **out)
+{
+    int tripped = 0, unjudged = 0;
 
     *out = json_array();
-    for (int i = 0; i < n_rules; i++) {
-        double a[SIG_MAX_N], b[SIG_MAX_N];
-        int na = step_values(x, 0, rules[i].metric, a),
-            nb = step_values(x, last, rules[i].metric, b);
-        struct cmp_verdict v;
-        int past;
-        cmp_rule_judge(&rules[i], a, na, b, nb, &v); /* compare's rule: see compare.h */
-        past = !isnan(v.change_pct) &&
-               (rules[i].op == '<' ? v.change_pct < rules[i].pct : v.change_pct > rules[i].pct);
-        if (v.tripped && v.by_interval) {
-            fprintf(stderr,
-                    "tpccbench study: --fail-if '%s' tripped: step %d against the baseline is "
-                    "%+.2f %% [%+.2f, %+.2f] (the whole interval is past the threshold)\n",
-                    rules[i].text, last + 1, v.change_pct, v.ci_lo_pct, v.ci_hi_pct);
-        } else if (v.tripped) {
-            fprintf(stderr,
-                    "tpccbench study: --fail-if '%s' tripped: step %d against the baseline is "
-                    "%+.2f %% (one run on a side: no interval, the change of the medians)\n",
-                    rules[i].text, last + 1, v.change_pct);
-        } else if (past) {
-            fprintf(stderr,
-                    "tpccbench study: --fail-if '%s': %+.2f %% [%+.2f, %+.2f] is past the "
-                    "threshold but not significantly (the interval reaches it): not tripped\n",
-                    rules[i].text, v.change_pct, v.ci_lo_pct, v.ci_hi_pct);
-        }
-        tripped += v.tripped;
-        json_array_append_new(*out, json_pack("{s:s, s:o, s:o, s:o, s:b}", "rule", rules[i].text,
-                                              "change", cmp_jnum(v.change_pct / 100.0), "ci_low",
-                                              cmp_jnum(v.ci_lo_pct / 100.0), "ci_high",
-                                              cmp_jnum(v.ci_hi_pct / 100.0), "tripped", v.tripped));
+    for (int i = 0; i < x->n_rules; i++) {
+        int rc = gate_rule(x, sc, &x->rules[i], *out);
+        tripped |= rc > 0;
+        unjudged |= rc < 0;
     }
-    return tripped;
+    return tripped ? 1 : unjudged ? 2 : 0;
 }
 
 /* report.html over the complete runs, in step order (so repeats are grouped). */
-static void write_report(const struct study *x)
+static void write_report(const struct study *x, const struct study_cmp *sc)
 {
     struct report_opts o = { 0 };
-    struct cmp c;
     struct err e;
     char title[200], *html = NULL;
     size_t len = 0;
 
-    if (load_cmp(x, &c, NULL) < 0)
+    if (!sc->ok || sc->c.n_runs < 2)
         return;
-    if (c.n_runs < 2) {
-        cmp_release(&c);
-        return;
-    }
     snprintf(title, sizeof(title), "tpccbench study %s", x->plan.name);
     o.title = title;
-    if (report_html(&c, &o, &html, &len, &e) == 0 &&
+    if (report_html(&sc->c, &o, &html, &len, &e) == 0 &&
         record_write_file(x->dir, "report.html", html, len, &e) == 0)
         printf("report: %s/report.html\n", x->dir);
     else
         fprintf(stderr, "tpccbench study: report: %s\n", e.msg);
     free(html);
-    cmp_release(&c);
 }
 
 /* ---- the end ---- */
@@ -934,7 +930,8 @@ static void study_usage(void)
               "interleaved, every run a normal record.  Prints the step table with each\n"
               "gain's 95 % confidence interval and verdict; writes study.json, study.log\n"
               "and report.html into RESULTS/<time>-study-NAME/.  See tpccbench(1).\n"
-              "exit: 0 ok, 1 a run, command or --fail-if rule failed, 2 usage or study file",
+              "exit: 0 ok, 1 a run, command or --fail-if rule failed, 2 usage, study file or a\n"
+              "--fail-if rule the runs cannot judge (no complete run, or no such figure)",
               study_opts);
 }
 
@@ -1262,11 +1259,16 @@ static void close_study(struct study *x)
     dialect_release(&x->d);
 }
 
-/* The end: the step table, the gate, study.json, report.html; the exit code. */
+/*
+ * The end: the step table, the gate, study.json, report.html, all from the
+ * study's runs read once into compare's struct cmp; the exit code: a stop
+ * or a tripped rule 1, a rule that cannot be judged 2.
+ */
 static int finish(struct study *x, int stopped)
 {
     json_t *verdicts, *ctl = NULL, *extra = json_object(), *g = NULL;
-    int tripped = 0;
+    struct study_cmp *sc = calloc(1, sizeof(*sc));
+    int gated = 0;
 
     snprintf(x->status, sizeof(x->status), "%s",
              sig_stop_requested() ? "interrupted"
@@ -1274,24 +1276,32 @@ static int finish(struct study *x, int stopped)
                                   : "complete");
     leave_server(x, extra);
     fflush(stderr);
-    verdicts = significance(x, stdout, &ctl);
+    if (sc)
+        load_cmp(x, sc);
+    else
+        fprintf(stderr, "tpccbench study: out of memory for the step table\n");
+    verdicts = sc ? significance(x, sc, stdout, &ctl) : NULL;
     if (ctl)
         json_object_set_new(extra, "noise_floor", ctl);
-    if (x->n_rules) {
-        tripped = gate(x, x->rules, x->n_rules, &g);
+    if (x->n_rules && sc) {
+        gated = gate(x, sc, &g);
         json_object_set_new(extra, "gate", g);
     }
     save(x, verdicts, extra);
     json_decref(extra);
-    write_report(x);
+    if (sc)
+        write_report(x, sc);
     printf("study: %s/study.json (%s)\n", x->dir, x->status);
     study_log(x, "study %s", x->status);
     if (x->log)
         fclose(x->log);
     close_study(x);
+    if (sc)
+        release_cmp(sc);
+    free(sc);
     if (sig_stop_requested())
         return sig_exit_code();
-    return stopped || tripped ? 1 : 0;
+    return stopped ? 1 : gated;
 }
 
 /* The phases: parse, plan, the server and folder, the data, every run, the end. */

@@ -1339,14 +1339,15 @@ void cmp_rule_judge(const struct cmp_rule *r, const double *old_v, int n_old, co
         v->tripped = r->op == '<' ? v->change_pct < r->pct - 1e-9 : v->change_pct > r->pct + 1e-9;
 }
 
-int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verdict *v,
-                  struct err *e)
+int cmp_rule_eval_steps(const struct cmp *c, const struct cmp_rule *r, int base, int s,
+                        struct cmp_verdict *v, struct err *e)
 {
-    const struct cmp_step *a = &c->steps[0], *b = &c->steps[c->n_steps - 1];
+    const struct cmp_step *a = &c->steps[base], *b = &c->steps[s];
     double ov[SIG_MAX_N], nv[SIG_MAX_N];
     char mn[32];
 
     memset(v, 0, sizeof(*v));
+    v->old_v = v->new_v = v->change_pct = v->ci_lo_pct = v->ci_hi_pct = NAN; /* not judged */
     cmp_metric_name(r->metric, mn, sizeof(mn));
     if (isnan(a->med[r->metric]) || isnan(b->med[r->metric])) {
         const struct cmp_run *x = &c->runs[isnan(a->med[r->metric]) ? a->first : b->first];
@@ -1357,10 +1358,46 @@ int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verd
     if (a->med[r->metric] <= 0)
         return err_set(e, E_USAGE, "--fail-if '%s': %s of the first step is 0: no change to judge",
                        r->text, mn);
-    cmp_rule_judge(r, ov, step_values(c, 0, r->metric, ov), nv,
-                   step_values(c, c->n_steps - 1, r->metric, nv), v);
-    v->within_noise = cmp_within_noise(c, c->n_steps - 1, 0, r->metric);
+    cmp_rule_judge(r, ov, step_values(c, base, r->metric, ov), nv, step_values(c, s, r->metric, nv),
+                   v);
+    v->within_noise = cmp_within_noise(c, s, base, r->metric);
     return 0;
+}
+
+int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verdict *v,
+                  struct err *e)
+{
+    return cmp_rule_eval_steps(c, r, 0, c->n_steps - 1, v, e);
+}
+
+int cmp_verdict_text(char *buf, size_t len, const struct cmp_rule *r, const struct cmp_verdict *v)
+{
+    char mn[32], o[32], n[32];
+    int past = r->op == '<' ? v->change_pct < r->pct : v->change_pct > r->pct;
+
+    buf[0] = '\0';
+    cmp_metric_name(r->metric, mn, sizeof(mn));
+    cmp_fmt_value(o, sizeof(o), r->metric, v->old_v);
+    cmp_fmt_value(n, sizeof(n), r->metric, v->new_v);
+    if (!v->tripped) {
+        /* With repeats, a median past the threshold that is not significant: say so. */
+        if (!v->by_interval || !past)
+            return -1;
+        snprintf(buf, len,
+                 "--fail-if '%s': %s %s -> %s is %+.2f %% [%+.2f, %+.2f], past the threshold but "
+                 "not significantly (the 95 %% interval reaches it): not tripped",
+                 r->text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
+        return 0;
+    }
+    if (v->by_interval)
+        snprintf(buf, len,
+                 "--fail-if '%s' tripped: %s %s -> %s is %+.2f %% [%+.2f, %+.2f] (the whole 95 %% "
+                 "interval is past the threshold)",
+                 r->text, mn, o, n, v->change_pct, v->ci_lo_pct, v->ci_hi_pct);
+    else
+        snprintf(buf, len, "--fail-if '%s' tripped: %s %s -> %s is %+.2f %%%s", r->text, mn, o, n,
+                 v->change_pct, v->within_noise ? " (within noise)" : "");
+    return 1;
 }
 
 /* ------------------------------------------------------------------ */

@@ -229,10 +229,21 @@ struct cmp_verdict {
 /* Evaluate r on c (last step against first).  E_USAGE when a step lacks the metric. */
 int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verdict *v,
                   struct err *e);
+/* The same for step s against step base (the study's gate: its last step but the A/A control
+ * against its baseline). */
+int cmp_rule_eval_steps(const struct cmp *c, const struct cmp_rule *r, int base, int s,
+                        struct cmp_verdict *v, struct err *e);
+/*
+ * What rule r's verdict v says, as compare and the study print it (after
+ * their prefix): 1 it tripped ("--fail-if 'notpm < -5%' tripped: notpm
+ * 30215 -> 28100 is -7.00 % ..."), 0 its median is past the threshold but
+ * not significantly (not tripped), -1 nothing to say (buf "").
+ */
+int cmp_verdict_text(char *buf, size_t len, const struct cmp_rule *r, const struct cmp_verdict *v);
 /*
  * Judge r on the figures of the old and new runs (NAN values left out):
  * medians, change, interval, tripped (the rule above); within_noise is the
- * interval's verdict.  Shared by compare's and the study's gate.
+ * interval's verdict.  Shared by compare's gate and history's.
  */
 void cmp_rule_judge(const struct cmp_rule *r, const double *old_v, int n_old, const double *new_v,
                     int n_new, struct cmp_verdict *v);
@@ -254,7 +265,9 @@ struct cmp_table_opts {
  * The text step table: a line per step (the median of each figure, its
  * gains against the step before and the first, the change note) with the
  * runs' min..max under a step of repeats, then what "~" (within noise)
- * means and why a step lacks the metrics the others have.
+ * means and why a step lacks the metrics the others have.  Its columns
+ * (and markdown's) are one array in compare.c, step_cols: a new column is
+ * one entry there.
  */
 void cmp_print_steps(FILE *out, const struct cmp *c, const struct cmp_table_opts *o);
 

@@ -7,8 +7,9 @@
 # whose gains from the recorded figures; the settings are reset at the end.
 # Then the refusals before anything runs (unknown setting, bad values,
 # commands without --yes, a restart on an existing server without
-# restart_command), a failing before command (exit 1), and a study
-# interrupted by Ctrl-C and resumed.  Prints TAP.
+# restart_command), a failing before command (exit 1), a study
+# interrupted by Ctrl-C and resumed, and the --fail-if gate on null-driver
+# studies (tripped: exit 1; a figure the runs lack: exit 2).  Prints TAP.
 #
 # shared_buffers is 192MB, not 256MB: the private server starts with 256MB,
 # so 256MB would change nothing and need no restart.  Whether sync-off's gain
@@ -182,4 +183,38 @@ printf 'study: { name: ext }\nworkload: { duration: 1s }\nsteps:\n  - label: bas
 is "$?" 2 "existing server, a restart-needing setting, no restart_command: exit 2"
 like "$(cat "$tmp/e.err")" "*ext.yaml:6:28: 'shared_buffers' needs a restart of the server*restart_command*" \
     "it says why and what to do"
+
+# The gate, judged through compare's rules on the study's runs read once
+# (null driver: no server, 1 s runs).  With 2 runs a step a rule trips
+# only when the whole interval is past it: a change above -100 % always
+# is, one below -100 % never; the change is that of the recorded medians.
+# A rule on a figure the runs lack (load_time with --no-load) is not
+# judged: said, in study.json, exit 2 (as compare's).
+nres=$tmp/nullres
+null_cfg=$root/tests/data/config/ok-null.yaml
+printf 'study: { name: gate, repeat: 2, reset: none }\nworkload: { duration: 1s, warmup: 0s }\nsteps:\n  - label: baseline\n  - label: again\n' >"$tmp/gate.yaml"
+run gate "$bin" study "$tmp/gate.yaml" -c "$null_cfg" --results-dir "$nres" --no-load \
+    --fail-if 'notpm > -100%' --fail-if 'notpm < -100%'
+is "$rc" 1 "--fail-if 'notpm > -100%' on the last step: tripped, exit 1" || explain
+like "$err" "*step 2 against the baseline: --fail-if 'notpm > -100%' tripped: notpm * -> * is *(the whole 95 % interval is past the threshold)*" \
+    "it says so as compare does, naming the step"
+unlike "$err" "*'notpm < -100%'*" "the rule not broken is not mentioned"
+gdir=$(ls -d "$nres"/*-study-gate | head -1)
+is "$(py '
+d=json.load(open(sys.argv[1])); runs={}
+for r in d["runs"]:
+    runs.setdefault(r["step"],[]).append(json.load(open(r["dir"]+"/run.json"))["run"]["notpm"])
+med=lambda v: sorted(v)[0]/2+sorted(v)[1]/2
+g=d["gate"]; want=med(runs[2])/med(runs[1])-1
+print([(x["rule"], x["tripped"]) for x in g], abs(g[0]["change"]-want) < 1e-9, g[0]["ci_low"] <= g[0]["change"] <= g[0]["ci_high"])' "$gdir/study.json" 2>&1)" \
+    "[('notpm > -100%', True), ('notpm < -100%', False)] True True" \
+    "study.json: each rule tripped or not, the change from the recorded medians inside its interval"
+printf 'study: { name: nogate, reset: none }\nworkload: { duration: 1s, warmup: 0s }\nsteps:\n  - label: baseline\n  - label: again\n' >"$tmp/nogate.yaml"
+run nogate "$bin" study "$tmp/nogate.yaml" -c "$null_cfg" --results-dir "$nres" --no-load \
+    --fail-if 'load_time > +10%'
+is "$rc" 2 "--fail-if on a figure the runs lack: exit 2" || explain
+like "$err" "*--fail-if 'load_time > +10%': run '*-baseline' (baseline) has no load_time (it has no complete load section): not judged*" \
+    "it says which run lacks which figure"
+is "$(py 'd=json.load(open(sys.argv[1])); g=d["gate"][0]; print(d["status"], g["tripped"], g["change"], "has no load_time" in g["error"])' "$(ls -d "$nres"/*-study-nogate | head -1)/study.json" 2>&1)" \
+    "complete False None True" "study.json: the rule not judged, no change, the reason"
 done_testing

@@ -580,6 +580,69 @@ static void test_gate_repeats(void **state)
     cmp_release(&c);
 }
 
+/* The study's gate: its last step but the control against its first (cmp_rule_eval_steps), and
+ * what compare and the study say of a verdict (cmp_verdict_text). */
+static void test_gate_steps(void **state)
+{
+    static const struct {
+        const char *rule;
+        int said; /* cmp_verdict_text's answer */
+        const char *text;
+    } cases[] = {
+        { "notpm < -0.5%", 1,
+          "--fail-if 'notpm < -0.5%' tripped: notpm 1000 -> 930 is -7.00 % [-12.95, -0.68] (the "
+          "whole 95 % interval is past the threshold)" },
+        { "notpm < -5%", 0,
+          "--fail-if 'notpm < -5%': notpm 1000 -> 930 is -7.00 % [-12.95, -0.68], past the "
+          "threshold but not significantly (the 95 % interval reaches it): not tripped" },
+        { "notpm > +5%", -1, "" },
+    };
+    struct spec s[] = {
+        { .label = "base", .load_s = 10, .notpm = 1000, .tps = 100, .p90 = 10 },
+        { .label = "base", .load_s = 10, .notpm = 1020, .tps = 100, .p90 = 10 },
+        { .label = "base", .load_s = 10, .notpm = 980, .tps = 100, .p90 = 10 },
+        { .label = "new", .load_s = 10, .notpm = 900, .tps = 100, .p90 = 10 },
+        { .label = "new", .load_s = 10, .notpm = 960, .tps = 100, .p90 = 10 },
+        { .label = "new", .load_s = 10, .notpm = 930, .tps = 100, .p90 = 10 },
+        { .label = "control", .load_s = NAN, .notpm = 2000, .tps = 100, .p90 = 10 },
+    };
+    struct cmp_rule r;
+    struct cmp_verdict v;
+    struct cmp c;
+    struct err e;
+    char text[768];
+    int col;
+
+    (void)state;
+    assert_int_equal(build(&c, s, 7, 0, &e), 0);
+    assert_int_equal(c.n_steps, 3);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int said;
+        assert_int_equal(cmp_rule_parse(cases[i].rule, &r, &col, &e), 0);
+        assert_int_equal(cmp_rule_eval_steps(&c, &r, 0, 1, &v, &e), 0);
+        expect_near("change", v.change_pct, -7.0);
+        said = cmp_verdict_text(text, sizeof(text), &r, &v);
+        if (said != cases[i].said || strcmp(text, cases[i].text) != 0) {
+            print_error("rule '%s': want %d '%s', got %d '%s'\n", cases[i].rule, cases[i].said,
+                        cases[i].text, said, text);
+            fail();
+        }
+    }
+    /* The last step (the control) against the first: +100 %, no interval (one run). */
+    assert_int_equal(cmp_rule_parse("notpm > +50%", &r, &col, &e), 0);
+    assert_int_equal(cmp_rule_eval(&c, &r, &v, &e), 0);
+    expect_near("change", v.change_pct, 100.0);
+    assert_false(v.by_interval);
+    assert_true(v.tripped);
+    /* A step without the figure: E_USAGE, and the verdict holds no figure (NaN, not 0). */
+    assert_int_equal(cmp_rule_parse("load_time > +10%", &r, &col, &e), 0);
+    assert_int_equal(cmp_rule_eval_steps(&c, &r, 0, 2, &v, &e), E_USAGE);
+    expect_contains("message", e.msg, "run 'run7' (control) has no load_time");
+    assert_true(isnan(v.change_pct) && isnan(v.ci_lo_pct) && isnan(v.old_v));
+    assert_false(v.tripped);
+    cmp_release(&c);
+}
+
 static void test_gate_boundary(void **state)
 {
     static const struct {
@@ -1037,6 +1100,7 @@ int main(void)
         cmocka_unit_test(test_repeats_noise),
         cmocka_unit_test(test_repeats_significance),
         cmocka_unit_test(test_gate_repeats),
+        cmocka_unit_test(test_gate_steps),
         cmocka_unit_test(test_gate_boundary),
         cmocka_unit_test(test_gate_missing_metric),
         cmocka_unit_test(test_rule_parse),
