@@ -1456,7 +1456,8 @@ static const struct cmp_run *step_run(const struct cell_ctx *x)
 /* The step's number: compare's (from 1) or the study's. */
 static void fill_step(const struct cell_ctx *x, const struct step_col *col, char *cell, char *range)
 {
-    (void)col, (void)range;
+    (void)col;
+    (void)range;
     snprintf(cell, CELL, "%d", x->o->step_no ? x->o->step_no[x->s] : x->s + 1);
 }
 
@@ -1465,7 +1466,8 @@ static void fill_label(const struct cell_ctx *x, const struct step_col *col, cha
 {
     const char *l = step_run(x)->label;
 
-    (void)col, (void)range;
+    (void)col;
+    (void)range;
     snprintf(cell, CELL, "%s", l[0] ? l : "(none)");
 }
 
@@ -1474,7 +1476,8 @@ static void fill_note(const struct cell_ctx *x, const struct step_col *col, char
 {
     const char *n = step_run(x)->change;
 
-    (void)col, (void)range;
+    (void)col;
+    (void)range;
     if (x->format == CMP_TEXT && !x->o->full_notes && strlen(n) > 36)
         snprintf(cell, CELL, "%.33s...", n);
     else
@@ -1486,7 +1489,8 @@ static void fill_runs(const struct cell_ctx *x, const struct step_col *col, char
 {
     int n = x->c->steps[x->s].n;
 
-    (void)col, (void)range;
+    (void)col;
+    (void)range;
     if (x->o->runs_of > 0)
         snprintf(cell, CELL, "%d/%d", n, x->o->runs_of);
     else
