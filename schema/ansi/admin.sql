@@ -23,6 +23,9 @@
 -- absent: metrics_sessions: standard SQL has no view of server statistics
 -- absent: metrics_waits: standard SQL has no view of what a session waits for
 -- absent: metrics_events: standard SQL has no view of checkpoints or autovacuum
+-- absent: metrics_statements: standard SQL has no statistics of statements
+-- absent: metrics_statements_text: standard SQL has no statistics of statements
+-- absent: metrics_statements_track: standard SQL has no statistics of statements
 
 -- name: cond1
 SELECT 'w_id=' || CAST(w.w_id AS VARCHAR(11)) || ': w_ytd=' || CAST(w.w_ytd AS VARCHAR(20))

@@ -9,6 +9,9 @@
 -- absent: schema_tables: the ODBC driver asks the catalog (SQLTables) which tables exist
 -- absent: metrics_waits: not yet: MariaDB's waits (performance_schema's current waits, whose consumers are off by default, and INNODB_TRX rows in LOCK WAIT) are not sampled yet
 -- absent: metrics_events: not yet: MariaDB has no checkpoint or autovacuum events of this kind sampled
+-- absent: metrics_statements: MariaDB has no pg_stat_statements (performance_schema's statement digests are not read yet)
+-- absent: metrics_statements_text: MariaDB has no pg_stat_statements
+-- absent: metrics_statements_track: MariaDB has no pg_stat_statements
 -- absent: metrics_checkpoints: InnoDB counts no checkpoints (it checkpoints continuously; the redo log's bytes are db_wal_bytes_per_s)
 
 -- name: cond1

@@ -371,3 +371,29 @@ SELECT 'autovacuum', relname, autovacuum_count + autoanalyze_count,
 FROM pg_stat_user_tables
 WHERE relname IN ('warehouse', 'district', 'customer', 'history', 'new_order', 'orders',
                   'order_line', 'item', 'stock');
+
+-- name: metrics_statements
+-- Top statements (run/msrc_stmts.c): pg_stat_statements' counters of this
+-- database, without the texts (reading them reads the server's whole text
+-- file), once a second until the window closes.  queryid, whether the
+-- statement ran at top level (0: inside a function, seen with
+-- pg_stat_statements.track = all), calls, total time (us), rows, shared
+-- blocks read and hit.  Needs the extension in this database and its
+-- library in shared_preload_libraries; PostgreSQL 14 or later (toplevel).
+SELECT queryid, toplevel::int, calls, (total_exec_time * 1000)::bigint, rows,
+       shared_blks_read, shared_blks_hit
+FROM pg_stat_statements(false)
+WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND queryid IS NOT NULL;
+
+-- name: metrics_statements_text
+-- The texts of the statements metrics_statements found new: read once each.
+SELECT queryid, toplevel::int, query
+FROM pg_stat_statements(true)
+WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+  AND queryid IS NOT NULL;
+
+-- name: metrics_statements_track
+-- Which statements pg_stat_statements sees: 'all' takes in those inside our
+-- functions, 'top' only the calls (NULL: the library is not loaded).
+SELECT current_setting('pg_stat_statements.track', true);

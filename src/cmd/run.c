@@ -175,10 +175,13 @@ static json_t *metrics_end(struct metrics *m, struct runrec *rec)
         fprintf(stderr, "tpccbench: %s\n", we.msg);
     free(csv);
     mj = metrics_json(m);
-    /* The wait sampler's figures are the run's own member (issue 41). */
-    if (json_object_get(mj, "waits")) {
-        runrec_set(rec, "waits", json_incref(json_object_get(mj, "waits")));
-        json_object_del(mj, "waits");
+    /* The wait sampler's and the top statements' figures are the run's own
+     * members (issue 41). */
+    for (const char *const *k = (const char *const[]){ "waits", "statements", NULL }; *k; k++) {
+        if (json_object_get(mj, *k)) {
+            runrec_set(rec, *k, json_incref(json_object_get(mj, *k)));
+            json_object_del(mj, *k);
+        }
     }
     /* ... and the checkpoints and autovacuums it saw (the report's marks). */
     if (json_object_get(mj, "events")) {

@@ -99,6 +99,17 @@ static int path_join(char *out, size_t len, const char *dir, const char *name)
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* Whether the server's library dir (bindir/../lib, the layout of Debian's
+ * /usr/lib/postgresql/NN and of a source build) holds the library name. */
+static int lib_present(const char *bindir, const char *name)
+{
+    char path[4096];
+    struct stat st;
+    int n = snprintf(path, sizeof(path), "%s/../lib/%s", bindir, name);
+
+    return n > 0 && (size_t)n < sizeof(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 static int is_executable(const char *dir, const char *name)
 {
     char path[4096];
@@ -944,11 +955,20 @@ static int conf_write_runtime(const struct managed_pg *m, struct err *e)
         "# TCP (127.0.0.1 only) needs the password in " PASS_FILE " beside this file.\n"
         "local all all trust\n"
         "host  all all 127.0.0.1/32 scram-sha-256\n";
-    char text[9000], hba_path[4096];
+    char text[9000], hba_path[4096], pgss[300];
     int n, rc;
 
     if (path_join(hba_path, sizeof(hba_path), m->datadir, HBA_FILE) < 0)
         return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
+    /* Top statements (run/msrc_stmts.c), the statements inside our
+     * procedures too; only where the library is there: a server told to
+     * preload a library it lacks does not start. */
+    if (lib_present(m->bindir, "pg_stat_statements.so"))
+        snprintf(pgss, sizeof(pgss), "shared_preload_libraries = 'pg_stat_statements'\n"
+                                     "pg_stat_statements.track = all\n");
+    else
+        snprintf(pgss, sizeof(pgss), "# No pg_stat_statements.so in the server's lib: no top "
+                                     "statements.\n");
     if ((rc = file_write_private(m, HBA_FILE, hba, strlen(hba), e)) < 0)
         return rc;
     n = snprintf(text, sizeof(text),
@@ -960,9 +980,10 @@ static int conf_write_runtime(const struct managed_pg *m, struct err *e)
                  "unix_socket_permissions = 0700\n"
                  "hba_file = '%s'\n"
                  "password_encryption = 'scram-sha-256'\n"
+                 "%s"
                  "# The load's settings (managed_load_settings), only while it runs.\n"
                  "include_if_exists = '" LOAD_CONF "'\n",
-                 m->port ? "127.0.0.1" : "", m->socket_port, m->sockdir, hba_path);
+                 m->port ? "127.0.0.1" : "", m->socket_port, m->sockdir, hba_path, pgss);
     if (n < 0 || (size_t)n >= sizeof(text))
         return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
     return file_write_private(m, RUNTIME_CONF, text, (size_t)n, e);
@@ -1133,7 +1154,8 @@ static int server_stop(const struct managed_pg *m, const struct runas *ra, struc
 }
 
 /*
- * Create database tpcc unless it exists, and read back where the server
+ * Create database tpcc unless it exists (and in it pg_stat_statements
+ * where the server has it), and read back where the server
  * listens (SHOW listen_addresses, port) into m->listen and m->listen_port:
  * what the first line of a command says, never the config's wish.
  */
@@ -1169,15 +1191,22 @@ static int ensure_db(struct managed_pg *m, const struct runas *ra, struct err *e
     *f2++ = '\0';
     snprintf(m->listen, sizeof(m->listen), "%.255s", out);
     m->listen_port = (int)strtol(f1, NULL, 10);
-    if (f2[0] == 't')
-        return 0;
-    {
+    if (f2[0] != 't') {
         const char *args[] = { "-h", m->sockdir,   "-p",           port,
                                "-U", MANAGED_USER, MANAGED_DBNAME, NULL };
         rc = run_tool(m, ra, "createdb", args, NULL, 0, e);
     }
     if (rc < 0)
         return err_prefix(e, "creating database '%s'", MANAGED_DBNAME);
+    /* Top statements' view (run/msrc_stmts.c), where its library is: a
+     * failure leaves the runs to say it is not installed, and how. */
+    if (lib_present(m->bindir, "pg_stat_statements.so")) {
+        const char *args[] = { "-X", "-q", "-h", m->sockdir, "-p", port, "-U", MANAGED_USER,
+                               "-d", MANAGED_DBNAME, "-c",
+                               "CREATE EXTENSION IF NOT EXISTS pg_stat_statements", NULL };
+        struct err scratch;
+        (void)run_tool(m, ra, "psql", args, NULL, 0, &scratch);
+    }
     return 0;
 }
 

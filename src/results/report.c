@@ -1394,6 +1394,74 @@ static void seconds_section(struct sbuf *b, const struct cmp *c, const struct re
 }
 
 /* ------------------------------------------------------------------ */
+/* Top statements (run.json "statements", issue 41)                    */
+/* ------------------------------------------------------------------ */
+
+#define REPORT_STMTS 10 /* rows of each step's table */
+
+/* One step's top statements: the first run of the step's. */
+static void statements_table(struct sbuf *b, const struct cmp *c, int s)
+{
+    json_t *st = json_object_get(c->runs[c->steps[s].first].doc, "statements");
+    json_t *list = json_object_get(st, "by_total_time"), *x;
+    size_t i;
+
+    sb_printf(b, "<h3>%d ", s + 1);
+    sb_esc(b, c->runs[c->steps[s].first].label);
+    sb_put(b, "</h3>\n");
+    if (!json_is_true(json_object_get(st, "available"))) {
+        sb_put(b, "<p class=\"muted\">unavailable: ");
+        sb_esc(b, json_is_string(json_object_get(st, "why"))
+                      ? json_string_value(json_object_get(st, "why"))
+                      : "the record has no statements (an older tpccbench)");
+        sb_put(b, "</p>\n");
+        return;
+    }
+    sb_printf(b,
+              "<p class=\"muted\">%zu statements over %.1f s of the window; the %d costliest "
+              "by total time (a call of a procedure includes the statements inside it).</p>",
+              json_array_size(list), json_real_value(json_object_get(st, "window_s")),
+              REPORT_STMTS);
+    sb_put(b, "<div class=\"scroll\"><table class=\"lat stmts\"><thead><tr><th>type</th>"
+              "<th>calls</th><th>total ms</th><th>mean ms</th><th>rows</th><th>blocks read</th>"
+              "<th>blocks hit</th><th>statement</th></tr></thead><tbody>\n");
+    json_array_foreach(list, i, x)
+    {
+        json_t *type = json_object_get(x, "type");
+        const char *query = json_string_value(json_object_get(x, "query"));
+        char q[160];
+        if (i == REPORT_STMTS)
+            break;
+        snprintf(q, sizeof(q), "%s%.150s",
+                 json_is_true(json_object_get(x, "toplevel")) ? "" : "(inner) ",
+                 query ? query : "");
+        sb_put(b, "<tr><td>");
+        sb_esc(b, json_is_string(type) ? json_string_value(type) : "-");
+        sb_printf(b,
+                  "</td><td>%lld</td><td>%.1f</td><td>%.3f</td><td>%lld</td><td>%lld</td>"
+                  "<td>%lld</td><td><code>",
+                  (long long)json_integer_value(json_object_get(x, "calls")),
+                  json_real_value(json_object_get(x, "total_ms")),
+                  json_real_value(json_object_get(x, "mean_ms")),
+                  (long long)json_integer_value(json_object_get(x, "rows")),
+                  (long long)json_integer_value(json_object_get(x, "shared_blks_read")),
+                  (long long)json_integer_value(json_object_get(x, "shared_blks_hit")));
+        sb_esc(b, q);
+        sb_put(b, "</code></td></tr>\n");
+    }
+    sb_put(b, "</tbody></table></div>\n");
+}
+
+/* Each step's top statements, from pg_stat_statements. */
+static void statements_section(struct sbuf *b, const struct cmp *c)
+{
+    sb_put(b, "<section id=\"statements\"><h2>Top statements</h2>\n");
+    for (int s = 0; s < c->n_steps; s++)
+        statements_table(b, c, s);
+    sb_put(b, "</section>\n");
+}
+
+/* ------------------------------------------------------------------ */
 /* The page                                                            */
 /* ------------------------------------------------------------------ */
 
@@ -1739,6 +1807,7 @@ int report_html(const struct cmp *c, const struct report_opts *o, char **html, s
     seconds_section(&b, c, ser);
     metrics_section(&b, c);
     latency_section(&b, c);
+    statements_section(&b, c);
 
     sb_put(&b, "<section id=\"changes\"><h2>What changed</h2>\n");
     changes_section(&b, c);

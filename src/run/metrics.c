@@ -37,6 +37,7 @@ static const struct metrics_source_ops *const metrics_sources[] = {
     &msrc_db_ops,
     &msrc_dbhost_ops,
     &msrc_waits_ops,
+    &msrc_stmts_ops,
 };
 #define MSRC_N ((int)(sizeof(metrics_sources) / sizeof(metrics_sources[0])))
 

@@ -2,7 +2,8 @@
  * msrc.h - a source of the metrics' figures as a table of functions, the
  * way a database backend is a struct db_ops: the driver host's /proc
  * (msrc_os.c), the database through its dialect's metrics_* statements
- * (msrc_db.c) and the database host's node_exporter (msrc_dbhost.c), each
+ * (msrc_db.c), the database host's node_exporter (msrc_dbhost.c), the wait
+ * sampler (msrc_waits.c) and pg_stat_statements (msrc_stmts.c), each
  * registered once in metrics_sources[] (metrics.c).
  *
  * metrics.c holds what the sources share: the column table, the rows, the
@@ -96,6 +97,7 @@ extern const struct metrics_source_ops msrc_os_ops;     /* msrc_os.c */
 extern const struct metrics_source_ops msrc_db_ops;     /* msrc_db.c */
 extern const struct metrics_source_ops msrc_dbhost_ops; /* msrc_dbhost.c */
 extern const struct metrics_source_ops msrc_waits_ops;  /* msrc_waits.c */
+extern const struct metrics_source_ops msrc_stmts_ops;  /* msrc_stmts.c */
 
 /* What metrics.c lends the sources. */
 

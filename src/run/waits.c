@@ -69,8 +69,11 @@ void wait_norm(const char *in, char *out, size_t cap)
             in++;
             continue;
         }
-        if (space && n > 0 && n + 2 < cap)
+        if (space && n > 0) {
+            if (n + 2 >= cap)
+                break; /* no room for the space and the word: cut here */
             out[n++] = ' ';
+        }
         space = 0;
         out[n++] = *in++;
     }
@@ -283,4 +286,181 @@ json_t *wait_agg_background(const struct wait_agg *a)
                             json_integer((json_int_t)a->bg_n[i]));
     }
     return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* The statements inside the procedures                               */
+/* ------------------------------------------------------------------ */
+
+/* The next word of *s into out (lower case; a run of letters, digits and
+ * '_', or one other character), comments, white space and "$n"
+ * placeholders skipped: 1, or 0 at the end. */
+static int next_word(const char **s, char *out, size_t cap)
+{
+    const char *p = *s;
+    size_t n = 0;
+
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+            p++;
+        if (p[0] == '-' && p[1] == '-') {
+            while (*p && *p != '\n')
+                p++;
+            continue;
+        }
+        /* Constants: "$n" (what the server put for them), numbers, strings. */
+        if ((p[0] == '$' && p[1] >= '0' && p[1] <= '9') || (p[0] >= '0' && p[0] <= '9')) {
+            for (p++; (*p >= '0' && *p <= '9') || *p == '.'; p++)
+                ;
+            continue;
+        }
+        if (p[0] == '\'') {
+            for (p++; *p && *p != '\''; p++)
+                ;
+            p += *p == '\'';
+            continue;
+        }
+        break;
+    }
+    if (!*p) {
+        *s = p;
+        return 0;
+    }
+    do {
+        char ch = *p;
+        int word = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                   (ch >= '0' && ch <= '9') || ch == '_';
+        if (n + 1 < cap)
+            out[n++] = (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+        p++;
+        if (!word)
+            break;
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_'))
+            break;
+    } while (*p);
+    out[n] = '\0';
+    *s = p;
+    /* NULL, TRUE and FALSE are constants too: the server puts "$n" for them. */
+    if (strcmp(out, "null") == 0 || strcmp(out, "true") == 0 || strcmp(out, "false") == 0)
+        return next_word(s, out, cap);
+    return 1;
+}
+
+/* 1 when a and b have the same words, constants left out. */
+static int words_equal(const char *a, const char *b)
+{
+    char aw[128], bw[128];
+    int more_a, more_b;
+
+    for (;;) {
+        more_a = next_word(&a, aw, sizeof(aw));
+        more_b = next_word(&b, bw, sizeof(bw));
+        if (!more_a || !more_b)
+            return more_a == more_b;
+        if (strcmp(aw, bw) != 0)
+            return 0;
+    }
+}
+
+int wait_stmts_type_words(const struct wait_stmts *m, const char *query)
+{
+    int type = wait_stmts_type(m, query);
+
+    for (int i = 0; type < 0 && i < m->n; i++)
+        if (words_equal(m->text[i], query))
+            type = m->type[i];
+    return type;
+}
+
+/* 1 when every word of query is found in body in order; *nwords, how many
+ * words query has. */
+static int words_in(const char *query, const char *body, int *nwords)
+{
+    char qw[128], bw[128];
+    const char *q = query, *b = body;
+
+    *nwords = 0;
+    while (next_word(&q, qw, sizeof(qw))) {
+        int found = 0;
+        (*nwords)++;
+        while (!found && next_word(&b, bw, sizeof(bw)))
+            found = strcmp(qw, bw) == 0;
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
+/* The identifier after "FUNCTION " at s into name: its length, 0 when none. */
+static size_t func_name(const char *s, char *name, size_t cap)
+{
+    size_t n = 0;
+
+    while (s[n] && s[n] != '(' && s[n] != ' ' && s[n] != '\n' && n + 1 < cap) {
+        name[n] = s[n];
+        n++;
+    }
+    name[n] = '\0';
+    return s[n] == '(' ? n : 0;
+}
+
+int wait_procs_parse(struct wait_procs *p, const char *sql, const struct wait_stmts *m)
+{
+    const char *s = sql;
+
+    memset(p, 0, sizeof(*p));
+    while (s && (s = strstr(s, "FUNCTION ")) && p->n < WAIT_PROCS_MAX) {
+        const char *end;
+        char name[64], call[70];
+        size_t len;
+        int k = p->n;
+        s += 9;
+        /* "DROP FUNCTION IF EXISTS name(...)" names none ("IF"). */
+        if (!func_name(s, name, sizeof(name)))
+            continue;
+        end = strstr(s, "\nCREATE ");
+        len = end ? (size_t)(end - s) : strlen(s);
+        if (!(p->body[k] = malloc(len + 1)))
+            return -1;
+        memcpy(p->body[k], s, len);
+        p->body[k][len] = '\0';
+        snprintf(p->name[k], sizeof(p->name[k]), "%s", name);
+        snprintf(call, sizeof(call), "%s(", name);
+        p->type[k] = -1;
+        for (int i = 0; i < m->n && p->type[k] < 0; i++)
+            if (strstr(m->text[i], call))
+                p->type[k] = m->type[i];
+        p->n++;
+    }
+    return 0;
+}
+
+void wait_procs_release(struct wait_procs *p)
+{
+    for (int i = 0; i < p->n; i++)
+        free(p->body[i]);
+    p->n = 0;
+}
+
+int wait_procs_type(const struct wait_procs *p, const char *query)
+{
+    int type = -1, found = 0;
+
+    for (int i = 0; i < p->n; i++) {
+        char call[70];
+        snprintf(call, sizeof(call), "%s(", p->name[i]);
+        if (p->type[i] >= 0 && strstr(query, call))
+            return p->type[i];
+    }
+    for (int i = 0; i < p->n; i++) {
+        int nw;
+        if (p->type[i] < 0 || !words_in(query, p->body[i], &nw) || nw < 4)
+            continue;
+        if (found && type != p->type[i])
+            return -1;
+        type = p->type[i];
+        found = 1;
+    }
+    return type;
 }

@@ -72,6 +72,38 @@ void wait_stmts_release(struct wait_stmts *m);
 /* The type of the statement whose text query is (truncated: a prefix of
  * at least 100 characters of one), or -1. */
 int wait_stmts_type(const struct wait_stmts *m, const char *query);
+/* The same, or where query is the whole text normalised as
+ * pg_stat_statements shows it (its constants "$n"): the type of the
+ * statement with the same words, constants (numbers, strings, "$n") left
+ * out. */
+int wait_stmts_type_words(const struct wait_stmts *m, const char *query);
+
+/*
+ * The dialect's procedures (run.mode: procedure), for the statements that
+ * run inside them (pg_stat_statements.track = all, run/msrc_stmts.c): each
+ * function's name and body, and its transaction type, the type of the
+ * named statement that calls it.  A statement inside a function is known
+ * by its words: every word of its text (placeholders "$1" left out: the
+ * server puts them for constants, and PL/pgSQL cuts "INTO v" clauses)
+ * found in order in one function's body, and in one only.
+ */
+#define WAIT_PROCS_MAX 16
+struct wait_procs {
+    int n;
+    char name[WAIT_PROCS_MAX][64]; /* "tpcc_new_order" */
+    char *body[WAIT_PROCS_MAX];    /* from the name to the next CREATE (heap) */
+    int type[WAIT_PROCS_MAX];      /* enum tx_type, -1: no named statement calls it */
+};
+/* The functions of procedures_sql ("CREATE [OR REPLACE] FUNCTION name(")
+ * into p, typed by the statements of m that call them: 0, or -1 (out of
+ * memory). */
+int wait_procs_parse(struct wait_procs *p, const char *procedures_sql,
+                     const struct wait_stmts *m);
+void wait_procs_release(struct wait_procs *p);
+/* The type of query: a call of a function (its name followed by '('), or
+ * a statement of one function's body (its words in order, at least four);
+ * -1 when none or more than one type fits. */
+int wait_procs_type(const struct wait_procs *p, const char *query);
 
 /* What each backend was last seen running in which transaction. */
 #define WAIT_PIDS_MAX 4096

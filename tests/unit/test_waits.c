@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "db/dialect.h"
+#include "db/schema_sql.h"
 #include "run/waits.h"
 #include "tpcc/txn.h"
 #include "unit.h"
@@ -81,7 +82,53 @@ static void test_stmts(void **state)
     assert_int_equal(wait_stmts_add(&m, longq, TX_STOCK_LEVEL), 0);
     longq[150] = '\0'; /* cut, as track_activity_query_size does */
     assert_int_equal(wait_stmts_type(&m, longq), TX_STOCK_LEVEL);
+    /* pg_stat_statements puts "$n" for the constants. */
+    assert_int_equal(wait_stmts_add(&m, "UPDATE district SET d_next_o_id = d_next_o_id + 1, "
+                                        "d_note = 'it''s' WHERE d_w_id = $1",
+                                    TX_NEW_ORDER),
+                     0);
+    assert_int_equal(wait_stmts_type_words(&m, "UPDATE district SET d_next_o_id = d_next_o_id + "
+                                               "$2, d_note = $3 WHERE d_w_id = $1"),
+                     TX_NEW_ORDER);
+    assert_int_equal(wait_stmts_type_words(&m, "UPDATE district SET d_next_o_id = $2"), -1);
+    assert_int_equal(wait_stmts_type_words(&m, "UPDATE warehouse SET w_ytd = w_ytd + $1 "
+                                               "WHERE w_id = $2"),
+                     TX_PAYMENT);
     wait_stmts_release(&m);
+}
+
+/* The statements inside the postgresql procedures, as pg_stat_statements
+ * shows them (PL/pgSQL cuts INTO, the server puts $n for constants), are
+ * typed by the function they run in; the calls by the function's name. */
+static void test_procs(void **state)
+{
+    struct wait_stmts m = { 0 };
+    struct wait_procs p;
+    struct dialect d;
+    struct err e;
+
+    (void)state;
+    assert_int_equal(txn_dialect_load(&d, "postgresql", &e), 0);
+    for (int id = 0; id < S_NSTMTS; id++)
+        for (int k = 0; txn_stmt_type(id) >= 0 && d.sql[id] && k < d.nsub[id]; k++)
+            assert_int_equal(wait_stmts_add(&m, d.sub[id][k].dollar, txn_stmt_type(id)), 0);
+    assert_int_equal(wait_procs_parse(&p, schema_sql("postgresql", "procedures"), &m), 0);
+    assert_true(p.n >= 5);
+    assert_int_equal(wait_procs_type(&p, "SELECT w_tax FROM warehouse WHERE w_id = p_w"),
+                     TX_NEW_ORDER);
+    assert_int_equal(wait_procs_type(&p, "UPDATE district SET d_next_o_id = d_next_o_id + $1\n"
+                                         "    WHERE d_w_id = p_w AND d_id = p_d\n"
+                                         "    RETURNING d_tax, d_next_o_id - $2"),
+                     TX_NEW_ORDER);
+    assert_int_equal(wait_procs_type(&p, "UPDATE warehouse SET w_ytd = w_ytd + p_amount "
+                                         "WHERE w_id = p_w RETURNING w_name"),
+                     TX_PAYMENT);
+    assert_int_equal(wait_procs_type(&p, "SELECT tpcc_payment($1::int, $2::int)"), TX_PAYMENT);
+    assert_int_equal(wait_procs_type(&p, "SELECT $1"), -1);       /* too few words */
+    assert_int_equal(wait_procs_type(&p, "SELECT x FROM nowhere WHERE y = $1"), -1);
+    wait_procs_release(&p);
+    wait_stmts_release(&m);
+    dialect_release(&d);
 }
 
 /* Each statement of the postgresql dialect that has a type is found by its
@@ -200,7 +247,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_keys),   cmocka_unit_test(test_norm),
-        cmocka_unit_test(test_stmts),  cmocka_unit_test(test_dialect),
+        cmocka_unit_test(test_stmts),  cmocka_unit_test(test_dialect), cmocka_unit_test(test_procs),
         cmocka_unit_test(test_attr),   cmocka_unit_test(test_agg),
     };
 
