@@ -7,7 +7,6 @@
 --
 -- What this dialect cannot ask is absent, for the reason on its line:
 -- absent: schema_tables: the ODBC driver asks the catalog (SQLTables) which tables exist
--- absent: metrics_waits: not yet: MariaDB's waits (performance_schema's current waits, whose consumers are off by default, and INNODB_TRX rows in LOCK WAIT) are not sampled yet
 -- absent: metrics_events: not yet: MariaDB has no checkpoint or autovacuum events of this kind sampled
 -- absent: metrics_statements: MariaDB has no pg_stat_statements (performance_schema's statement digests are not read yet)
 -- absent: metrics_statements_text: MariaDB has no pg_stat_statements
@@ -280,3 +279,62 @@ SELECT 'sessions_waiting_lock', COUNT(*) FROM information_schema.innodb_lock_wai
 UNION ALL
 SELECT 'longest_tx_s', COALESCE(MAX(TIMESTAMPDIFF(SECOND, trx_started, NOW())), 0)
 FROM information_schema.innodb_trx;
+
+-- name: metrics_waits
+-- The wait sampler (run.wait_sampling, run/msrc_waits.c), one statement a
+-- sample, in the columns of postgresql/admin.sql's: our sessions ($1, their
+-- CONNECTION_ID()s as '{1,2,3}') with an open InnoDB transaction
+-- (information_schema.INNODB_TRX: the PROCESS privilege).  A transaction in
+-- LOCK WAIT is a Lock wait on a row ('Lock:record') or a table, from
+-- INNODB_LOCKS; else none: CPU (metrics_waits_ps sees more where it can).  A
+-- transaction running no statement waits for the driver (Client).  The
+-- sixth column tells the transactions apart: the InnoDB transaction's id
+-- (trx_started counts whole seconds).  No background processes: MariaDB's
+-- are threads that only performance_schema shows.
+SELECT t.trx_mysql_thread_id, 'client backend',
+       CASE WHEN t.trx_query IS NULL THEN 'idle in transaction' ELSE 'active' END,
+       CASE WHEN t.trx_state = 'LOCK WAIT' THEN 'Lock' END,
+       CASE WHEN t.trx_state = 'LOCK WAIT' THEN COALESCE(LOWER(l.lock_type), 'row') END,
+       CAST(t.trx_id AS SIGNED), t.trx_query
+FROM information_schema.INNODB_TRX t
+LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = t.trx_requested_lock_id
+WHERE FIND_IN_SET(t.trx_mysql_thread_id, REPLACE(REPLACE($1, '{', ''), '}', '')) > 0;
+
+-- name: metrics_waits_ps
+-- metrics_waits where performance_schema's current waits are on and
+-- readable (metrics_waits_note says nothing): a transaction not in LOCK
+-- WAIT takes its thread's current wait, as IO (a file, a socket), LWLock (a
+-- mutex, an rwlock) or Lock, the instrument's last name as the event.
+SELECT t.trx_mysql_thread_id, 'client backend',
+       CASE WHEN t.trx_query IS NULL THEN 'idle in transaction' ELSE 'active' END,
+       CASE WHEN t.trx_state = 'LOCK WAIT' THEN 'Lock'
+            WHEN w.ev LIKE 'wait/io/%' THEN 'IO'
+            WHEN w.ev LIKE 'wait/synch/%' THEN 'LWLock'
+            WHEN w.ev LIKE 'wait/lock/%' THEN 'Lock'
+            WHEN w.ev IS NOT NULL THEN 'Other' END,
+       CASE WHEN t.trx_state = 'LOCK WAIT' THEN COALESCE(LOWER(l.lock_type), 'row')
+            ELSE SUBSTRING_INDEX(w.ev, '/', -1) END,
+       CAST(t.trx_id AS SIGNED), t.trx_query
+FROM information_schema.INNODB_TRX t
+LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = t.trx_requested_lock_id
+LEFT JOIN (SELECT th.PROCESSLIST_ID AS pid, e.EVENT_NAME AS ev
+           FROM performance_schema.events_waits_current e
+           JOIN performance_schema.threads th ON th.THREAD_ID = e.THREAD_ID
+           WHERE e.END_EVENT_ID IS NULL
+             AND e.EVENT_ID = (SELECT MAX(e2.EVENT_ID) FROM performance_schema.events_waits_current e2
+                               WHERE e2.THREAD_ID = e.THREAD_ID AND e2.END_EVENT_ID IS NULL)) w
+       ON w.pid = t.trx_mysql_thread_id
+WHERE FIND_IN_SET(t.trx_mysql_thread_id, REPLACE(REPLACE($1, '{', ''), '}', '')) > 0;
+
+-- name: metrics_waits_note
+-- What the wait sampler cannot see on this server, once (NULL: nothing, and
+-- metrics_waits_ps is used): performance_schema's waits are off by default
+-- on MariaDB.  Reading setup_consumers needs SELECT on performance_schema:
+-- without it this fails, and the sampler says so.
+SELECT CASE
+  WHEN @@performance_schema = 0 THEN
+    'performance_schema is off (MariaDB''s default): only row-lock waits (INNODB_TRX in LOCK WAIT) are seen, the rest of a statement''s time counts as CPU; start the server with performance_schema = ON and performance-schema-consumer-events-waits-current = ON to see its I/O and mutex waits'
+  WHEN (SELECT ENABLED FROM performance_schema.setup_consumers
+        WHERE NAME = 'events_waits_current') <> 'YES' THEN
+    'performance_schema''s events_waits_current consumer is off (its default): only row-lock waits (INNODB_TRX in LOCK WAIT) are seen, the rest of a statement''s time counts as CPU; UPDATE performance_schema.setup_consumers SET ENABLED = ''YES'' WHERE NAME = ''events_waits_current'' to see its I/O and mutex waits'
+  END;

@@ -6,6 +6,12 @@
  * made, metrics_backends) and the server's background processes.  Each
  * sample of ours is attributed to a transaction type by the statement it
  * runs (run/waits.h: the dialect's statement texts, no guess from timing).
+ * On MariaDB (the mysql dialect, through ODBC) the same statement reads
+ * INNODB_TRX: a transaction in LOCK WAIT is a row (or table) lock wait, and
+ * where performance_schema's current waits are on and readable
+ * (metrics_waits_note says nothing) metrics_waits_ps adds its I/O and mutex
+ * waits; the note otherwise says once what is not seen.  The ansi dialect
+ * has no view of waits: unavailable, saying so.
  *
  * The statement is prepared once (a plan of the view each sample would cost
  * the server more than the reading).  It samples on a thread and a
@@ -38,14 +44,20 @@
 #include "core/clock.h"
 #include "core/lingering.h"
 #include "db/dialect.h"
+#include "db/schema_sql.h"
 #include "run/events.h"
 #include "run/waits.h"
 #include "tpcc/txn.h"
 
-enum { WQ_WAITS, WQ_SELF, WQ_EVENTS, WQ_N };
-static const char *const wq_names[WQ_N] = { "?metrics_waits", "?backend_id", "?metrics_events" };
+/* metrics_events: the run's checkpoints and autovacuums (PostgreSQL);
+ * metrics_waits_ps and metrics_waits_note: MariaDB's performance_schema,
+ * used where the note says nothing. */
+enum { WQ_WAITS, WQ_SELF, WQ_EVENTS, WQ_NOTE, WQ_WAITS_PS, WQ_N };
+static const char *const wq_names[WQ_N] = { "?metrics_waits", "?backend_id", "?metrics_events",
+                                            "?metrics_waits_note", "?metrics_waits_ps" };
 
-#define ROWS_MAX 512 /* rows of one sample kept (ours and background) */
+#define ROWS_MAX   512 /* rows of one sample kept (ours and background) */
+#define TYPE_CACHE 256 /* statement texts whose type is kept (a power of two) */
 
 /* One row of a sample, attributed on the thread, added under the lock. */
 struct wrow {
@@ -77,9 +89,15 @@ struct wshared {
     struct db_conn *c;
     struct dialect d;
     struct wait_stmts stmts;
+    struct wait_procs procs; /* the statements inside the procedures (MariaDB shows them) */
     struct wait_pids seen;
+    /* Types of texts seen lately, by their FNV-1a hash (a statement waiting
+     * for a lock is sampled again and again): 0 is an empty slot. */
+    uint64_t cache_h[TYPE_CACHE];
+    int cache_t[TYPE_CACHE];
     char pids[64 * 1024]; /* '{1,2,3}' */
     uint64_t period_us;
+    int wq; /* the statement sampled: WQ_WAITS or WQ_WAITS_PS */
     struct wrow rows[ROWS_MAX];
     int ev_on;          /* the events' counters are polled (metrics_events prepared) */
     uint64_t ev_next_us; /* the next poll */
@@ -106,6 +124,7 @@ struct mwaits {
     int hz;
     int synthetic;  /* the null driver */
     char why[320];  /* why there is no sampling, "" when there is */
+    char sees[400]; /* what the server does not show the sampler (metrics_waits_note), or "" */
     char dialect[32];
     int local;      /* the server runs on this host: its process's CPU in /proc */
     const struct db_ops *ops;
@@ -154,6 +173,7 @@ static void ws_release(struct wshared *w)
     db_close(w->c);
     dialect_release(&w->d);
     wait_stmts_release(&w->stmts);
+    wait_procs_release(&w->procs);
     pthread_mutex_destroy(&w->lock);
     pthread_cond_destroy(&w->cond);
     free(w);
@@ -171,6 +191,26 @@ static const char *col_str(struct db_conn *c, int col, char *out, size_t cap)
     return out;
 }
 
+/* The transaction type of a statement's text: a named statement's, or one
+ * inside a procedure (run/waits.h), kept for the next time. */
+static int text_type(struct wshared *w, const char *query)
+{
+    uint64_t h = 1469598103934665603ull;
+    int t, k;
+
+    for (const char *p = query; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h += !h;
+    k = (int)(h & (TYPE_CACHE - 1));
+    if (w->cache_h[k] == h)
+        return w->cache_t[k];
+    if ((t = wait_stmts_type_words(&w->stmts, query)) < 0)
+        t = wait_procs_type(&w->procs, query);
+    w->cache_h[k] = h;
+    w->cache_t[k] = t;
+    return t;
+}
+
 /* One sample's rows into w->rows, attributed; how many, or -1 with e. */
 static int sample_rows(struct wshared *w, struct err *e)
 {
@@ -178,7 +218,7 @@ static int sample_rows(struct wshared *w, struct err *e)
     char btype[40], state[40], wtype[32], wevent[40], query[2048];
     int n = 0, rc;
 
-    if ((rc = db_exec(w->c, WQ_WAITS, &p, 1, e)) < 0)
+    if ((rc = db_exec(w->c, w->wq, &p, 1, e)) < 0)
         return rc;
     while (db_next(w->c) == 1 && n < ROWS_MAX) {
         struct wrow *r = &w->rows[n];
@@ -206,7 +246,7 @@ static int sample_rows(struct wshared *w, struct err *e)
             continue;
         } else {
             col_str(w->c, 6, query, sizeof(query));
-            r->type = wait_attr(&w->seen, pid, xact, wait_stmts_type(&w->stmts, query));
+            r->type = wait_attr(&w->seen, pid, xact, text_type(w, query));
         }
         r->bg = bg;
         n++;
@@ -400,6 +440,11 @@ static int ws_statements(struct wshared *w, const char *dialect, char *why, size
             wait_stmts_add(&w->stmts, td.sub[id][k].dollar, t);
     }
     dialect_release(&td);
+    if (schema_sql(dialect, "procedures") &&
+        wait_procs_parse(&w->procs, schema_sql(dialect, "procedures"), &w->stmts) < 0) {
+        snprintf(why, len, "out of memory");
+        return -1;
+    }
     return 0;
 }
 
@@ -424,6 +469,33 @@ static int pid_list(const int64_t *pids, int n, char *out, size_t cap)
     return any ? 0 : -1;
 }
 
+/* The statement that samples: metrics_waits_ps where the server's
+ * performance_schema waits are on and readable (MariaDB), else
+ * metrics_waits; what the sampler cannot see into m->sees. */
+static int ws_pick(struct mwaits *m, struct wshared *w)
+{
+    struct err e;
+
+    if (!w->d.sql[WQ_NOTE] || !w->d.sql[WQ_WAITS_PS])
+        return WQ_WAITS;
+    err_clear(&e);
+    if (db_query(w->c, w->d.sql[WQ_NOTE], NULL, 0, &e) < 0) {
+        snprintf(m->sees, sizeof(m->sees),
+                 "performance_schema's waits are not read (%.200s): only row-lock waits "
+                 "(INNODB_TRX in LOCK WAIT) are seen, the rest of a statement's time counts as CPU",
+                 e.msg);
+        if (!(w->c->ops->flags & DB_F_AUTOCOMMIT)) {
+            struct err e2;
+            db_rollback(w->c, &e2);
+        }
+        return WQ_WAITS;
+    }
+    if (db_next(w->c) == 1 && !db_col_isnull(w->c, 0))
+        col_str(w->c, 0, m->sees, sizeof(m->sees));
+    db_end_reads(w->c, &e);
+    return m->sees[0] ? WQ_WAITS : WQ_WAITS_PS;
+}
+
 /* The run's connections are made: connect, and start sampling. */
 static void waits_backends(struct msrc *src, const int64_t *pids, int n)
 {
@@ -438,20 +510,19 @@ static void waits_backends(struct msrc *src, const int64_t *pids, int n)
         snprintf(m->why, sizeof(m->why), "out of memory");
         return;
     }
-    if (pid_list(pids, n, w->pids, sizeof(w->pids)) < 0) {
-        snprintf(m->why, sizeof(m->why),
-                 "the server processes of the run's connections are unknown (the dialect "
-                 "cannot tell them, or a pooler hides them)");
-        free(w);
-        return;
-    }
+    /* The dialect's reason first (ansi: no view of waits), then the pids'. */
     if (ws_statements(w, m->dialect, m->why, sizeof(m->why)) < 0 ||
+        (pid_list(pids, n, w->pids, sizeof(w->pids)) < 0 &&
+         snprintf(m->why, sizeof(m->why),
+                  "the server processes of the run's connections are unknown (the dialect "
+                  "cannot tell them, or a pooler hides them)")) ||
         ((db_connect(m->ops, &w->d, m->args, &w->c, &e) < 0 ||
-          db_prepare(w->c, WQ_WAITS, &e) < 0) &&
+          db_prepare(w->c, w->wq = ws_pick(m, w), &e) < 0) &&
          snprintf(m->why, sizeof(m->why), "the wait sampler's connection failed: %.250s", e.msg))) {
         db_close(w->c);
         dialect_release(&w->d);
         wait_stmts_release(&w->stmts);
+        wait_procs_release(&w->procs);
         free(w);
         return;
     }
@@ -463,7 +534,9 @@ static void waits_backends(struct msrc *src, const int64_t *pids, int n)
                  "the events' statement (metrics_events) was refused: %.200s", e.msg);
     else
         w->ev_on = 1;
-    if (w->d.sql[WQ_SELF]) {
+    /* A server process of its own: PostgreSQL's (MariaDB's sessions are
+     * threads, its CONNECTION_ID() no process). */
+    if (w->d.sql[WQ_SELF] && strcmp(m->dialect, "postgresql") == 0) {
         int64_t self = 0;
         if (db_query_int(w->c, w->d.sql[WQ_SELF], &self, &e) == 0)
             m->server_pid = (int)self;
@@ -663,9 +736,13 @@ static void waits_json(const struct msrc *src, json_t *o)
                      "statement_ms_mean",
                      m->meas.rounds ? m->meas_query_ms / (double)m->meas.rounds : 0.0);
     if (!m->srv_known)
-        json_object_set_new(cost, "server_why",
-                            json_string("the server's process is not on this host (or its "
-                                        "/proc entry is not readable): its CPU is not measured"));
+        json_object_set_new(
+            cost, "server_why",
+            json_string(strcmp(m->dialect, "postgresql") != 0
+                            ? "the server serves sessions on threads: the sampler's share of "
+                              "its CPU is not told apart"
+                            : "the server's process is not on this host (or its /proc entry is "
+                              "not readable): its CPU is not measured"));
     w = json_pack("{s:i, s:b, s:I, s:s, s:o, s:I, s:o, s:o}", "rate_hz", m->hz, "available", 1,
                   "samples", (json_int_t)a->rounds, "summarised",
                   m->meas.rounds ? "measured window" : "every sample (no measured window)",
@@ -674,6 +751,8 @@ static void waits_json(const struct msrc *src, json_t *o)
     if (m->why[0])
         json_object_set_new(w, "note", json_string(m->why));
     json_object_set_new(w, "per_second", per_second_json(m));
+    if (m->sees[0])
+        json_object_set_new(w, "not_seen", json_string(m->sees));
     json_object_set_new(o, "waits", w);
 }
 
@@ -689,6 +768,8 @@ static int waits_print(const struct msrc *src, FILE *out)
     }
     fprintf(out, "  waits: %" PRIu64 " samples at %d Hz (share of each type's samples)\n",
             a->rounds, m->hz);
+    if (m->sees[0])
+        fprintf(out, "    (%s)\n", m->sees);
     for (int t = 0; t < TX_NTYPES; t++) {
         int top[3], n, cpu = -1;
         double all = (double)a->type_samples[t];

@@ -308,7 +308,12 @@ static int next_word(const char **s, char *out, size_t cap)
                 p++;
             continue;
         }
-        /* Constants: "$n" (what the server put for them), numbers, strings. */
+        /* Constants: "$n" (what the server put for them), numbers, strings;
+         * and "?", the ODBC placeholder. */
+        if (p[0] == '?') {
+            p++;
+            continue;
+        }
         if ((p[0] == '$' && p[1] >= '0' && p[1] <= '9') || (p[0] >= '0' && p[0] <= '9')) {
             for (p++; (*p >= '0' && *p <= '9') || *p == '.'; p++)
                 ;
@@ -341,6 +346,27 @@ static int next_word(const char **s, char *out, size_t cap)
     } while (*p);
     out[n] = '\0';
     *s = p;
+    /* MariaDB shows a procedure's variable in a statement it runs as
+     * NAME_CONST('p_w', 1): the word is the variable's name. */
+    if (strcmp(out, "name_const") == 0 && *p == '(' && p[1] == '\'') {
+        const char *q = p + 2;
+        for (n = 0; *q && *q != '\'' && n + 1 < cap; q++)
+            out[n++] = (*q >= 'A' && *q <= 'Z') ? (char)(*q - 'A' + 'a') : *q;
+        out[n] = '\0';
+        while (*q && *q != '\'')
+            q++;
+        q += *q == '\'';
+        /* Past its value (a number, or a string) to the closing ')'. */
+        while (*q && *q != ')') {
+            if (*q == '\'') {
+                for (q++; *q && *q != '\''; q++)
+                    ;
+            }
+            q += *q != '\0';
+        }
+        *s = q + (*q == ')');
+        return 1;
+    }
     /* NULL, TRUE and FALSE are constants too: the server puts "$n" for them. */
     if (strcmp(out, "null") == 0 || strcmp(out, "true") == 0 || strcmp(out, "false") == 0)
         return next_word(s, out, cap);
@@ -410,12 +436,14 @@ int wait_procs_parse(struct wait_procs *p, const char *sql, const struct wait_st
     const char *s = sql;
 
     memset(p, 0, sizeof(*p));
-    while (s && (s = strstr(s, "FUNCTION ")) && p->n < WAIT_PROCS_MAX) {
-        const char *end;
+    while (s && p->n < WAIT_PROCS_MAX) {
+        const char *f = strstr(s, "FUNCTION "), *pr = strstr(s, "PROCEDURE "), *end;
         char name[64], call[70];
         size_t len;
         int k = p->n;
-        s += 9;
+        if (!f && !pr)
+            break;
+        s = f && (!pr || f < pr) ? f + 9 : pr + 10;
         /* "DROP FUNCTION IF EXISTS name(...)" names none ("IF"). */
         if (!func_name(s, name, sizeof(name)))
             continue;

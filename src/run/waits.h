@@ -5,7 +5,8 @@
  *
  * A sample of one of our backends is an event key: "CPU" (active, no wait
  * event), "Class:Event" ("Lock:transactionid", "IO:WALSync"), or "Client"
- * (idle in a transaction: waiting for the driver).  It is attributed to the
+ * (idle in a transaction: waiting for the driver); on MariaDB "Lock:record"
+ * for a transaction in LOCK WAIT.  It is attributed to the
  * transaction type of the statement the backend runs, known by its text
  * (the dialect's statements, normalised: comments and runs of white space
  * do not count), never guessed from timing; a statement of no type (COMMIT,
@@ -74,8 +75,8 @@ void wait_stmts_release(struct wait_stmts *m);
 int wait_stmts_type(const struct wait_stmts *m, const char *query);
 /* The same, or where query is the whole text normalised as
  * pg_stat_statements shows it (its constants "$n"): the type of the
- * statement with the same words, constants (numbers, strings, "$n") left
- * out. */
+ * statement with the same words, constants (numbers, strings, NULL, TRUE,
+ * FALSE, "$n", and ODBC's "?") left out. */
 int wait_stmts_type_words(const struct wait_stmts *m, const char *query);
 
 /*
@@ -84,8 +85,9 @@ int wait_stmts_type_words(const struct wait_stmts *m, const char *query);
  * function's name and body, and its transaction type, the type of the
  * named statement that calls it.  A statement inside a function is known
  * by its words: every word of its text (placeholders "$1" left out: the
- * server puts them for constants, and PL/pgSQL cuts "INTO v" clauses)
- * found in order in one function's body, and in one only.
+ * server puts them for constants, and PL/pgSQL cuts "INTO v" clauses;
+ * MariaDB's NAME_CONST('p_w', 1) read as the variable p_w) found in order
+ * in one function's or procedure's body, and in one only.
  */
 #define WAIT_PROCS_MAX 16
 struct wait_procs {

@@ -125,6 +125,24 @@ static void test_procs(void **state)
                      TX_PAYMENT);
     assert_int_equal(wait_procs_type(&p, "SELECT tpcc_payment($1::int, $2::int)"), TX_PAYMENT);
     assert_int_equal(wait_procs_type(&p, "SELECT $1"), -1);       /* too few words */
+    wait_procs_release(&p);
+    dialect_release(&d);
+    wait_stmts_release(&m);
+    /* MariaDB's: a procedure's variables as NAME_CONST('name', value). */
+    assert_int_equal(txn_dialect_load(&d, "mysql", &e), 0);
+    for (int id = 0; id < S_NSTMTS; id++)
+        for (int k = 0; txn_stmt_type(id) >= 0 && d.sql[id] && k < d.nsub[id]; k++)
+            assert_int_equal(wait_stmts_add(&m, d.sub[id][k].dollar, txn_stmt_type(id)), 0);
+    assert_int_equal(wait_procs_parse(&p, schema_sql("mysql", "procedures"), &m), 0);
+    assert_int_equal(wait_procs_type(&p, "UPDATE warehouse SET w_ytd = w_ytd +  "
+                                         "NAME_CONST('p_amount',653.84) WHERE w_id =  "
+                                         "NAME_CONST('p_w',1)"),
+                     TX_PAYMENT);
+    assert_int_equal(wait_procs_type(&p, "UPDATE district SET d_next_o_id = d_next_o_id + 1 "
+                                         "WHERE d_w_id =  NAME_CONST('p_w',1) AND d_id =  "
+                                         "NAME_CONST('p_d',2)"),
+                     TX_NEW_ORDER);
+    assert_int_equal(wait_procs_type(&p, "CALL tpcc_delivery(1, 3)"), TX_DELIVERY);
     assert_int_equal(wait_procs_type(&p, "SELECT x FROM nowhere WHERE y = $1"), -1);
     wait_procs_release(&p);
     wait_stmts_release(&m);
