@@ -9,18 +9,24 @@
 #     is a row lock (Lock:record: INNODB_TRX in LOCK WAIT on the warehouse
 #     and district rows everybody updates), the statements inside the
 #     procedures typed by their words (MariaDB shows them with
-#     NAME_CONST('p_w', 1) for the variables); performance_schema is off
-#     (MariaDB's default): the summary and run.json "not_seen" say so, once;
-#     the sampler's share of the server's CPU is not told apart (threads);
-#  3. the ansi dialect: unavailable, the reason naming the dialect.
+#     NAME_CONST('p_w', 1) for the variables); the server runs with
+#     performance_schema on but its events_waits_current consumer off (its
+#     default): the summary and run.json "not_seen" say so, once; the
+#     sampler's share of the server's CPU is not told apart (threads);
+#  3. the consumer and the wait instruments turned on: no "not_seen", and
+#     performance_schema's waits (IO:..., LWLock:...) appear beside the row
+#     locks, Payment's first wait still a row lock;
+#  4. the ansi dialect: unavailable, the reason naming the dialect.
 # Asserts the events' presence and order, not a percentage to the point.
-# Prints TAP.  About 60 s (MariaDB's start and the load).
+# Prints TAP.  About 110 s (MariaDB's start and the load).
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/util.sh"
 
 t_begin t0076 pg mariadb odbc
+MARIA_TEST_OPTS="--performance-schema=ON"
+export MARIA_TEST_OPTS
 t_maria_up
 note "maria_start: MariaDB on 127.0.0.1:$MARIA_TEST_PORT"
 t_odbc_up
@@ -61,18 +67,36 @@ check(waits and waits[0] == "Lock:record", "payment: the first wait is a row loc
 typed = sum((bt.get(t) or {}).get("samples", 0) for t in bt)
 check(typed > 4 * w.get("unattributed", 0), "most samples are typed by their statement",
       typed, w.get("unattributed"))
-check("performance_schema is off" in w.get("not_seen", ""),
-      "run.json says performance_schema is off", w.get("not_seen"))
+check("events_waits_current consumer is off" in w.get("not_seen", ""),
+      "run.json says the events_waits_current consumer is off", w.get("not_seen"))
 c = w.get("cost") or {}
 check(c.get("server_cpu_pct_of_core") is None and "threads" in c.get("server_why", ""),
       "the server'"'"'s CPU for the sampler is not told apart, saying why", c)
 '
 printf '%s\n' "$out" | grep -qE '^ +payment +[0-9]+ +CPU +[0-9]+%  Lock:record [0-9]+%'
 ok $? "the summary: payment's line with a row lock first" || diag "$out"
-is "$(printf '%s\n' "$out" | grep -c 'performance_schema is off')" 1 \
-    "the summary says once that performance_schema is off" || diag "$out"
+is "$(printf '%s\n' "$out" | grep -c 'events_waits_current consumer is off')" 1 \
+    "the summary says once that the consumer is off" || diag "$out"
 
-# 3. The ansi dialect has no view of waits.
+# 3. performance_schema's current waits on.
+maria_admin "UPDATE performance_schema.setup_consumers SET ENABLED = 'YES' WHERE NAME = 'events_waits_current'; UPDATE performance_schema.setup_instruments SET ENABLED = 'YES', TIMED = 'YES' WHERE NAME LIKE 'wait/%'" \
+    >"$tmp/ps.out" 2>&1
+is "$?" 0 "the events_waits_current consumer and the wait instruments on" || diag "$(cat "$tmp/ps.out")"
+run ps "$bin" run -c "$cfg" --duration 8s --warmup 2s --vus 32 --mode procedure --label ps
+is "$rc" 0 "a run of 32 terminals with performance_schema's waits on" || explain
+jcheck "$(rec_json ps)" '
+w = rec.get("waits") or {}
+check(w.get("available") is True and "not_seen" not in w, "nothing is said not seen", w.get("not_seen"))
+bt = w.get("by_type") or {}
+ps = sorted({k for t in bt for k in (bt[t].get("events") or {}) if k.split(":")[0] in ("IO", "LWLock")})
+check(ps, "performance_schema waits (IO, LWLock) appear", {t: bt[t].get("events") for t in bt})
+p = (bt.get("payment") or {}).get("events") or {}
+waits = sorted((k for k in p if k != "CPU"), key=lambda k: -p[k])
+check(waits and waits[0] == "Lock:record", "payment: the first wait is still a row lock",
+      sorted(p.items(), key=lambda kv: -kv[1]))
+'
+
+# 4. The ansi dialect has no view of waits.
 sed 's/schema: {warehouses: 1}/schema: {warehouses: 1, dialect: ansi}/' "$cfg" >"$tmp/ansi.yaml"
 run ansi "$bin" run -c "$tmp/ansi.yaml" --duration 2s --warmup 0s --vus 2 --mode client --label ansi
 is "$rc" 0 "a run in the ansi dialect" || explain
