@@ -303,17 +303,22 @@ WHERE FIND_IN_SET(t.trx_mysql_thread_id, REPLACE(REPLACE($1, '{', ''), '}', ''))
 -- name: metrics_waits_ps
 -- metrics_waits where performance_schema's current waits are on and
 -- readable (metrics_waits_note says nothing): a transaction not in LOCK
--- WAIT takes its thread's current wait, as IO (a file, a socket), LWLock (a
--- mutex, an rwlock) or Lock, the instrument's last name as the event.
+-- WAIT takes its thread's current wait, the instrument's last name as the
+-- event: IO (a file: the redo log, a data file), Client (the client's
+-- socket, or idle), LWLock (a mutex, an rwlock), Lock (a table lock).  A
+-- table I/O wait (wait/io/table: the engine's row calls, in memory as a
+-- rule) is no wait: executing, CPU.
 SELECT t.trx_mysql_thread_id, 'client backend',
        CASE WHEN t.trx_query IS NULL THEN 'idle in transaction' ELSE 'active' END,
        CASE WHEN t.trx_state = 'LOCK WAIT' THEN 'Lock'
-            WHEN w.ev LIKE 'wait/io/%' THEN 'IO'
+            WHEN w.ev LIKE 'wait/io/file/%' THEN 'IO'
+            WHEN w.ev LIKE 'wait/io/socket/%' OR w.ev = 'idle' THEN 'Client'
             WHEN w.ev LIKE 'wait/synch/%' THEN 'LWLock'
             WHEN w.ev LIKE 'wait/lock/%' THEN 'Lock'
+            WHEN w.ev LIKE 'wait/io/table/%' THEN NULL
             WHEN w.ev IS NOT NULL THEN 'Other' END,
        CASE WHEN t.trx_state = 'LOCK WAIT' THEN COALESCE(LOWER(l.lock_type), 'row')
-            ELSE SUBSTRING_INDEX(w.ev, '/', -1) END,
+            WHEN w.ev NOT LIKE 'wait/io/table/%' THEN SUBSTRING_INDEX(w.ev, '/', -1) END,
        CAST(t.trx_id AS SIGNED), t.trx_query
 FROM information_schema.INNODB_TRX t
 LEFT JOIN information_schema.INNODB_LOCKS l ON l.lock_id = t.trx_requested_lock_id

@@ -14,8 +14,9 @@
 #     default): the summary and run.json "not_seen" say so, once; the
 #     sampler's share of the server's CPU is not told apart (threads);
 #  3. the consumer and the wait instruments turned on: no "not_seen", and
-#     performance_schema's waits (IO:..., LWLock:...) appear beside the row
-#     locks, Payment's first wait still a row lock;
+#     performance_schema's waits (IO:..., LWLock:..., Client:...) appear
+#     beside the row locks, no table I/O counted as IO (IO:handler: the
+#     engine's row calls), Payment's first wait still a row lock;
 #  4. the ansi dialect: unavailable, the reason naming the dialect.
 # Asserts the events' presence and order, not a percentage to the point.
 # Prints TAP.  About 110 s (MariaDB's start and the load).
@@ -88,8 +89,10 @@ jcheck "$(rec_json ps)" '
 w = rec.get("waits") or {}
 check(w.get("available") is True and "not_seen" not in w, "nothing is said not seen", w.get("not_seen"))
 bt = w.get("by_type") or {}
-ps = sorted({k for t in bt for k in (bt[t].get("events") or {}) if k.split(":")[0] in ("IO", "LWLock")})
-check(ps, "performance_schema waits (IO, LWLock) appear", {t: bt[t].get("events") for t in bt})
+ps = sorted({k for t in bt for k in (bt[t].get("events") or {}) if k.split(":")[0] in ("IO", "LWLock", "Client") and ":" in k})
+check(ps, "performance_schema waits (IO, LWLock, Client:...) appear", {t: bt[t].get("events") for t in bt})
+check(not [k for t in bt for k in (bt[t].get("events") or {}) if k.startswith("IO:handler")],
+      "a table I/O wait (the engine'"'"'s row calls) is no IO wait", {t: bt[t].get("events") for t in bt})
 p = (bt.get("payment") or {}).get("events") or {}
 waits = sorted((k for k in p if k != "CPU"), key=lambda k: -p[k])
 check(waits and waits[0] == "Lock:record", "payment: the first wait is still a row lock",
