@@ -170,7 +170,16 @@ static int ss_texts(struct sshared *w, struct err *e)
         w->id[i].type = type;
         pthread_mutex_unlock(&w->lock);
     }
-    return db_end_reads(w->c, e);
+    if ((rc = db_end_reads(w->c, e)) < 0)
+        return rc;
+    /* A text the server did not give (gone between the two statements) is
+     * not asked for again each second: it stays empty. */
+    pthread_mutex_lock(&w->lock);
+    for (int i = 0; i < w->n; i++)
+        if (!w->id[i].text)
+            w->id[i].text = calloc(1, 1);
+    pthread_mutex_unlock(&w->lock);
+    return 0;
 }
 
 /* One reading into w->rows, the texts of new statements read. */
