@@ -1,5 +1,5 @@
 #!/bin/sh
-# 0049-statements.sh - top statements (src/run/msrc_stmts.c): the private
+# 0042-statements.sh - top statements (src/run/msrc_stmts.c): the private
 # PostgreSQL loads pg_stat_statements (track = all) and creates it; a run's
 # counters over its window, each statement typed by its text:
 #
@@ -24,7 +24,7 @@ set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tests/lib/util.sh"
 
-t_private t0049 pgdata
+t_private t0042 pgdata
 pg=$t_datadir
 res=$tmp/results
 
