@@ -18,7 +18,7 @@ DROP FUNCTION IF EXISTS tpcc_procedures_version;
 
 -- The version of these procedures, which tpccbench checks before a run in
 -- procedure mode: a database with older ones is told to install-procedures.
-CREATE FUNCTION tpcc_procedures_version() RETURNS INT DETERMINISTIC NO SQL RETURN 2;
+CREATE FUNCTION tpcc_procedures_version() RETURNS INT DETERMINISTIC NO SQL RETURN 3;
 -- go
 DROP PROCEDURE IF EXISTS tpcc_new_order;
 -- go
@@ -31,7 +31,8 @@ DROP PROCEDURE IF EXISTS tpcc_new_order;
 -- client checks: the total in cents, sum(ol_amount) x (1 - c_discount) x (1 +
 -- w_tax + d_tax) in integer arithmetic (rates scaled by 10^4) rounded once,
 -- half up, as the client computes it in client mode; and the brand-generic
--- flag per line ('B' when i_data and s_data both contain "ORIGINAL", else 'G').
+-- flag per line ('B' when i_data and s_data both contain "ORIGINAL", else 'G');
+-- and (version 3) the order's o_id, which the durability test looks up.
 CREATE PROCEDURE tpcc_new_order(IN p_w INT, IN p_d INT, IN p_c INT, IN p_ol_cnt INT,
                                 IN p_all_local INT, IN p_i_ids VARCHAR(400),
                                 IN p_supply VARCHAR(400), IN p_qty VARCHAR(400))
@@ -105,7 +106,7 @@ BEGIN
     END WHILE;
     SELECT (v_sum * (10000 - CAST(v_disc * 10000 AS SIGNED))
             * (10000 + CAST(v_w_tax * 10000 AS SIGNED) + CAST(v_d_tax * 10000 AS SIGNED))
-            + 50000000) DIV 100000000, v_brands;
+            + 50000000) DIV 100000000, v_brands, v_o_id;
 END;
 -- go
 DROP PROCEDURE IF EXISTS tpcc_payment;

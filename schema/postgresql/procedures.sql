@@ -8,9 +8,9 @@
 -- The version of these functions, which tpccbench checks before a run in
 -- procedure mode: a database with older ones is told to install-procedures.
 CREATE OR REPLACE FUNCTION tpcc_procedures_version() RETURNS int LANGUAGE sql IMMUTABLE AS
-$$ SELECT 2 $$;
+$$ SELECT 3 $$;
 
--- Return types changed in version 2: CREATE OR REPLACE cannot change them.
+-- Return types changed in versions 2 and 3: CREATE OR REPLACE cannot change them.
 DROP FUNCTION IF EXISTS tpcc_new_order(int, int, int, int, int, int[], int[], int[]);
 DROP FUNCTION IF EXISTS tpcc_order_status(int, int, int, text);
 
@@ -21,10 +21,12 @@ DROP FUNCTION IF EXISTS tpcc_order_status(int, int, int, text);
 -- in cents, sum(ol_amount) x (1 - c_discount) x (1 + w_tax + d_tax) in
 -- integer arithmetic (rates scaled by 10^4) rounded once, half up, as the
 -- client computes it in the other modes; and the brand-generic flag of each
--- line, 'B' when both i_data and s_data contain "ORIGINAL", else 'G'.
+-- line, 'B' when both i_data and s_data contain "ORIGINAL", else 'G'; and
+-- (version 3) the order's o_id, which the durability test looks up after a
+-- crash.
 CREATE FUNCTION tpcc_new_order(p_w int, p_d int, p_c int, p_ol_cnt int, p_all_local int,
                                p_i_ids int[], p_supply int[], p_qty int[],
-                               OUT total_cents bigint, OUT brand_generic text)
+                               OUT total_cents bigint, OUT brand_generic text, OUT new_o_id int)
 LANGUAGE plpgsql AS $$
 DECLARE
     v_w_tax numeric;
@@ -41,6 +43,7 @@ BEGIN
     UPDATE district SET d_next_o_id = d_next_o_id + 1
     WHERE d_w_id = p_w AND d_id = p_d
     RETURNING d_tax, d_next_o_id - 1 INTO v_d_tax, v_o_id;
+    new_o_id := v_o_id;
     INSERT INTO orders (o_id, o_d_id, o_w_id, o_c_id, o_entry_d, o_carrier_id, o_ol_cnt, o_all_local)
     VALUES (v_o_id, p_d, p_w, p_c, now(), NULL, p_ol_cnt, p_all_local);
     INSERT INTO new_order (no_o_id, no_d_id, no_w_id) VALUES (v_o_id, p_d, p_w);

@@ -69,7 +69,7 @@ static const char *const null_os_all[] = { NULL_C_ID,      NULL_C_FIRST,   NULL_
                                            NULL_O_ENTRY_D, NULL,           NULL_LINE };
 /* The version of the server-side functions: TXN_PROC_VERSION (tpcc/txn.h,
  * which db/ may not include); tests/unit/test_txn.c fails when they differ. */
-static const char *const null_proc_version[] = { "2" };
+static const char *const null_proc_version[] = { "3" };
 
 #define NULL_COLS(a) (int)(sizeof(a) / sizeof((a)[0])), (a)
 

@@ -422,6 +422,7 @@ static int exec_new_order(struct db_conn *c, const struct no_input *no, struct t
     if ((rc = db_commit(c, e)) < 0)
         return rc;
     out->no_total_cents = txn_no_total_cents(total, c_discount, w_tax, d_tax);
+    out->no_o_id = o_id;
     return 0;
 fail:
     return rc;
@@ -692,6 +693,7 @@ static int pipe_new_order(struct db_conn *c, const struct no_input *no, struct t
         return err_set(e, E_FAIL, "new-order header returned no row (committed)");
     w_tax = db_col_num(c, 0, 4);
     d_tax = db_col_num(c, 1, 4);
+    out->no_o_id = (int)db_col_int(c, 2);
     c_discount = db_col_num(c, 3, 4);
     for (int i = 0; i < no->ol_cnt; i++) {
         out->no_brand[i] = '?';
@@ -946,6 +948,7 @@ static int proc_read(struct db_conn *c, const struct txn_input *in, struct txn_o
         if (db_next(c) == 1) {
             out->no_total_cents = db_col_int(c, 0);
             col_copy(c, 1, out->no_brand, sizeof(out->no_brand));
+            out->no_o_id = (int)db_col_int(c, 2);
         }
         break;
     case TX_ORDER_STATUS:

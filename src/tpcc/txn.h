@@ -107,6 +107,7 @@ struct os_output {
  * the outputs the spec asks the terminal to show). */
 struct txn_output {
     int rolled_back;          /* New-Order: the spec's 1 % rollback happened */
+    int no_o_id;              /* New-Order: the o_id it committed (0 when rolled back) */
     int delivered[10];        /* Delivery: o_id delivered per district, 0 = skipped */
     int n_skipped;            /* Delivery: districts with no new order */
     int64_t sl_low_stock;     /* Stock-Level: the count */
@@ -215,7 +216,7 @@ int64_t txn_no_total_cents(int64_t sum_cents, int64_t c_discount, int64_t w_tax,
 
 /* The version of the server-side functions (procedures.sql) this code
  * calls: procedure mode refuses a database with another one. */
-#define TXN_PROC_VERSION 2
+#define TXN_PROC_VERSION 3
 
 /* Ids of the statements in statements.sql. */
 enum txn_stmt {

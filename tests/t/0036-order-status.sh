@@ -160,11 +160,11 @@ os_lock_close
 pg_psql "create or replace function tpcc_procedures_version() returns int language sql as 'select 1'" >/dev/null
 run oldproc "$bin" run -c "$cfg" --mode procedure --vus 1 --duration 1s --warmup 0s --label oldproc
 is "$rc" 2 "run --mode procedure on functions of version 1: exit 2" || explain
-like "$err" "*server-side functions are of another version, this tpccbench needs version 2: run 'tpccbench install-procedures'*" \
+like "$err" "*server-side functions are of another version, this tpccbench needs version 3: run 'tpccbench install-procedures'*" \
     "it says the functions are of another version and to run install-procedures"
 run install "$bin" install-procedures -c "$cfg"
 is "$rc" 0 "install-procedures: exit 0" || explain
-is "$(pg_psql "select tpcc_procedures_version()")" "2" "install-procedures: version 2 again"
+is "$(pg_psql "select tpcc_procedures_version()")" "3" "install-procedures: version 3 again"
 like "$(pg_psql "select prosrc from pg_proc where proname = 'tpcc_order_status'")" \
     "*pauses here*" "install-procedures: tpcc_order_status without the pause again"
 done_testing
