@@ -1,21 +1,33 @@
 /*
  * acid.c - `tpccbench acid`: TPC-C's atomicity and isolation tests
- * (clause 3.2, 3.4; tpcc/acid.c runs them), one line per test, and a
- * record (kind "acid", run.json "acid.tests").
+ * (clause 3.2, 3.4; tpcc/acid.c runs them), one line per test, and the
+ * durability test (3.5; tpcc/durab.c, on the private server crashed as
+ * cmd/acidcrash.c does it), its counts and verdict; a record (kind
+ * "acid", run.json "acid.tests" and "acid.durability").
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "cmd/acidcrash.h"
+#include "cmd/check.h"
 #include "cmd/cmd.h"
 #include "cmd/load.h"
 #include "core/clock.h"
 #include "core/signals.h"
 #include "results/runrec.h"
 #include "tpcc/acid.h"
+#include "tpcc/durab.h"
 #include "tpcc/txn.h"
 
 static const struct cmd_opt acid_opts[] = {
-    { "tests", 0, 1, NULL, "which: atomicity, isolation, or both (default: atomicity,isolation)" },
+    { "tests", 0, 1, NULL,
+      "which: atomicity, isolation, durability (default: all three)" },
+    { "crash", 0, 1, NULL, "durability: kill (the server's processes) or power (default kill)" },
+    { "crash-at", 0, 1, NULL,
+      "durability: the crash this long into the mix (default: a random instant in the middle "
+      "half of --duration)" },
+    { "duration", 'd', 1, "run.duration", "durability: the mix's window (default 60s)" },
+    { "vus", 'u', 1, "run.virtual_users", "durability: the mix's terminals (default 4)" },
     { "isolation", 0, 1, "run.isolation", "read committed | repeatable read | serializable" },
     { "mode", 0, 1, "run.mode", "client | pipeline | procedure (default: procedure)" },
     { "seed", 0, 1, "run.seed", "RNG seed of the rows the tests pick (default: from the clock)" },
@@ -37,17 +49,41 @@ static int acid_parse_tests(const char *list, unsigned *which, struct err *e)
         else if (strcmp(t, "isolation") == 0)
             *which |= ACID_ISOLATION;
         else if (strcmp(t, "durability") == 0)
-            return err_set(e, E_USAGE,
-                           "--tests: durability is not built yet: give atomicity, isolation "
-                           "or both");
+            *which |= ACID_DURABILITY;
         else
             return err_set(e, E_USAGE,
-                           "--tests: '%s' is not a test group: give atomicity, isolation or "
-                           "both (atomicity,isolation)",
+                           "--tests: '%s' is not a test group: give atomicity, isolation, "
+                           "durability or a list of them (atomicity,isolation)",
                            t);
     }
     if (!*which)
-        return err_set(e, E_USAGE, "--tests: give atomicity, isolation or both");
+        return err_set(e, E_USAGE, "--tests: give atomicity, isolation, durability or a list");
+    return 0;
+}
+
+/* --crash and --crash-at into k and *at_us, checked against the window. */
+static int acid_parse_crash(const struct cmd_args *a, const struct config *cfg, unsigned which,
+                            int *kind, int64_t *at_us, struct err *e)
+{
+    const char *v = cmd_extra(a, "crash"), *at = cmd_extra(a, "crash-at");
+
+    *kind = ACID_CRASH_KILL;
+    *at_us = 0;
+    if ((v || at) && !(which & ACID_DURABILITY))
+        return err_set(e, E_USAGE, "--%s is for the durability test: add --tests durability",
+                       v ? "crash" : "crash-at");
+    if (v && strcmp(v, "power") == 0)
+        *kind = ACID_CRASH_POWER;
+    else if (v && strcmp(v, "kill") != 0)
+        return err_set(e, E_USAGE, "--crash: '%s' is not a crash: give kill or power", v);
+    if (at && (parse_duration_us(at, at_us) < 0 || *at_us <= 0))
+        return err_set(e, E_USAGE, "--crash-at: '%s' is not a time after the start: give 1s, "
+                                   "2500ms, ...",
+                       at);
+    if (at && *at_us >= cfg->run.duration_us)
+        return err_set(e, E_USAGE, "--crash-at %s is not inside the mix's window (--duration "
+                                   "%.1f s): give a shorter time or a longer --duration",
+                       at, (double)cfg->run.duration_us / 1e6);
     return 0;
 }
 
@@ -103,9 +139,193 @@ static void acid_print(FILE *out, const struct acid_result *r, int n)
     }
 }
 
-/* The tests on the open session; the results into r. */
-static int acid_with_session(struct session *s, const struct config *cfg, unsigned which,
-                             struct acid_result *r, char *level, char *level_why, struct err *e)
+/* n with its thousands apart ("41,233"). */
+static const char *grp(char *buf, size_t cap, int64_t n)
+{
+    char d[32];
+    int len = snprintf(d, sizeof(d), "%lld", (long long)(n < 0 ? -n : n)), o = 0;
+
+    if (n < 0 && cap > 1)
+        buf[o++] = '-';
+    for (int i = 0; i < len && (size_t)o + 2 < cap; i++) {
+        buf[o++] = d[i];
+        if ((len - i - 1) % 3 == 0 && i < len - 1)
+            buf[o++] = ',';
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static const char *const dur_plural[ACID_DUR_NTYPES] = { "New-Orders", "Payments", "Deliveries" };
+static const char *const dur_label[ACID_DUR_NTYPES] = { "new-order", "payment", "delivery" };
+
+/* The verdict's line: "durable: ..." or "NOT DURABLE: ...". */
+static void dur_summary(const struct acid_dur *r, char *buf, size_t cap)
+{
+    char a[32], b[32], conds[64] = "", types[160] = "";
+    int nk = 0, only = 0;
+
+    for (int k = 1; r->check_ran && k <= CHECK_NCOND; k++)
+        if (r->check.cond[k - 1].ran && !r->check.cond[k - 1].ok)
+            snprintf(conds + strlen(conds), sizeof(conds) - strlen(conds), "%s%d",
+                     conds[0] ? ", " : "", k);
+    for (int k = 0; k < ACID_DUR_NTYPES; k++)
+        if (r->by_type[k].lost) {
+            nk++;
+            only = k;
+            snprintf(types + strlen(types), sizeof(types) - strlen(types), "%s%s %s",
+                     types[0] ? ", " : "", dur_label[k], grp(a, sizeof(a), r->by_type[k].lost));
+        }
+    if (r->durable)
+        snprintf(buf, cap, "durable: 0 of %s acknowledged transactions lost, recovered in %.1f s, "
+                 "%d conditions hold", grp(a, sizeof(a), r->total.acknowledged),
+                 r->recovery_connect_s, CHECK_NCOND);
+    else if (!r->came_back)
+        snprintf(buf, cap, "NOT DURABLE: %s", r->why);
+    else if (nk == 1)
+        snprintf(buf, cap, "NOT DURABLE: %s of %s acknowledged %s lost", grp(a, sizeof(a),
+                 r->total.lost), grp(b, sizeof(b), r->by_type[only].acknowledged),
+                 dur_plural[only]);
+    else if (nk > 1)
+        snprintf(buf, cap, "NOT DURABLE: %s of %s acknowledged transactions lost (%s)",
+                 grp(a, sizeof(a), r->total.lost), grp(b, sizeof(b), r->total.acknowledged),
+                 types);
+    else
+        snprintf(buf, cap, "NOT DURABLE: no acknowledged transaction lost");
+    if (r->came_back && conds[0])
+        snprintf(buf + strlen(buf), cap - strlen(buf), "%sconsistency conditions %s do not hold",
+                 r->durable ? "" : "; ", conds);
+    if (!r->durable && r->settings[0])
+        snprintf(buf + strlen(buf), cap - strlen(buf), " (%s)", r->settings);
+}
+
+static json_t *dur_counts_json(const struct acid_dur_counts *c)
+{
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "acknowledged", (json_int_t)c->acknowledged,
+                     "present", (json_int_t)c->present, "lost", (json_int_t)c->lost, "in_flight",
+                     (json_int_t)c->in_flight, "in_flight_present",
+                     (json_int_t)c->in_flight_present);
+}
+
+static json_t *dur_lost_json(const struct acid_dur_lost *l)
+{
+    json_t *j;
+
+    if (!l->found)
+        return json_null();
+    j = json_pack("{s:s, s:i, s:f}", "type", acid_dur_type_key(l->type), "w", l->w,
+                  "acknowledged_s", l->acked_s);
+    if (l->type == ACID_DUR_PAYMENT) {
+        json_object_set_new(j, "d", json_integer(l->d));
+        json_object_set_new(j, "c_w", json_integer(l->c_w));
+        json_object_set_new(j, "c_d", json_integer(l->c_d));
+        json_object_set_new(j, "amount_cents", json_integer(l->amount_cents));
+    } else {
+        json_object_set_new(j, "d", json_integer(l->d));
+        json_object_set_new(j, "o_id", json_integer(l->o_id));
+    }
+    return j;
+}
+
+/* run.json's acid.durability. */
+static json_t *dur_json(const struct acid_dur *r, int kind, const char *summary)
+{
+    json_t *by = json_object(), *j;
+
+    for (int k = 0; k < ACID_DUR_NTYPES; k++)
+        json_object_set_new(by, acid_dur_type_key(k), dur_counts_json(&r->by_type[k]));
+    j = json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "crash", acid_crash_name(kind),
+                  "crash_at_s", r->crash_at_s, "acknowledged", (json_int_t)r->total.acknowledged,
+                  "present", (json_int_t)r->total.present, "lost", (json_int_t)r->total.lost,
+                  "in_flight", (json_int_t)r->total.in_flight, "in_flight_present",
+                  (json_int_t)r->total.in_flight_present, "by_type", by, "first_lost",
+                  dur_lost_json(&r->first_lost));
+    json_object_set_new(j, "recovery_s",
+                        r->came_back ? json_pack("{s:f, s:o}", "connection", r->recovery_connect_s,
+                                                 "new_order", r->recovery_new_order_s >= 0
+                                                     ? json_real(r->recovery_new_order_s)
+                                                     : json_null())
+                                     : json_null());
+    json_object_set_new(j, "conditions", r->check_ran ? check_json(&r->check) : json_null());
+    json_object_set_new(j, "durable", json_boolean(r->durable));
+    json_object_set_new(j, "summary", json_string(summary));
+    json_object_set_new(j, "window_s", json_real(r->window_s));
+    json_object_set_new(j, "terminals", json_integer(r->terminals));
+    json_object_set_new(j, "settings", json_string(r->settings));
+    return j;
+}
+
+static void dur_print(FILE *out, const struct acid_dur *r, int kind, const char *summary)
+{
+    char a[32], b[32], c[32], d[32], f[32];
+
+    fprintf(out, "durability (clause 3.5): crash %s at %.1f s of a %.1f s window, %d terminals "
+            "without think time (for verdicts, not figures)\n", acid_crash_name(kind),
+            r->crash_at_s, r->window_s, r->terminals);
+    for (int k = 0; k < ACID_DUR_NTYPES; k++) {
+        const struct acid_dur_counts *n = &r->by_type[k];
+        if (!r->came_back)
+            break;
+        fprintf(out, "  %-9s %s acknowledged, %s present, %s lost; in flight %s (%s present)\n",
+                dur_label[k], grp(a, sizeof(a), n->acknowledged), grp(b, sizeof(b), n->present),
+                grp(c, sizeof(c), n->lost), grp(d, sizeof(d), n->in_flight),
+                grp(f, sizeof(f), n->in_flight_present));
+    }
+    if (r->first_lost.found) {
+        const struct acid_dur_lost *l = &r->first_lost;
+        if (l->type == ACID_DUR_PAYMENT)
+            fprintf(out, "  first lost: payment of %.2f by w %d d %d for a customer of w %d d %d, "
+                    "acknowledged at %.2f s\n", (double)l->amount_cents / 100.0, l->w, l->d,
+                    l->c_w, l->c_d, l->acked_s);
+        else
+            fprintf(out, "  first lost: %s of order w %d d %d o_id %d, acknowledged at %.2f s\n",
+                    dur_label[l->type], l->w, l->d, l->o_id, l->acked_s);
+    }
+    if (r->came_back)
+        fprintf(out, "  recovery: a connection %.1f s after the crash, a New-Order committed "
+                "%.1f s after it; %s read-only and %s rolled-back transactions not looked up\n",
+                r->recovery_connect_s, r->recovery_new_order_s, grp(a, sizeof(a), r->read_only),
+                grp(b, sizeof(b), r->rolled_back));
+    if (r->check_ran && r->check.n_failed)
+        check_print(out, &r->check);
+    fprintf(out, "%s\n", summary);
+}
+
+/* The durability test on the private server; *ran 0 when it cannot be
+ * crashed here (not a private server), with why. */
+static int acid_durability_run(struct session *s, const struct acid_setup *set, int kind,
+                               const char *dir, struct acid_dur *r, int *ran, struct err *e)
+{
+    struct acid_crasher cr;
+    struct acid_crash k;
+    int rc;
+
+    *ran = 0;
+    if (!s->managed)
+        return 0;
+    if ((rc = acid_crasher_begin(&cr, s, kind, dir, &k, e)) == 0) {
+        *ran = 1;
+        rc = acid_durability(set, &k, r, e);
+    }
+    acid_crasher_end(&cr);
+    return rc;
+}
+
+/* What the tests found, and how they were asked. */
+struct acid_out {
+    unsigned which;                 /* ACID_* */
+    struct acid_result r[ACID_NTESTS];
+    int kind;                       /* --crash */
+    int64_t at_us;                  /* --crash-at, 0 random */
+    struct acid_dur dur;
+    int dur_ran;                    /* 1: the durability test ran (a private server) */
+    char level[ACID_LEVEL_LEN], level_why[ACID_LEVEL_LEN];
+    char summary[1400];             /* the durability verdict's line */
+};
+
+/* The tests on the open session; the results into o. */
+static int acid_with_session(struct session *s, const struct config *cfg, const char *dir,
+                             struct acid_out *o, struct err *e)
 {
     struct acid_setup set = {
         .ops = s->ops,
@@ -113,30 +333,92 @@ static int acid_with_session(struct session *s, const struct config *cfg, unsign
         .dialect = s->dialect,
         .isolation = cfg->run.isolation,
         .isolation_set = cfg->run.isolation_set,
-        .level = level,
-        .level_why = level_why,
+        .level = o->level,
+        .level_why = o->level_why,
         .mode = txn_mode_resolve(cfg->run.mode, s->dialect),
         .warehouses = cfg->schema.warehouses,
         .seed = cfg->run.seed ? (uint64_t)cfg->run.seed : clock_wall_us(),
+        .terminals = cfg->run.virtual_users,
+        .window_us = cfg->run.duration_us,
+        .crash_at_us = o->at_us,
     };
+    int rc = 0;
 
-    return acid_run(&set, which, r, e);
+    if (o->which & (ACID_ATOMICITY | ACID_ISOLATION))
+        rc = acid_run(&set, o->which, o->r, e);
+    if (rc == 0 && (o->which & ACID_DURABILITY)) {
+        rc = acid_durability_run(s, &set, o->kind, dir, &o->dur, &o->dur_ran, e);
+        if (rc == 0 && o->dur_ran)
+            dur_summary(&o->dur, o->summary, sizeof(o->summary));
+    }
+    return rc;
 }
 
 static int acid_usage(void)
 {
     cmd_usage(stdout, "acid",
-              "[-c FILE] [--tests atomicity,isolation] [--isolation LEVEL] [--mode MODE]",
+              "[-c FILE] [--tests atomicity,isolation,durability] [--isolation LEVEL] "
+              "[--mode MODE] [--crash kill|power] [--crash-at TIME] [--duration TIME] [--vus N]",
               "Run TPC-C's atomicity tests (clause 3.2.2: Payment, and New-Order as our\n"
               "extension, each committed and rolled back) and isolation tests 1-9 (clause\n"
               "3.4.2) on the real transactions, stalled between two of their statements,\n"
               "at run.isolation in run.mode.  One line per test: verdict, clause, name, the\n"
               "case the database followed (A-D), the rows used and the values compared.\n"
+              "The durability test (3.5, private server only) runs the mix on --vus\n"
+              "terminals, crashes the server at --crash-at (kill: SIGKILL to all its\n"
+              "processes; power: its data directory on tpccbench-lazyfs, whose unsynced\n"
+              "writes the crash drops; root, /dev/fuse), restarts it, and looks up every\n"
+              "transaction it acknowledged: present or LOST; then the 12 conditions.\n"
               "The tests change the database as their transactions do.  Writes\n"
               "RESULTS/<time>-<label>/run.json (kind acid).  Exit 0 when every test run\n"
-              "passed, 1 when one failed, 2 on bad input.  See docs/acid.md.",
+              "passed and nothing acknowledged was lost, 1 when a test failed or the\n"
+              "server was not durable, 2 on bad input.  See docs/acid.md.",
               acid_opts);
     return 0;
+}
+
+/* run.json's "acid". */
+static json_t *acid_out_json(const struct acid_out *o, const char *mode)
+{
+    json_t *j = o->which & (ACID_ATOMICITY | ACID_ISOLATION)
+                    ? acid_json(o->r, ACID_NTESTS, o->level, mode)
+                    : json_pack("{s:s, s:s}", "isolation", o->level, "mode", mode);
+
+    if (!(o->which & ACID_DURABILITY))
+        return j;
+    if (o->dur_ran)
+        json_object_set_new(j, "durability", dur_json(&o->dur, o->kind, o->summary));
+    else
+        json_object_set_new(j, "durability",
+                            json_pack("{s:s, s:s}", "verdict", "not run", "why",
+                                      "needs acid.crash_command: only the private server "
+                                      "(database.managed) is crashed by tpccbench itself"));
+    return j;
+}
+
+/* The results on stdout; the exit code. */
+static int acid_report(const struct acid_out *o, const char *mode, const char *dir)
+{
+    int failed = 0;
+
+    if (o->level_why[0])
+        fprintf(stderr, "note: isolation %s: run.isolation is not set, and %s\n", o->level,
+                o->level_why);
+    printf("acid tests (TPC-C clause 3), isolation %s, mode %s:\n", o->level, mode);
+    if (o->which & (ACID_ATOMICITY | ACID_ISOLATION)) {
+        acid_print(stdout, o->r, ACID_NTESTS);
+        for (int i = 0; i < ACID_NTESTS; i++)
+            failed |= o->r[i].verdict == ACID_FAIL;
+    }
+    if ((o->which & ACID_DURABILITY) && o->dur_ran) {
+        dur_print(stdout, &o->dur, o->kind, o->summary);
+        failed |= !o->dur.durable;
+    } else if (o->which & ACID_DURABILITY) {
+        printf("durability: not run: needs acid.crash_command (only the private server, "
+               "database.managed, is crashed by tpccbench itself)\n");
+    }
+    printf("record: %s/run.json\n", dir);
+    return failed ? 1 : 0;
 }
 
 int cmd_acid(int argc, char **argv)
@@ -144,25 +426,25 @@ int cmd_acid(int argc, char **argv)
     struct config cfg;
     struct cmd_args a;
     struct session s;
-    struct acid_result r[ACID_NTESTS];
-    unsigned which = ACID_ATOMICITY | ACID_ISOLATION;
+    static struct acid_out o;
     const char *list;
     char dir[4096];
     struct runrec rec;
     struct err e, we;
-    char level[ACID_LEVEL_LEN], level_why[ACID_LEVEL_LEN];
-    int rc, failed = 0;
+    int rc;
 
     err_clear(&e);
-    snprintf(level, sizeof(level), "%s", "");
-    level_why[0] = '\0';
+    memset(&o, 0, sizeof(o));
+    o.which = ACID_ATOMICITY | ACID_ISOLATION | ACID_DURABILITY;
     if (cmd_parse("acid", argc - 1, argv + 1, acid_opts, &cfg, &a, &e) < 0)
         return cmd_fail("acid", &e);
     if (a.help)
         return acid_usage();
     if (a.npos)
         return err_set(&e, E_USAGE, "unexpected argument '%s'", a.pos[0]), cmd_fail("acid", &e);
-    if ((list = cmd_extra(&a, "tests")) && acid_parse_tests(list, &which, &e) < 0)
+    if (((list = cmd_extra(&a, "tests")) && acid_parse_tests(list, &o.which, &e) < 0) ||
+        acid_parse_crash(&a, &cfg, o.which, &o.kind, &o.at_us, &e) < 0 ||
+        ((o.which & ACID_DURABILITY) && acid_crash_check(o.kind, &e) < 0))
         return cmd_fail("acid", &e);
     sig_install();
     if (runrec_make_dir(cfg.results.dir, cfg.results.label, dir, sizeof(dir), &e) < 0)
@@ -171,13 +453,12 @@ int cmd_acid(int argc, char **argv)
     runrec_save(&rec, &we);
     if ((rc = session_open(&s, &cfg, &e)) == 0) {
         runrec_dbms(&rec, s.ops, &s.args, s.dialect);
-        rc = acid_with_session(&s, &cfg, which, r, level, level_why, &e);
+        rc = acid_with_session(&s, &cfg, dir, &o, &e);
     }
     session_close(&s);
     if (rc == 0) {
         runrec_set(&rec, "acid",
-                   acid_json(r, ACID_NTESTS, level,
-                             run_mode_name(txn_mode_resolve(cfg.run.mode, s.dialect))));
+                   acid_out_json(&o, run_mode_name(txn_mode_resolve(cfg.run.mode, s.dialect))));
         runrec_status(&rec, "complete");
     } else {
         runrec_status(&rec, "failed");
@@ -190,13 +471,5 @@ int cmd_acid(int argc, char **argv)
         fprintf(stderr, "record: %s/run.json\n", dir);
         return cmd_fail("acid", &e);
     }
-    if (level_why[0])
-        fprintf(stderr, "note: isolation %s: run.isolation is not set, and %s\n", level, level_why);
-    printf("acid tests (TPC-C clause 3), isolation %s, mode %s:\n", level,
-           run_mode_name(txn_mode_resolve(cfg.run.mode, s.dialect)));
-    acid_print(stdout, r, ACID_NTESTS);
-    printf("record: %s/run.json\n", dir);
-    for (int i = 0; i < ACID_NTESTS; i++)
-        failed |= r[i].verdict == ACID_FAIL;
-    return failed ? 1 : 0;
+    return acid_report(&o, run_mode_name(txn_mode_resolve(cfg.run.mode, s.dialect)), dir);
 }

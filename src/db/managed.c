@@ -813,7 +813,8 @@ static int sockdir_choose(struct managed_pg *m, struct err *e)
     char name[32], tmpl[] = SOCKDIR_TEMPLATE, ebuf[128];
 
     snprintf(name, sizeof(name), "/.s.PGSQL.%d", m->socket_port);
-    if (strlen(m->datadir) + strlen(name) < sizeof(sa.sun_path) && is_plain_path(m->datadir)) {
+    if (!m->sock_away && strlen(m->datadir) + strlen(name) < sizeof(sa.sun_path) &&
+        is_plain_path(m->datadir)) {
         snprintf(m->sockdir, sizeof(m->sockdir), "%s", m->datadir);
         m->sockdir_tmp = 0;
         return 0;
@@ -1704,16 +1705,110 @@ static int start_locked(struct managed_pg *m, int port, struct err *e)
 int managed_start(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
                   struct err *e)
 {
+    return managed_start_flags(m, datadir, port, hide_env, 0, e);
+}
+
+int managed_start_flags(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
+                        unsigned flags, struct err *e)
+{
     int lock = -1, rc;
 
     memset(m, 0, sizeof(*m));
     m->how = MANAGED_STARTED;
+    m->sock_away = (flags & MANAGED_SOCK_AWAY) != 0;
     if ((rc = start_args(m, datadir, port, hide_env, e)) < 0 ||
         (rc = datadir_lock(m, &lock, e)) < 0)
         return rc;
     rc = start_locked(m, port, e);
     close(lock);
     return rc;
+}
+
+/* 1 while a process of group pgid is alive (a zombie is not: it only
+ * waits for its parent to reap it). */
+static int group_alive(pid_t pgid)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *de;
+    int alive = 0;
+
+    if (!d)
+        return kill(-pgid, 0) == 0;
+    while (!alive && (de = readdir(d)) != NULL) {
+        char path[300], text[1024], *close_paren;
+        char state;
+        long pgrp;
+        ssize_t n;
+        int fd;
+        if (de->d_name[0] < '0' || de->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+        if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+            continue;
+        n = read(fd, text, sizeof(text) - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        text[n] = '\0';
+        /* "pid (comm) state ppid pgrp ...": comm may hold blanks and parentheses. */
+        if (!(close_paren = strrchr(text, ')')) ||
+            sscanf(close_paren + 1, " %c %*d %ld", &state, &pgrp) != 2)
+            continue;
+        alive = pgrp == (long)pgid && state != 'Z' && state != 'X';
+    }
+    closedir(d);
+    return alive;
+}
+
+int managed_crash(struct managed_pg *m, struct err *e)
+{
+    struct pidfile pf;
+    pid_t pgid;
+    char ebuf[128];
+
+    if (!m->started)
+        return err_set(e, E_USAGE, "the private PostgreSQL on '%s' is not this command's to crash",
+                       m->datadir);
+    if (!pidfile_read(m->datadir, &pf))
+        return err_set(e, E_FAIL, "no PostgreSQL runs on '%s' to crash", m->datadir);
+    pgid = getpgid((pid_t)pf.pid);
+    if (pgid <= 0 || pgid == getpgrp())
+        return err_set(e, E_FAIL, "the postmaster %ld has no process group of its own", pf.pid);
+    sig_set_server_pid(0);
+    if (kill(-pgid, SIGKILL) < 0)
+        return err_set(e, E_FAIL, "cannot kill the server's processes (group %ld): %s",
+                       (long)pgid, err_errno(errno, ebuf, sizeof(ebuf)));
+    /* Gone, and the postmaster reaped: a start refuses a lock file whose pid
+     * still answers kill(0), and a zombie does. */
+    for (int i = 0; i < 300 && (group_alive(pgid) || kill((pid_t)pf.pid, 0) == 0); i++)
+        sleep_ms(100);
+    if (group_alive(pgid) || kill((pid_t)pf.pid, 0) == 0)
+        return err_set(e, E_FAIL, "the server's processes (group %ld) are still there 30 s after "
+                                  "SIGKILL", (long)pgid);
+    return 0;
+}
+
+int managed_restart(struct managed_pg *m, struct err *e)
+{
+    char datadir[sizeof(m->datadir)], hide[sizeof(m->hide_env)];
+    int port = m->port;
+    unsigned flags = m->sock_away ? MANAGED_SOCK_AWAY : 0;
+
+    if (!m->started)
+        return err_set(e, E_USAGE, "the private PostgreSQL on '%s' is not this command's to "
+                                   "restart", m->datadir);
+    snprintf(datadir, sizeof(datadir), "%s", m->datadir);
+    snprintf(hide, sizeof(hide), "%s", m->hide_env);
+    if (m->sockdir_tmp) {
+        /* What the killed server left in our socket directory, so it goes. */
+        char p[sizeof(m->sockdir) + 40];
+        snprintf(p, sizeof(p), "%s/.s.PGSQL.%d", m->sockdir, m->socket_port);
+        unlink(p);
+        snprintf(p, sizeof(p), "%s/.s.PGSQL.%d.lock", m->sockdir, m->socket_port);
+        unlink(p);
+    }
+    sockdir_drop(m);
+    return managed_start_flags(m, datadir, port, hide[0] ? hide : NULL, flags, e);
 }
 
 int managed_keep(struct managed_pg *m, struct err *e)

@@ -77,7 +77,12 @@ struct managed_pg {
     long owner_pid;     /* SHARED, KEPT: the pid the owner file names (0 = no file) */
     char listen[256];   /* read back from the server: listen_addresses ("" = socket only) */
     int listen_port;    /* read back from the server: port */
+    int sock_away;      /* 1: the socket never in the datadir (a FUSE mount: MANAGED_SOCK_AWAY) */
 };
+
+/* managed_start_flags: the Unix socket in a directory of /tmp, never in the
+ * data directory (which a FUSE file system may hold). */
+#define MANAGED_SOCK_AWAY 0x1
 
 /*
  * Find a PostgreSQL server bindir (one holding initdb): `pg_config --bindir`
@@ -101,6 +106,27 @@ int managed_find_bindir(char *out, size_t len, struct err *e);
  */
 int managed_start(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
                   struct err *e);
+
+/* managed_start with flags (MANAGED_*). */
+int managed_start_flags(struct managed_pg *m, const char *datadir, int port, const char *hide_env,
+                        unsigned flags, struct err *e);
+
+/*
+ * The crash of acid's durability test: every process of the server this
+ * process started or adopted killed at once (SIGKILL to the postmaster's
+ * process group, which pg_ctl's setsid made its own), and waited for until
+ * none is left (bounded: E_FAIL).  The owner file and the stale
+ * postmaster.pid stay, as a crash leaves them.  E_USAGE when the server is
+ * not ours to kill.
+ */
+int managed_crash(struct managed_pg *m, struct err *e);
+
+/*
+ * Start again the server managed_crash() killed, on the same data
+ * directory, port and flags: PostgreSQL's crash recovery runs in pg_ctl's
+ * start.  E_FAIL with the server log's last lines when it does not come up.
+ */
+int managed_restart(struct managed_pg *m, struct err *e);
 
 /*
  * Stop the server if managed_start() started or adopted it (pg_ctl stop -m

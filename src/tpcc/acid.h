@@ -24,6 +24,7 @@ enum acid_verdict {
 /* Which tests (acid_run's which). */
 #define ACID_ATOMICITY 0x1
 #define ACID_ISOLATION 0x2
+#define ACID_DURABILITY 0x4 /* tpcc/durab.h: acid_durability, not acid_run */
 
 /* 4 atomicity tests, then isolation tests 1 to 9. */
 #define ACID_NTESTS 13
@@ -54,6 +55,9 @@ struct acid_setup {
     int mode;              /* enum run_mode, resolved (not auto) */
     int warehouses;
     uint64_t seed;         /* the random warehouses, customers, items */
+    int terminals;         /* durability: the mix's connections (tpcc/durab.h) */
+    int64_t window_us;     /* durability: the mix's window */
+    int64_t crash_at_us;   /* durability: the crash from the mix's start, 0 = random */
 };
 
 /* The spec's cases of the isolation tests: what the stalled transaction

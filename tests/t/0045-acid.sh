@@ -21,7 +21,8 @@
 #     TPCC_BROKEN.
 #  4. The record (kind acid, acid.tests[]) is read by report and compare;
 #     the database is consistent after it all (check), item prices as
-#     before; bad --tests exits 2.
+#     before; bad --tests exits 2; --tests durability on a server that
+#     is not the private one is "not run" (exit 0); a bad --crash exits 2.
 # Prints TAP.  About 30 s.
 set -u
 
@@ -106,6 +107,12 @@ is "$(pg_psql "select count(*) from new_order where no_d_id > 10")" 0 \
 run bad "$bin" acid -c "$cfg" --tests consistency
 is "$rc" 2 "--tests consistency: exit 2" || explain
 like "$err" "*'consistency' is not a test group*" "it names the bad value"
-run dur "$bin" acid -c "$cfg" --tests durability
-is "$rc" 2 "--tests durability: exit 2 (not built yet)" || explain
+run dur "$bin" acid -c "$cfg" --tests durability --label dur
+is "$rc" 0 "--tests durability on a server not ours to crash: exit 0 (not run)" || explain
+like "$out" "*durability: not run: needs acid.crash_command*" "it says what it needs"
+is "$(json "$(rec_json dur)" "r['acid']['durability']['verdict']")" "not run" \
+    "run.json: acid.durability not run"
+run crash "$bin" acid -c "$cfg" --tests durability --crash reboot
+is "$rc" 2 "--crash reboot: exit 2" || explain
+like "$err" "*'reboot' is not a crash: give kill or power*" "it names the bad value and the good ones"
 done_testing
