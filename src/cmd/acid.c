@@ -80,6 +80,13 @@ static int acid_parse_crash(const struct cmd_args *a, const struct config *cfg, 
         return err_set(e, E_USAGE, "--crash-at: '%s' is not a time after the start: give 1s, "
                                    "2500ms, ...",
                        at);
+    if (!cfg->database.managed && cfg->acid.crash_command[0]) {
+        /* A user's server: its own commands crash and restart it. */
+        if (*kind == ACID_CRASH_POWER)
+            return err_set(e, E_USAGE, "--crash power is for the private server (database.managed):"
+                                       " on this server acid.crash_command is the crash");
+        *kind = ACID_CRASH_COMMAND;
+    }
     if (at && *at_us >= cfg->run.duration_us)
         return err_set(e, E_USAGE, "--crash-at %s is not inside the mix's window (--duration "
                                    "%.1f s): give a shorter time or a longer --duration",
@@ -301,7 +308,7 @@ static int acid_durability_run(struct session *s, const struct acid_setup *set, 
     int rc;
 
     *ran = 0;
-    if (!s->managed)
+    if (!s->managed && kind != ACID_CRASH_COMMAND)
         return 0;
     if ((rc = acid_crasher_begin(&cr, s, kind, dir, &k, e)) == 0) {
         *ran = 1;
@@ -341,6 +348,7 @@ static int acid_with_session(struct session *s, const struct config *cfg, const 
         .terminals = cfg->run.virtual_users,
         .window_us = cfg->run.duration_us,
         .crash_at_us = o->at_us,
+        .back_bound_us = cfg->acid.restart_timeout_us,
     };
     int rc = 0;
 
@@ -364,11 +372,12 @@ static int acid_usage(void)
               "3.4.2) on the real transactions, stalled between two of their statements,\n"
               "at run.isolation in run.mode.  One line per test: verdict, clause, name, the\n"
               "case the database followed (A-D), the rows used and the values compared.\n"
-              "The durability test (3.5, private server only) runs the mix on --vus\n"
-              "terminals, crashes the server at --crash-at (kill: SIGKILL to all its\n"
-              "processes; power: its data directory on tpccbench-lazyfs, whose unsynced\n"
-              "writes the crash drops; root, /dev/fuse), restarts it, and looks up every\n"
-              "transaction it acknowledged: present or LOST; then the 12 conditions.\n"
+              "The durability test (3.5) runs the mix on --vus terminals, crashes the\n"
+              "server at --crash-at (the private one: kill, SIGKILL to all its processes;\n"
+              "power, its data directory on tpccbench-lazyfs, whose unsynced writes the\n"
+              "crash drops; root, /dev/fuse; another: acid.crash_command, then\n"
+              "acid.restart_command), restarts it, and looks up every transaction it\n"
+              "acknowledged: present or LOST; then the 12 conditions.\n"
               "The tests change the database as their transactions do.  Writes\n"
               "RESULTS/<time>-<label>/run.json (kind acid).  Exit 0 when every test run\n"
               "passed and nothing acknowledged was lost, 1 when a test failed or the\n"

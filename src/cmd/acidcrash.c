@@ -5,14 +5,18 @@
  * here are the file system's: tpccbench-lazyfs found beside this program
  * or on PATH, started in the foreground as our child, its mount waited
  * for in /proc/mounts, the crash written to its control file, and
- * fusermount3 -u.  Prints nothing.
+ * fusermount3 -u.  A user's server is crashed and restarted by its
+ * commands (acid.crash_command, acid.restart_command) through /bin/sh.
+ * Prints nothing.
  */
 #include "cmd/acidcrash.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -231,6 +235,69 @@ static int power_restart(void *ctx, struct err *e)
     return rc;
 }
 
+/*
+ * The shell runs cmd (its output appended to log); waited for at most
+ * bound_us, then killed.  0 when it exited 0, else E_FAIL saying how it
+ * ended ("acid.crash_command" names it in the message: what, never the
+ * command's text, which may hold a secret).
+ */
+static int run_shell(const char *what, const char *cmd, const char *log, uint64_t bound_us,
+                     struct err *e)
+{
+    char *const argv[] = { (char *)"/bin/sh", (char *)"-c", (char *)cmd, NULL };
+    posix_spawn_file_actions_t fa;
+    char ebuf[128];
+    pid_t p;
+    int rc, status = 0;
+    uint64_t waited_us = 0;
+
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    rc = posix_spawn(&p, "/bin/sh", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        return err_set(e, E_FAIL, "cannot run %s: %s", what, err_errno(rc, ebuf, sizeof(ebuf)));
+    while ((rc = (int)waitpid(p, &status, WNOHANG)) == 0 && waited_us < bound_us) {
+        nap_tenth();
+        waited_us += 100000;
+    }
+    if (rc == 0) {
+        kill(p, SIGKILL);
+        waitpid(p, &status, 0);
+        return err_set(e, E_FAIL, "%s still ran after %.0f s (acid.restart_timeout): killed (its "
+                                  "output: '%s')", what, (double)bound_us / 1e6, log);
+    }
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (WIFEXITED(status))
+        return err_set(e, E_FAIL, "%s exited %d (its output: '%s')", what, WEXITSTATUS(status),
+                       log);
+    return err_set(e, E_FAIL, "%s ended by signal %d (its output: '%s')", what,
+                   WIFSIGNALED(status) ? WTERMSIG(status) : 0, log);
+}
+
+static int command_crash(void *ctx, struct err *e)
+{
+    struct acid_crasher *c = ctx;
+    const struct config *cfg = c->s->cfg;
+
+    return run_shell("acid.crash_command", cfg->acid.crash_command, c->cmd_log,
+                     (uint64_t)cfg->acid.restart_timeout_us, e);
+}
+
+static int command_restart(void *ctx, struct err *e)
+{
+    struct acid_crasher *c = ctx;
+    const struct config *cfg = c->s->cfg;
+
+    if (!cfg->acid.restart_command[0])
+        return 0;
+    return run_shell("acid.restart_command", cfg->acid.restart_command, c->cmd_log,
+                     (uint64_t)cfg->acid.restart_timeout_us, e);
+}
+
 /* What power needs, checked before anything is touched: E_USAGE. */
 static int power_check(struct acid_crasher *c, struct err *e)
 {
@@ -296,6 +363,12 @@ int acid_crasher_begin(struct acid_crasher *c, struct session *s, int kind, cons
     k->ctx = c;
     k->crash = kind == ACID_CRASH_POWER ? power_crash : kill_crash;
     k->restart = kind == ACID_CRASH_POWER ? power_restart : kill_restart;
+    if (kind == ACID_CRASH_COMMAND) {
+        k->crash = command_crash;
+        k->restart = command_restart;
+        snprintf(c->cmd_log, sizeof(c->cmd_log), "%s/crash.log", log_dir);
+        return 0;
+    }
     if (!s->managed)
         return err_set(e, E_USAGE, "not a private server");
     if (!s->mpg.started)

@@ -3,7 +3,9 @@
  * private PostgreSQL (tpcc/durab.h's struct acid_crash): kill (SIGKILL to
  * every process of the server, then a start: crash recovery) and power
  * (the data directory on a tpccbench-lazyfs mount this command makes;
- * the crash drops what was not made durable, unmounts and mounts again).
+ * the crash drops what was not made durable, unmounts and mounts again);
+ * on a user's server, command (acid.crash_command, then
+ * acid.restart_command, through the shell).
  */
 #ifndef CMD_ACIDCRASH_H
 #define CMD_ACIDCRASH_H
@@ -23,6 +25,7 @@ struct acid_crasher {
     char log[4096];        /* power: the file system's stderr */
     pid_t pid;             /* power: the file system's process, 0 none */
     int mounted;
+    char cmd_log[4096];    /* command: where acid.crash_command's output goes */
 };
 
 /* What a crash of kind needs on this machine, checked before anything
@@ -31,8 +34,9 @@ struct acid_crasher {
 int acid_crash_check(int kind, struct err *e);
 
 /*
- * Make the crash of kind for s's private server into k (c: its state,
- * kept by k).  Power stops the server, mounts tpccbench-lazyfs over its
+ * Make the crash of kind for s's server into k (c: its state, kept by k);
+ * kill and power need the private server, command acid.crash_command
+ * (its output, and acid.restart_command's, in log_dir/crash.log).  Power stops the server, mounts tpccbench-lazyfs over its
  * data directory (its log in log_dir/lazyfs.log) and starts it there.
  * E_USAGE when it cannot be done: not a private server of this command,
  * no tpccbench-lazyfs, /dev/fuse or fusermount3, not root (power).

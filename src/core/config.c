@@ -230,6 +230,9 @@ static const struct key key_table[] = {
     { "run.db_host_metrics_auth_env", K_STR, OFF(run.db_host_metrics_auth_env), 0, S, NULL, 0, 0,
       set_password_env, 0 },
     KEY("run.db_host_device",    K_STR,        run.db_host_device,    0, S,     NULL),
+    KEY("acid.crash_command",    K_STR,        acid.crash_command,    0, S,     NULL),
+    KEY("acid.restart_command",  K_STR,        acid.restart_command,  0, S,     NULL),
+    KEY("acid.restart_timeout",  K_DUR,        acid.restart_timeout_us, US_PER_S, US_PER_DAY, NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -1111,6 +1114,7 @@ void cfg_defaults(struct config *c)
     c->run.time_scale = 1.0;
     c->run.delivery_queue = 64;
     snprintf(c->run.isolation, CFG_STR, "%s", "read committed");
+    c->acid.restart_timeout_us = 60 * US_PER_S;
     snprintf(c->results.dir, CFG_STR, "%s", "results");
     snprintf(c->results.label, CFG_STR, "%s", "run");
 }

@@ -142,6 +142,12 @@ struct config {
     } where;
 
     struct {
+        char crash_command[CFG_STR];   /* durability on a user's server: crashes it (sh -c) */
+        char restart_command[CFG_STR]; /* and starts it again ("" = it comes back by itself) */
+        int64_t restart_timeout_us;    /* how long the server gets to answer again */
+    } acid;
+
+    struct {
         char dir[CFG_STR];    /* results root */
         char label[CFG_STR];  /* run label */
         char change[CFG_STR]; /* change note */

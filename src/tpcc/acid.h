@@ -58,6 +58,7 @@ struct acid_setup {
     int terminals;         /* durability: the mix's connections (tpcc/durab.h) */
     int64_t window_us;     /* durability: the mix's window */
     int64_t crash_at_us;   /* durability: the crash from the mix's start, 0 = random */
+    int64_t back_bound_us; /* durability: how long the restarted server gets, 0 = 60 s */
 };
 
 /* The spec's cases of the isolation tests: what the stalled transaction

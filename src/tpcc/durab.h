@@ -21,9 +21,10 @@
 enum acid_crash_kind {
     ACID_CRASH_KILL = 1, /* the server's processes die, the OS and its cache survive */
     ACID_CRASH_POWER,    /* power loss: what the server had not made durable is gone */
+    ACID_CRASH_COMMAND,  /* a user's server: acid.crash_command, then acid.restart_command */
 };
 
-/* Name of a crash kind: "kill", "power". */
+/* Name of a crash kind: "kill", "power", "command". */
 const char *acid_crash_name(int kind);
 
 /*

@@ -15,12 +15,15 @@
 #     NOT DURABLE, lost > 0 (nearly every commit since the start: nothing
 #     flushed the WAL after it), exit 1, the setting named in the verdict;
 #  5. power without tpccbench-lazyfs beside tpccbench or on PATH: exit 2
-#     before anything starts.
+#     before anything starts;
+#  6. a user's server (tests/lib/pg.sh's, loaded here): acid.crash_command
+#     (pg_ctl stop -m immediate) and acid.restart_command (pg_ctl start):
+#     durable, 0 lost, crash "command"; --crash power refused there.
 # Each crash case checks the server's own log, from where that case began:
 # "database system was not properly shut down; automatic recovery in
 # progress", so none passes without a crash.  Power cases are skipped
 # without root, /dev/fuse, fusermount3 or tpccbench-lazyfs.  Prints TAP.
-# About 4 minutes (a load, then 30-50 s a case).
+# About 6 minutes (two loads, then 30-50 s a case).
 set -u
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -142,4 +145,31 @@ run nolz env PATH=/usr/bin:/bin "$tmp/nolz/tpccbench" acid -c "$cfg" --tests dur
 is "$rc" 2 "power without tpccbench-lazyfs: exit 2" || explain
 like "$err" "*--crash power needs tpccbench-lazyfs beside tpccbench or on PATH*" \
     "it says what is missing and how to build it"
+
+# --- 6. a user's server: its commands crash and restart it -------------------
+t_pg_up
+t_pg_cfg 1
+if [ "$(id -u)" = 0 ]; then as_pg="runuser -u postgres --"; else as_pg=; fi
+printf 'cd / && %s "%s/pg_ctl" -D "%s/data" -m immediate -w stop\n' \
+    "$as_pg" "$PG_TEST_BINDIR" "$PG_TEST_DIR" >"$tmp/crash.sh"
+printf 'cd / && %s "%s/pg_ctl" -D "%s/data" -l "%s/server.log" -o "-p %s" -w -t 60 start\n' \
+    "$as_pg" "$PG_TEST_BINDIR" "$PG_TEST_DIR" "$PG_TEST_DIR" "$PG_TEST_PORT" >"$tmp/restart.sh"
+printf 'acid: {crash_command: "sh %s/crash.sh", restart_command: "sh %s/restart.sh", restart_timeout: 90s}\n' \
+    "$tmp" "$tmp" >>"$cfg"
+t_load "load on a user's server: exit 0"
+_off=$(wc -c <"$PG_TEST_DIR/server.log")
+run cmd "$bin" acid -c "$cfg" --label cmd --tests durability --duration 4s --vus 4 --crash-at 2s
+is "$rc" 0 "acid.crash_command + acid.restart_command: exit 0" || explain
+like "$(tail -c +$((_off + 1)) "$PG_TEST_DIR/server.log")" \
+    "*database system was not properly shut down; automatic recovery in progress*" \
+    "acid.crash_command: the server's log shows its crash recovery"
+set -- $(counts cmd)
+ok "$([ "${1:-0}" -gt 0 ] && [ "$1" = "${2:-}" ] && [ "${3:-}" = 0 ]; echo $?)" \
+    "acid.crash_command: 0 lost ($2 of $1 acknowledged present)"
+is "$(field cmd "d['crash'], d['durable']")" "('command', True)" \
+    "acid.crash_command: run.json says crash command, durable"
+note "acid.crash_command: $(field cmd "d['summary']")"
+run cmdpower "$bin" acid -c "$cfg" --tests durability --crash power
+is "$rc" 2 "--crash power on a user's server: exit 2" || explain
+like "$err" "*--crash power is for the private server*" "it says why"
 done_testing

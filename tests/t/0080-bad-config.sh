@@ -113,7 +113,7 @@ check "$big" block-1000-levels.yaml \
 check "$big" items-250000.yaml \
     "tpccbench load: items-250000.yaml:9999:3: the config holds more than 10000 keys and values; is this the right file?"
 check "$big" comments-500000.yaml \
-    "tpccbench load: comments-500000.yaml: the config file is empty (expected a mapping with database, schema, load, run, results)"
+    "tpccbench load: comments-500000.yaml: the config file is empty (expected a mapping with database, schema, load, run, acid, results)"
 check "$big" plain-100000-lines.yaml \
     "tpccbench load: plain-100000-lines.yaml:2:11: 'results.change' must be at most 255 bytes long (got 500001)"
 check "$big" alias-bomb-60.yaml \

@@ -352,7 +352,7 @@ static const struct err_case err_cases[] = {
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
       "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, wait_sampling, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
     { "schema: { warehouses: 1 }\nrunn: {}\n", 0,
-      "t.yaml:2:1: unknown key 'runn' (allowed here: database, schema, load, run, results)" },
+      "t.yaml:2:1: unknown key 'runn' (allowed here: database, schema, load, run, acid, results)" },
     { "run: { mix.payment: 50 }\n", 0,
       "t.yaml:1:8: unknown key 'run.mix.payment' (allowed here: virtual_users, terminals, connections, batch, workers, rate, time_scale, rampup, warmup, "
       "duration, mix, think_time, max_retries, delivery_workers, delivery, delivery_queue, "
@@ -406,19 +406,19 @@ static const struct err_case err_cases[] = {
     /* The document as a whole. */
     { "", 0,
       "t.yaml: the config file is empty (expected a mapping with database, schema, load, run, "
-      "results)" },
+      "acid, results)" },
     { "# only a comment\n\n   # and another\n", 0,
       "t.yaml: the config file is empty (expected a mapping with database, schema, load, run, "
-      "results)" },
+      "acid, results)" },
     { "---\n", 0,
       "t.yaml: the config file is empty (expected a mapping with database, schema, load, run, "
-      "results)" },
+      "acid, results)" },
     { "just a string\n", 0,
-      "t.yaml:1:1: the config file must be a mapping with database, schema, load, run, results "
-      "(got \"just a string\")" },
+      "t.yaml:1:1: the config file must be a mapping with database, schema, load, run, acid, "
+      "results (got \"just a string\")" },
     { "- run\n- load\n", 0,
-      "t.yaml:1:1: the config file must be a mapping with database, schema, load, run, results "
-      "(got a sequence)" },
+      "t.yaml:1:1: the config file must be a mapping with database, schema, load, run, acid, "
+      "results (got a sequence)" },
     { "run: {}\n---\nload: {}\n", 0,
       "t.yaml:2:1: the config file must hold a single YAML document (a second one starts "
       "here)" },
@@ -636,7 +636,7 @@ static const struct set_case set_cases[] = {
       "isolation, seed, mode, transactions, max_outage, statements, metrics, metrics_listen, metrics_devices, wait_sampling, part, parts, part_timeout, run_id, meet_conninfo, db_host_metrics, db_host_metrics_auth_env, db_host_device)" },
     { "runn.duration", "5m", "--set",
       "--set: unknown key 'runn.duration' (allowed here: database, schema, load, run, "
-      "results)" },
+      "acid, results)" },
     { "run.mix.x", "5", "--set",
       "--set: unknown key 'run.mix.x' (allowed here: new_order, payment, order_status, "
       "delivery, stock_level)" },
