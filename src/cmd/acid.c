@@ -281,11 +281,11 @@ static void dur_print(FILE *out, const struct acid_dur *r, int kind, const char 
     if (r->first_lost.found) {
         const struct acid_dur_lost *l = &r->first_lost;
         if (l->type == ACID_DUR_PAYMENT)
-            fprintf(out, "  first lost: payment of %.2f by w %d d %d for a customer of w %d d %d, "
+            fprintf(out, "  first lost: payment (%.2f at w %d, d %d for a customer of w %d, d %d), "
                     "acknowledged at %.2f s\n", (double)l->amount_cents / 100.0, l->w, l->d,
                     l->c_w, l->c_d, l->acked_s);
         else
-            fprintf(out, "  first lost: %s of order w %d d %d o_id %d, acknowledged at %.2f s\n",
+            fprintf(out, "  first lost: %s (order w %d, d %d, o_id %d), acknowledged at %.2f s\n",
                     dur_label[l->type], l->w, l->d, l->o_id, l->acked_s);
     }
     if (r->came_back)
