@@ -542,7 +542,6 @@ static void verify(struct dur *x, struct dur_verify *v, struct acid_dur *r)
             const struct dur_rec *d = &t->recs[j];
             struct acid_dur_counts *c = &r->by_type[d->type];
             int ld, lo;
-            c->acknowledged++;
             if (acked_present(x, v, d, &ld, &lo)) {
                 c->present++;
             } else {
@@ -554,16 +553,12 @@ static void verify(struct dur *x, struct dur_verify *v, struct acid_dur *r)
     /* In flight last: what an acknowledged transaction wrote is not theirs. */
     for (int i = 0; i < x->nt; i++) {
         struct dur_term *t = &x->t[i];
-        if (!t->has_flight)
-            continue;
-        r->by_type[t->flight.type].in_flight++;
-        r->by_type[t->flight.type].in_flight_present += flight_present(x, v, &t->flight);
+        if (t->has_flight)
+            r->by_type[t->flight.type].in_flight_present += flight_present(x, v, &t->flight);
     }
     for (int k = 0; k < ACID_DUR_NTYPES; k++) {
-        r->total.acknowledged += r->by_type[k].acknowledged;
         r->total.present += r->by_type[k].present;
         r->total.lost += r->by_type[k].lost;
-        r->total.in_flight += r->by_type[k].in_flight;
         r->total.in_flight_present += r->by_type[k].in_flight_present;
     }
 }
@@ -663,12 +658,22 @@ static int recovery(struct dur *x, uint64_t crash_us, struct acid_dur *r, struct
     return 0;
 }
 
+/* What the ledgers hold, known before the server comes back (or not). */
 static void counts_merge(struct dur *x, struct acid_dur *r)
 {
     for (int i = 0; i < x->nt; i++) {
-        r->read_only += x->t[i].n_ro;
-        r->rolled_back += x->t[i].n_rb;
-        r->failed += x->t[i].n_failed;
+        struct dur_term *t = &x->t[i];
+        r->read_only += t->n_ro;
+        r->rolled_back += t->n_rb;
+        r->failed += t->n_failed;
+        for (size_t j = 0; j < t->n; j++)
+            r->by_type[t->recs[j].type].acknowledged++;
+        if (t->has_flight)
+            r->by_type[t->flight.type].in_flight++;
+    }
+    for (int k = 0; k < ACID_DUR_NTYPES; k++) {
+        r->total.acknowledged += r->by_type[k].acknowledged;
+        r->total.in_flight += r->by_type[k].in_flight;
     }
 }
 
