@@ -15,8 +15,11 @@
  * next terminal is due, a bell rings, or its tick passed (100 ms; 20 ms
  * over TLS).  It wakes for work, not for a clock: at 8 connections on 2
  * threads a 20 ms tick had doubled the wakes per transaction at 600 TPS.
- * A lost connection is reconnected with
- * the same jittered back-off as worker.c's; each attempt runs on a thread
+ * Each connection's state (v->state, enum conn_state in run_int.h) says
+ * what it does: idle, sending (terminals taken), waiting for its round
+ * trip, holding Deliveries for their retry, down.  A lost connection is
+ * reconnected with the run's back-off (conn_backoff_us, as worker.c's);
+ * each attempt runs on a thread
  * of its own (a connect may wait up to the driver's timeout on a server
  * that does not answer), so the other connections keep working meanwhile
  * and the thread takes the new connection once it is there.  Each connection
@@ -34,7 +37,8 @@
  * one round trip of their own, each its own transaction as in a terminal
  * batch; the terminals' connections never carry one, so a closed loop's
  * terminals keep every one of theirs.  A retryable failure waits on its
- * connection for the back-off and goes again, up to run.max_retries; the
+ * connection for the back-off and goes again (txn_retry_again,
+ * txn_retry_backoff_us: the run's one retry decision and back-off); the
  * completion (from its queueing) goes into that connection's stats as a
  * delivery worker's would, and into delivery.log.  The delivery connections take no
  * part in the window-edge barrier (their stats are read once joined).  At
@@ -63,23 +67,21 @@
 #define GROUP_TICK_TLS_US 20000
 #define GROUP_SLOTS_MAX (2 * RUN_GROUP_MAX) /* its connections and its delivery connections */
 
-/* A delivery connection's Delivery (gslot.dl_state). */
-enum { DL_NONE, DL_WAIT, DL_SENT };
-
 /* What group_wait waits for besides the round trips in flight. */
 #define GW_TERMS 1 /* the next terminal due, a terminal connection's next reconnect */
 #define GW_DLS 2   /* a Delivery's retry, a delivery connection's next reconnect */
 
-/* One connection of the group and its round trip in flight. */
+/* One connection of the group and its round trip in flight.  Its state is
+ * its struct vu's (v->state, enum conn_state), which the thread sets and
+ * decides by; the fields below are each state's data. */
 struct gslot {
     struct vu *v;
-    int n;                /* terminals in bt[] (0: free) */
-    int sent;             /* 1: the round trip is in flight */
-    uint64_t start;       /* when it was sent */
-    uint64_t retry_at_us; /* down: next reconnect attempt */
-    uint64_t backoff_us;  /* down: the back-off now */
-    int connecting;       /* down: an attempt runs on thread cth */
-    int cdone;            /* set (release) by cth when its attempt ended */
+    int n;                /* CS_SENDING, CS_WAITING: terminals in bt[] */
+    uint64_t start;       /* CS_WAITING: when it was sent */
+    uint64_t retry_at_us; /* CS_BACKOFF: next reconnect attempt */
+    int attempt;          /* CS_BACKOFF, CS_RECONNECTING: that attempt's number, from 1 */
+    int cdone;            /* CS_RECONNECTING: set (release) by cth when its attempt ended
+                           * (cth never sets the state: the thread does, once joined) */
     int abandon;          /* set (release) to make cth give up waiting */
     int crc;              /* cth's result, its connection and error */
     struct db_conn *cnew;
@@ -90,10 +92,8 @@ struct gslot {
     struct txn_output outs[TXN_BATCH_MAX];
     struct txn_batch_state bs;
     int dl;               /* 1: a delivery worker's connection (sh->dl_group), no terminals */
-    int dl_state;         /* DL_NONE (free); DL_WAIT: dli[] wait for their retry at dl_at_us;
-                           * DL_SENT: they are the round trip in flight (b[], outs[]) */
-    uint64_t dl_at_us;
-    int dl_n;             /* Deliveries held: dli[0 .. dl_n - 1] */
+    uint64_t dl_at_us;    /* CS_RETRY: when dli[] go again */
+    int dl_n;             /* CS_RETRY, CS_WAITING: Deliveries held, dli[0 .. dl_n - 1] */
     uint64_t dl_rt0;      /* c's round trips when sent */
     struct dl_item dli[TXN_BATCH_MAX];      /* each as queued */
     struct txn_input dl_in[TXN_BATCH_MAX];  /* ... as a transaction's input */
@@ -107,8 +107,8 @@ static void slot_lost(struct gslot *s)
     uint64_t now = clock_us();
 
     vu_lost(s->v, now);
-    s->backoff_us = 50000;
-    s->retry_at_us = now + reconnect_delay_us(&s->v->jitter, s->backoff_us);
+    s->attempt = 1;
+    s->retry_at_us = now + conn_backoff_us(s->attempt, &s->v->jitter);
 }
 
 /* The round trip of s ended with rc: settle its terminals. */
@@ -116,10 +116,9 @@ static void slot_settle(struct gslot *s, int rc)
 {
     struct vu *v = s->v;
 
-    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+    vu_state_set(v, CS_IDLE);
     rc = batch_settle_terms(v, s->bt, s->b, s->outs, s->n, s->start, clock_us(), rc);
     s->n = 0;
-    s->sent = 0;
     if (rc == E_CONN)
         slot_lost(s);
 }
@@ -134,19 +133,16 @@ static void dl_done(struct gslot *s, int rc)
     uint64_t rt = v->c->n_roundtrips - s->dl_rt0, wait_us = 0;
     int keep = 0;
 
-    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
-    s->sent = 0;
     for (int i = 0; i < s->dl_n; i++) {
         int r = s->b[i].rc;
         s->dl_rt[i] += rt;
-        if (rc != E_CONN && (r == TXN_SKIPPED || (r == E_RETRY &&
-                                                  s->dl_retries[i] < sh->cfg->run.max_retries &&
-                                                  !__atomic_load_n(&sh->stopping,
-                                                                   __ATOMIC_RELAXED)))) {
+        if (rc != E_CONN && (r == TXN_SKIPPED || txn_retry_again(r, s->dl_retries[i],
+                                                                 sh->cfg->run.max_retries,
+                                                                 &sh->stopping))) {
             /* Kept (moved down: keep <= i, and b[], outs[] are not moved). */
             s->dl_retries[i] += r == E_RETRY;
             if (r == E_RETRY) {
-                uint64_t w = retry_backoff_us(v, s->dl_retries[i]);
+                uint64_t w = txn_retry_backoff_us(&v->jitter, s->dl_retries[i]);
                 wait_us = w > wait_us ? w : wait_us;
             }
             s->dli[keep] = s->dli[i];
@@ -161,7 +157,7 @@ static void dl_done(struct gslot *s, int rc)
         }
     }
     s->dl_n = keep;
-    s->dl_state = keep ? DL_WAIT : DL_NONE;
+    vu_state_set(v, keep ? CS_RETRY : CS_IDLE);
     s->dl_at_us = clock_us() + wait_us;
     if (rc == E_CONN)
         slot_lost(s);
@@ -172,7 +168,6 @@ static void dl_send(struct gslot *s)
 {
     int rc = 0, m = 0;
 
-    s->dl_state = DL_SENT;
     for (int i = 0; i < s->dl_n; i++) {
         s->b[i].in = &s->dl_in[i];
         s->b[i].out = &s->outs[i];
@@ -182,12 +177,10 @@ static void dl_send(struct gslot *s)
     }
     s->v->st.batches += m > 0;
     s->dl_rt0 = s->v->c->n_roundtrips;
-    __atomic_store_n(&s->v->in_tx, 1, __ATOMIC_RELAXED);
+    vu_state_set(s->v, CS_WAITING);
     s->start = clock_us();
     if (txn_batch_send(s->v->c, s->b, s->dl_n, &s->bs, &rc))
         dl_done(s, rc); /* nothing went out */
-    else
-        s->sent = 1;
 }
 
 /* Fill s up to run.batch Deliveries with the oldest ones queued (take). */
@@ -211,7 +204,9 @@ static void dl_dispatch(struct shared *sh, struct gslot *dl, int m, int take)
 
     for (int i = 0; i < m; i++) {
         struct gslot *s = &dl[i];
-        if (s->sent || !s->v->c || (s->dl_state == DL_WAIT && now < s->dl_at_us))
+        enum conn_state st = vu_state(s->v);
+        /* Free, or its Deliveries due again (not in flight, not down). */
+        if (st != CS_IDLE && (st != CS_RETRY || now < s->dl_at_us))
             continue;
         dl_fill(sh, s, take);
         if (s->dl_n)
@@ -228,12 +223,10 @@ static void slot_send(struct gslot *s)
         s->b[i].in = &s->bt[i]->in;
         s->b[i].out = &s->outs[i];
     }
-    __atomic_store_n(&s->v->in_tx, 1, __ATOMIC_RELAXED);
+    vu_state_set(s->v, CS_WAITING);
     s->start = clock_us();
     if (txn_batch_send(s->v->c, s->b, s->n, &s->bs, &rc))
         slot_settle(s, rc); /* nothing went out */
-    else
-        s->sent = 1;
 }
 
 /* Read what arrived for s; settle it once complete. */
@@ -249,7 +242,8 @@ static void slot_recv(struct gslot *s)
         slot_settle(s, rc);
 }
 
-/* A reconnect attempt's thread: touches only s's c* fields. */
+/* A reconnect attempt's thread: touches only s's c* fields (never the
+ * state: the group thread sets it once the attempt is joined). */
 static void *slot_connector(void *arg)
 {
     struct gslot *s = arg;
@@ -268,21 +262,22 @@ static void slot_connected(struct gslot *s)
     struct vu *v = s->v;
 
     if (s->crc == E_USAGE) {
+        vu_state_set(v, CS_ABORTED);
         vu_fatal(v, &s->cerr);
-        s->retry_at_us = UINT64_MAX;
         return;
     }
     if (s->crc == 0) {
         uint64_t since = __atomic_load_n(&v->down_since_us, __ATOMIC_RELAXED);
         vu_set_conn(v, s->cnew);
+        vu_state_set(v, CS_IDLE);
         s->cnew = NULL;
         v->st.reconnects++;
         v->st.down_us += clock_us() - since;
         __atomic_store_n(&v->down_since_us, 0, __ATOMIC_RELAXED);
         return;
     }
-    s->backoff_us = s->backoff_us * 2 > 1000000 ? 1000000 : s->backoff_us * 2;
-    s->retry_at_us = clock_us() + reconnect_delay_us(&v->jitter, s->backoff_us);
+    vu_state_set(v, CS_BACKOFF);
+    s->retry_at_us = clock_us() + conn_backoff_us(++s->attempt, &v->jitter);
 }
 
 /* Join s's attempt, if one runs: only when it ended (wait 0), or now, told
@@ -291,35 +286,31 @@ static void slot_connected(struct gslot *s)
  * set-up statement in flight).  1 when none runs any more. */
 static int slot_join(struct gslot *s, int wait)
 {
-    if (!s->connecting)
+    if (vu_state(s->v) != CS_RECONNECTING)
         return 1;
     if (!wait && !__atomic_load_n(&s->cdone, __ATOMIC_ACQUIRE))
         return 0;
     if (wait)
         __atomic_store_n(&s->abandon, 1, __ATOMIC_RELEASE);
     pthread_join(s->cth, NULL);
-    s->connecting = 0;
     slot_connected(s);
     return 1;
 }
 
-/* A down connection: when its attempt ended, take the result; when its
- * back-off ended, start the next attempt on a thread of its own (on this
- * one when no thread can be had). */
+/* A down connection: when its attempt ended (CS_RECONNECTING), take the
+ * result; when its back-off ended (CS_BACKOFF), start the next attempt on a
+ * thread of its own (on this one when no thread can be had). */
 static void slot_reconnect(struct gslot *s, uint64_t now)
 {
-    struct vu *v = s->v;
-
-    if (v->c || !slot_join(s, 0) || v->c || now < s->retry_at_us)
+    if (!slot_join(s, 0) || vu_state(s->v) != CS_BACKOFF || now < s->retry_at_us)
         return;
     s->cdone = 0;
     s->abandon = 0;
     s->cnew = NULL;
     err_clear(&s->cerr);
-    if (pthread_create(&s->cth, NULL, slot_connector, s) == 0) {
-        s->connecting = 1;
+    vu_state_set(s->v, CS_RECONNECTING);
+    if (pthread_create(&s->cth, NULL, slot_connector, s) == 0)
         return;
-    }
     slot_connector(s);
     slot_connected(s);
 }
@@ -327,11 +318,14 @@ static void slot_reconnect(struct gslot *s, uint64_t now)
 /* Put back the terminals gathered in s but not sent (their lag is counted). */
 static void slot_unsend(struct shared *sh, struct gslot *s)
 {
+    if (vu_state(s->v) != CS_SENDING)
+        return;
     for (int i = 0; i < s->n; i++) {
         s->bt[i]->again = 1;
         sched_put(&sh->sched, s->bt[i]);
     }
     s->n = 0;
+    vu_state_set(s->v, CS_IDLE);
 }
 
 /* Start t (taken at now) on s: 1 when it joined s's round trip, 0 when it
@@ -346,6 +340,7 @@ static int slot_give(struct gslot *s, struct terminal *t, uint64_t now, int meas
         return 0;
     }
     s->bt[s->n++] = t;
+    vu_state_set(s->v, CS_SENDING);
     return 1;
 }
 
@@ -353,11 +348,11 @@ static int slot_give(struct gslot *s, struct terminal *t, uint64_t now, int meas
  * (first), or up to run.batch on each gathering one (fill). */
 static int slot_room(const struct gslot *s, int first, int batch)
 {
-    if (s->sent || !s->v->c)
-        return 0;
+    enum conn_state st = vu_state(s->v);
+
     if (first)
-        return s->n == 0;
-    return s->n > 0 && s->n < batch ? batch - s->n : 0;
+        return st == CS_IDLE;
+    return st == CS_SENDING && s->n < batch ? batch - s->n : 0;
 }
 
 /*
@@ -404,14 +399,13 @@ static void dispatch(struct shared *sh, struct gslot *sl, int k)
     if (dispatch_round(sh, sl, k, 1, measured)) {
         /* The barrier: what was gathered but not sent goes back too. */
         for (int j = 0; j < k; j++)
-            if (!sl[j].sent)
-                slot_unsend(sh, &sl[j]);
+            slot_unsend(sh, &sl[j]);
         return;
     }
     if (sh->cfg->run.batch > 1)
         dispatch_round(sh, sl, k, 0, measured);
     for (int i = 0; i < k; i++)
-        if (!sl[i].sent && sl[i].n > 0)
+        if (vu_state(sl[i].v) == CS_SENDING)
             slot_send(&sl[i]);
 }
 
@@ -432,24 +426,37 @@ static void group_wait(struct shared *sh, struct gslot *sl, int k, int n, int wa
     struct timespec ts;
 
     for (int i = 0; i < n; i++) {
+        struct vu *v = sl[i].v;
         int w = i < k ? GW_TERMS : GW_DLS;
-        if (sl[i].sent && db_fd(sl[i].v->c) < 0) {
+        if (vu_state(v) == CS_WAITING && db_fd(v->c) < 0) {
             /* No socket (the connection broke): reading says so at once
              * (every transaction not known to have ended is lost). */
             slot_recv(&sl[i]);
         }
-        tls |= sl[i].v->c && sl[i].v->c->tls;
-        if (sl[i].sent) {
-            pf[np].fd = db_fd(sl[i].v->c);
+        switch (vu_state(v)) {
+        case CS_WAITING:
+            tls |= v->c->tls;
+            pf[np].fd = db_fd(v->c);
             pf[np].events = POLLIN;
             idx[np++] = i;
-        } else if (sl[i].v->c) {
+            break;
+        case CS_IDLE:
+        case CS_SENDING:
+        case CS_RETRY:
+            tls |= v->c->tls;
             free_conn |= i < k;
-            if ((want & GW_DLS) && sl[i].dl_state == DL_WAIT && sl[i].dl_at_us < until)
+            if ((want & GW_DLS) && vu_state(v) == CS_RETRY && sl[i].dl_at_us < until)
                 until = sl[i].dl_at_us > now ? sl[i].dl_at_us : now;
-        } else if ((want & w) && !sl[i].connecting && sl[i].retry_at_us < until) {
-            /* (An attempt that runs rings the bell when it ends.) */
-            until = sl[i].retry_at_us > now ? sl[i].retry_at_us : now;
+            break;
+        case CS_BACKOFF:
+            if ((want & w) && sl[i].retry_at_us < until)
+                until = sl[i].retry_at_us > now ? sl[i].retry_at_us : now;
+            break;
+        default:
+            /* CS_RECONNECTING: the attempt rings the bell when it ends;
+             * CS_ABORTED: never again (CS_CONNECTING and CS_DELIVERY are
+             * not a group thread's). */
+            break;
         }
     }
     tick_us = tls ? GROUP_TICK_TLS_US : GROUP_TICK_US;
@@ -505,10 +512,10 @@ static int group_barrier(struct shared *sh, struct gslot *sl, int k, int n)
     int marked = 0, all = 1;
 
     for (int i = k; i < n; i++)
-        all = all && !sl[i].sent;
+        all = all && vu_state(sl[i].v) != CS_WAITING;
     pthread_mutex_lock(&sh->lock);
     for (int i = 0; i < k; i++) {
-        if (sl[i].sent) {
+        if (vu_state(sl[i].v) == CS_WAITING) {
             all = 0;
         } else if (!sl[i].v->at_barrier) {
             vu_cpu_mark(sl[i].v);
@@ -548,6 +555,7 @@ static int group_start(struct shared *sh, struct gslot *sl, int n)
         err_clear(&e);
         v->jitter = t0 ^ ((uint64_t)(uintptr_t)v << 16) ^ (uint64_t)v->id;
         if (vu_connect(v, &e) == 0) {
+            vu_state_set(v, CS_IDLE);
             v->backend = backend_of(v->c, sh->backend_sql);
         } else {
             v->backend = -1;
@@ -578,7 +586,7 @@ static void group_end_down(struct gslot *sl, int n)
         uint64_t since;
         slot_join(&sl[i], 1);
         since = __atomic_load_n(&sl[i].v->down_since_us, __ATOMIC_RELAXED);
-        if (!sl[i].v->c && since) {
+        if (vu_down(sl[i].v) && since) {
             sl[i].v->st.down_us += clock_us() - since;
             __atomic_store_n(&sl[i].v->down_since_us, 0, __ATOMIC_RELAXED);
         }
@@ -637,11 +645,12 @@ void *group_main(void *arg)
         int fatal = __atomic_load_n(&sh->fatal, __ATOMIC_ACQUIRE);
         for (int i = 0; i < k; i++) {
             vu_publish(&lead[i]);
-            busy += sl[i].sent;
+            busy += vu_state(sl[i].v) == CS_WAITING;
         }
         for (int i = 0; i < m; i++) {
-            dls += dl[i].sent || (!fatal && dl[i].dl_state == DL_WAIT);
-            dl_up += dl[i].v->c != NULL;
+            enum conn_state st = vu_state(dl[i].v);
+            dls += st == CS_WAITING || (!fatal && st == CS_RETRY);
+            dl_up += !vu_down(dl[i].v);
         }
         if (!fatal)
             for (int i = 0; i < m; i++)

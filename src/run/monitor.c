@@ -29,7 +29,7 @@ void monitor_collect(struct vu *vus, int n, struct vu_stats *out, int *in_tx)
         unsigned ack = __atomic_load_n(&v->ack, __ATOMIC_ACQUIRE);
         if (ack)
             stats_merge(out, &v->snap[ack & 1]);
-        *in_tx += __atomic_load_n(&v->in_tx, __ATOMIC_RELAXED);
+        *in_tx += vu_state(v) == CS_WAITING;
     }
 }
 
@@ -126,8 +126,8 @@ static int count_new_orders(struct db_conn *c, int64_t *out, struct err *e)
  * connection (a server restart) for up to run.max_outage. */
 int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct err *e)
 {
-    uint64_t deadline = clock_us() + (uint64_t)sh->cfg->run.max_outage_us, backoff_us = 50000;
-    int rc;
+    uint64_t deadline = clock_us() + (uint64_t)sh->cfg->run.max_outage_us;
+    int rc, attempt = 0;
 
     for (;;) {
         if (*mc && (rc = count_new_orders(*mc, out, e)) != E_CONN)
@@ -144,8 +144,7 @@ int monitor_count(struct shared *sh, struct db_conn **mc, int64_t *out, struct e
         }
         db_close(*mc);
         *mc = NULL;
-        clock_sleep_us(backoff_us);
-        backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
+        clock_sleep_us(conn_backoff_us(++attempt, NULL));
         if (db_connect(sh->o->ops, &sh->d, sh->o->args, mc, e) < 0)
             *mc = NULL;
     }

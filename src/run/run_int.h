@@ -11,6 +11,8 @@
  *    load per transaction; two buffers so the monitor never reads the one
  *    being written); terminals are taken from and put back into the
  *    scheduler's timer queue (run/sched.h), one worker at a time each;
+ *  - each connection's state (enum conn_state, below) is stored by the
+ *    thread that serves it and read by the monitor (monitor_collect);
  *  - deferred deliveries go through a bounded queue (a mutex: 4 % of the
  *    transactions, never on the other four's path), consumed by the
  *    delivery workers' threads, or in group mode (sh->dl_group) by the
@@ -103,6 +105,62 @@ struct shared {
                               * terminal that finished, so it wakes once a second otherwise */
 };
 
+/*
+ * A connection's state (struct vu state), each named as pgbench names a
+ * client's, with what leads in and out.  The thread that serves the
+ * connection sets it at each transition (vu_state_set: a relaxed atomic
+ * store, the cost of the in-transaction flag it replaced); the monitor
+ * reads it each second to count the connections inside a transaction
+ * (CS_WAITING).  A worker of one connection (worker.c) passes through them
+ * in its control flow; a worker of several (group.c) decides by them.  Not
+ * states: the window-edge barrier and a finished worker (at_barrier,
+ * finished: under sh->lock, how the monitor may read a worker's stats), and
+ * the outage's clock (down_since_us: from the loss to the reconnect).
+ */
+enum conn_state {
+    /* The first connect.  In: the thread started (calloc'd: 0).  Out:
+     * CS_IDLE; a failure ends the thread (the run does not start). */
+    CS_CONNECTING = 0,
+    /* Connected, nothing taken, nothing in flight (a delivery worker waits
+     * here for the queue).  In: connected, a round trip settled, terminals
+     * put back at the barrier, a Delivery queued.  Out: CS_SENDING,
+     * CS_WAITING, CS_DELIVERY. */
+    CS_IDLE,
+    /* Group thread: terminals taken for the connection's next round trip
+     * (gslot bt[], n), not sent yet.  In: CS_IDLE, a terminal given.  Out:
+     * CS_WAITING (sent), CS_IDLE (the barrier went up: put back). */
+    CS_SENDING,
+    /* A round trip in flight, its results not all read: the one state the
+     * monitor counts as inside a transaction.  A delivery worker's retries
+     * (txn_exec_retry) run inside it.  In: CS_IDLE, CS_SENDING, CS_RETRY
+     * (sent).  Out: CS_IDLE (settled; a terminal's retryable failure backs
+     * off in the scheduler, not here), CS_RETRY, CS_BACKOFF (lost). */
+    CS_WAITING,
+    /* Group thread, a delivery connection: Deliveries held on it (gslot
+     * dli[]) until their retry back-off (txn_retry_backoff_us) ends, at once
+     * for those a batch skipped.  In: CS_WAITING, some to go again
+     * (txn_retry_again).  Out: CS_WAITING (sent again). */
+    CS_RETRY,
+    /* Worker of one connection: queuing a terminal's deferred Delivery,
+     * waiting for room while the queue is full.  In: CS_IDLE.  Out:
+     * CS_IDLE (queued, or the queue closed). */
+    CS_DELIVERY,
+    /* Down (the down states come last, vu_down): the connection was lost
+     * (closed, down_since_us set); the next attempt waits for its back-off
+     * (conn_backoff_us).  In: CS_WAITING (E_CONN: vu_lost, once its
+     * transactions are settled), CS_RECONNECTING (the attempt failed).
+     * Out: CS_RECONNECTING; the stop ends the thread here. */
+    CS_BACKOFF,
+    /* Down: a reconnect attempt runs (a group thread's on a thread of its
+     * own, gslot cth, told to give up at the stop).  In: CS_BACKOFF.  Out:
+     * CS_IDLE (connected), CS_BACKOFF (failed), CS_ABORTED. */
+    CS_RECONNECTING,
+    /* Down for good: the server refused the reconnect as configured (a
+     * usage error: a password, a database gone); the run ends with its
+     * message (vu_fatal).  In: CS_RECONNECTING.  Out: none. */
+    CS_ABORTED,
+};
+
 struct vu {
     struct shared *sh;
     int id;
@@ -114,13 +172,14 @@ struct vu {
     int joined;              /* ... and has been joined */
     pthread_mutex_t conn_lock; /* guards c against a cancel from the monitor */
     struct db_conn *c;
-    uint64_t jitter;         /* state of the retry back-off's jitter */
+    int state;               /* enum conn_state: set by the thread that serves it, read by
+                              * the monitor (relaxed atomics) */
+    uint64_t jitter;         /* state of the back-offs' jitter (retry and reconnect) */
     uint64_t connect_us;
     int64_t backend;         /* server process at the first connect, -1 = unknown */
     struct vu_stats st;      /* owned by the thread */
     struct vu_stats snap[2]; /* published copies */
     unsigned req, ack;       /* snapshot request/served, atomics */
-    int in_tx;               /* atomic: inside a transaction now */
     uint64_t down_since_us;  /* atomic: when the connection was lost, 0 = connected */
     int at_barrier;          /* under sh->lock: waiting in vu_pause_point(), st at rest */
     int finished;            /* under sh->lock: ran its run.transactions, st final */
@@ -181,15 +240,32 @@ void *worker_main(void *arg);
 /* What both kinds of terminal workers (worker.c, group.c) do with a terminal. */
 void vu_fatal(struct vu *v, const struct err *e);
 void vu_lost(struct vu *v, uint64_t now);
-/* The wait before the next reconnect attempt: backoff/2 .. backoff, jittered. */
-uint64_t reconnect_delay_us(uint64_t *jitter, uint64_t backoff_us);
+/* v's state (its serving thread sets it; others may read it). */
+static inline enum conn_state vu_state(const struct vu *v)
+{
+    return (enum conn_state)__atomic_load_n(&v->state, __ATOMIC_RELAXED);
+}
+static inline void vu_state_set(struct vu *v, enum conn_state s)
+{
+    __atomic_store_n(&v->state, (int)s, __ATOMIC_RELAXED);
+}
+/* Down: no connection (the down states come last in enum conn_state). */
+static inline int vu_down(const struct vu *v)
+{
+    return vu_state(v) >= CS_BACKOFF;
+}
+/* The wait before reconnect attempt k (1-based) of a lost connection, the
+ * one reconnect back-off of the run (worker.c, group.c, the monitor's
+ * count): the back-off is 50 ms doubling to 1 s; with jitter (the caller's
+ * clock_jitter_us state) the wait is drawn in back-off/2 .. back-off, so
+ * connections lost together do not come back together; without (the
+ * monitor's one connection), the back-off itself. */
+uint64_t conn_backoff_us(int k, uint64_t *jitter);
 void term_start(struct vu *v, struct terminal *t, uint64_t now);
 int term_deferred(const struct vu *v, const struct terminal *t);
 /* 0 queued, 1 (group mode) the queue is full: t waits in the scheduler, or
  * negative (the queue closed). */
 int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e);
-/* The back-off before retry k (1-based) of a retryable failure. */
-uint64_t retry_backoff_us(struct vu *v, int k);
 /* Group mode's side of the deferred queue: take the oldest without waiting
  * (0, else -1); whether some wait (queued, not closed); a taken one ran on
  * w (a delivery worker's connection) and ended with rc after retries, rt

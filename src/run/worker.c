@@ -3,7 +3,8 @@
  * whichever terminal is due (vu_main), and the deferred-delivery workers
  * (worker_main); connecting, reconnecting after a lost connection, the
  * window-edge barrier, the deferred-delivery queue and delivery.log.  See
- * run_int.h for what is shared.
+ * run_int.h for what is shared, and for the states a connection passes
+ * through (enum conn_state), which these workers set as they go.
  */
 #include "run/run_int.h"
 #include "run/driver.h"
@@ -158,36 +159,42 @@ void vu_cancel(struct vu *v)
 
 static void vu_pause_point(struct vu *v);
 
-uint64_t reconnect_delay_us(uint64_t *jitter, uint64_t backoff_us)
+uint64_t conn_backoff_us(int k, uint64_t *jitter)
 {
-    return backoff_us / 2 + clock_jitter_us(jitter, backoff_us / 2);
+    uint64_t backoff_us = k > 5 ? 1000000 : (uint64_t)50000 << (k < 1 ? 0 : k - 1);
+
+    return jitter ? backoff_us / 2 + clock_jitter_us(jitter, backoff_us / 2) : backoff_us;
 }
 
+/* v's connection was lost: closed, down from now, CS_BACKOFF (the first
+ * reconnect attempt waits for its back-off). */
 void vu_lost(struct vu *v, uint64_t now)
 {
     if (v->c)
         v->st.lost_connections++;
     vu_set_conn(v, NULL);
+    vu_state_set(v, CS_BACKOFF);
     __atomic_store_n(&v->down_since_us, now, __ATOMIC_RELAXED);
 }
 
-/* After a lost connection: reconnect with jittered, bounded back-off (50 ms
- * doubling to 1 s) until it works or the run stops.  A VU waiting here is
- * idle, so it takes part in the window-edge barrier; the monitor aborts the
- * run when one waits longer than run.max_outage.  A usage error (the server
- * refuses us as configured: a password, a database gone) ends the run, as
- * at the start: returns E_USAGE then, else 0. */
+/* After a lost connection: CS_BACKOFF for the run's back-off
+ * (conn_backoff_us), CS_RECONNECTING for an attempt, until one works
+ * (CS_IDLE) or the run stops.  A VU waiting here is idle, so it takes part
+ * in the window-edge barrier; the monitor aborts the run when one waits
+ * longer than run.max_outage.  A usage error (the server refuses us as
+ * configured: a password, a database gone) ends the run, as at the start
+ * (CS_ABORTED): returns E_USAGE then, else 0. */
 static int vu_reconnect(struct vu *v)
 {
-    int rc = 0;
+    int rc = 0, attempt = 0;
     struct shared *sh = v->sh;
-    uint64_t t0 = clock_us(), backoff_us = 50000, jitter = t0 ^ (uint64_t)(uintptr_t)v;
+    uint64_t t0 = clock_us(), jitter = t0 ^ (uint64_t)(uintptr_t)v;
     struct err e;
 
     vu_lost(v, t0);
     for (;;) {
-        /* Sleep backoff/2 .. backoff, in slices that see a stop or a barrier. */
-        uint64_t end = clock_us() + reconnect_delay_us(&jitter, backoff_us);
+        /* Sleep out the back-off, in slices that see a stop or a barrier. */
+        uint64_t end = clock_us() + conn_backoff_us(++attempt, &jitter);
         for (;;) {
             int ph = phase_get(sh);
             uint64_t now = clock_us();
@@ -202,16 +209,19 @@ static int vu_reconnect(struct vu *v)
         }
         if (phase_get(sh) == PH_STOP)
             break;
+        vu_state_set(v, CS_RECONNECTING);
         if ((rc = vu_connect(v, &e)) == 0) {
+            vu_state_set(v, CS_IDLE);
             v->st.reconnects++;
             break;
         }
         if (rc == E_USAGE) {
+            vu_state_set(v, CS_ABORTED);
             vu_fatal(v, &e);
             break;
         }
         rc = 0;
-        backoff_us = backoff_us * 2 > 1000000 ? 1000000 : backoff_us * 2;
+        vu_state_set(v, CS_BACKOFF);
         vu_publish(v);
     }
     v->st.down_us += clock_us() - t0;
@@ -246,7 +256,7 @@ static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *
     *retries = 0;
     if (!v->c)
         return err_set(e, E_CONN, "not connected");
-    __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
+    vu_state_set(v, CS_WAITING);
     {
         uint64_t rt0 = v->c->n_roundtrips;
         rc = txn_exec_retry(v->c, v->sh->mode, in, out, max_retries, &v->sh->stopping, retries,
@@ -254,7 +264,7 @@ static int vu_exec(struct vu *v, const struct txn_input *in, struct txn_output *
         /* Count on the same connection even after a failure (v->c stays). */
         v->st.tx[in->type].roundtrips += v->c->n_roundtrips - rt0;
     }
-    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+    vu_state_set(v, CS_IDLE);
     return rc;
 }
 
@@ -535,6 +545,8 @@ void *worker_main(void *arg)
 
     err_clear(&e);
     connected = vu_connect(v, &e) == 0;
+    if (connected)
+        vu_state_set(v, CS_IDLE);
     v->backend = connected ? backend_of(v->c, sh->backend_sql) : -1;
     if (vu_wait_go(v, connected) < 0)
         return NULL;
@@ -578,15 +590,6 @@ static void vu_pause_point(struct vu *v)
         pthread_cond_wait(&sh->cond, &sh->lock);
     v->at_barrier = 0;
     pthread_mutex_unlock(&sh->lock);
-}
-
-/* The back-off before retry k (1-based) of a retryable failure: random in
- * 0 .. 2^(k-1) x 250 us, capped at 16 ms, so colliding terminals part. */
-uint64_t retry_backoff_us(struct vu *v, int k)
-{
-    uint64_t cap_us = 250u << (k - 1 < 6 ? k - 1 : 6);
-
-    return clock_jitter_us(&v->jitter, cap_us);
 }
 
 /* A terminal's transaction ended at end_us: deal its next one and put it
@@ -661,7 +664,10 @@ int term_defer(struct vu *v, struct terminal *t, int measured, struct err *e)
         }
         rc = q == 0 ? 0 : err_set(e, E_FAIL, "delivery queue closed");
     } else {
+        /* A worker of one connection waits here while the queue is full. */
+        vu_state_set(v, CS_DELIVERY);
         rc = dlq_push(v, &it) == 0 ? 0 : err_set(e, E_FAIL, "delivery queue closed");
+        vu_state_set(v, CS_IDLE);
     }
     end = clock_us();
     if (t->dl_full_since_us) {
@@ -687,12 +693,11 @@ void term_result(struct vu *v, struct terminal *t, int rc, const struct txn_outp
 {
     struct shared *sh = v->sh;
 
-    if (rc == E_RETRY && t->retries < sh->cfg->run.max_retries &&
-        !__atomic_load_n(&sh->stopping, __ATOMIC_RELAXED)) {
-        /* Back off in the scheduler, not on this connection. */
+    if (txn_retry_again(rc, t->retries, sh->cfg->run.max_retries, &sh->stopping)) {
+        /* Back off in the scheduler, not on this connection (CS_IDLE). */
         t->retries++;
         v->st.tx[t->in.type].retries++;
-        t->due_us = end + retry_backoff_us(v, t->retries);
+        t->due_us = end + txn_retry_backoff_us(&v->jitter, t->retries);
         sched_put(&sh->sched, t);
         return;
     }
@@ -740,9 +745,9 @@ static int batch_run(struct vu *v, struct terminal **bt, int n)
         b[i].in = &bt[i]->in;
         b[i].out = &outs[i];
     }
-    __atomic_store_n(&v->in_tx, 1, __ATOMIC_RELAXED);
+    vu_state_set(v, CS_WAITING);
     rc = txn_exec_batch(v->c, b, n);
-    __atomic_store_n(&v->in_tx, 0, __ATOMIC_RELAXED);
+    vu_state_set(v, CS_IDLE);
     end = clock_us();
     return batch_settle_terms(v, bt, b, outs, n, start, end, rc);
 }
@@ -784,7 +789,10 @@ int batch_settle_terms(struct vu *v, struct terminal **bt, const struct txn_batc
  * one round trip (txn_exec_batch).  A retryable failure puts the terminal
  * back with the time of its retry (same input) and the worker serves
  * others meanwhile; a lost connection loses that transaction, the terminal
- * moves on, and only this worker reconnects.
+ * moves on, and only this worker reconnects.  Its connection's states:
+ * CS_CONNECTING, then CS_IDLE between transactions, CS_WAITING during one,
+ * CS_DELIVERY while queuing a deferred Delivery, CS_BACKOFF and
+ * CS_RECONNECTING while down (vu_reconnect).
  */
 void *vu_main(void *arg)
 {
@@ -798,6 +806,8 @@ void *vu_main(void *arg)
     err_clear(&e);
     v->jitter = t0 ^ ((uint64_t)(uintptr_t)v << 16) ^ (uint64_t)v->id;
     connected = vu_connect(v, &e) == 0;
+    if (connected)
+        vu_state_set(v, CS_IDLE);
     v->connect_us = clock_us() - t0;
     /* One query at connect, not on the transaction path: see backends_shared(). */
     v->backend = connected ? backend_of(v->c, sh->backend_sql) : -1;

@@ -1262,12 +1262,16 @@ int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
     int rc;
 
     *retries = 0;
-    while ((rc = txn_exec(c, mode, in, out, e)) == E_RETRY && *retries < max_retries &&
-           !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED))) {
-        /* Back off 0..(2^k x 250 us), k = retry number capped at 6 (16 ms). */
-        uint64_t cap_us = 250u << (*retries < 6 ? *retries : 6);
-        clock_sleep_us(clock_jitter_us(&jitter, cap_us));
+    while (txn_retry_again(rc = txn_exec(c, mode, in, out, e), *retries, max_retries, stop)) {
         (*retries)++;
+        clock_sleep_us(txn_retry_backoff_us(&jitter, *retries));
     }
     return rc;
+}
+
+uint64_t txn_retry_backoff_us(uint64_t *jitter, int k)
+{
+    int doublings = k < 1 ? 0 : k - 1 < 6 ? k - 1 : 6;
+
+    return clock_jitter_us(jitter, (uint64_t)250 << doublings);
 }

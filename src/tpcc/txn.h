@@ -132,11 +132,29 @@ void txn_gen(struct rng *r, const struct txn_ctx *ctx, int type, int w_id, int s
 int txn_exec(struct db_conn *c, int mode, const struct txn_input *in, struct txn_output *out,
              struct err *e);
 
+/* The retry decision, the one of the whole run (txn_exec_retry, a
+ * terminal's retry through the scheduler in src/run/worker.c, a Delivery's
+ * on a group thread's connection in src/run/group.c): a transaction that
+ * ended with rc after `retries` retries goes again, same input, when rc is
+ * a retryable failure (serialization, deadlock), fewer than max_retries
+ * were made and the run is not stopping (*stop, when given, is 0). */
+static inline int txn_retry_again(int rc, int retries, int max_retries, const int *stop)
+{
+    return rc == E_RETRY && retries < max_retries &&
+           !(stop && __atomic_load_n(stop, __ATOMIC_RELAXED));
+}
+
+/* The back-off before retry k (1-based), the one of the whole run as
+ * txn_retry_again: random in 0 .. 2^(k-1) x 250 us, at most 16 ms, so
+ * colliding terminals part; *jitter is the caller's clock_jitter_us state. */
+uint64_t txn_retry_backoff_us(uint64_t *jitter, int k);
+
 /* Execute with retries: a retryable failure (serialization, deadlock) is
  * rolled back and the same input run again after a short randomised back-off
- * (so colliding terminals do not collide again at once), up to max_retries
- * times, or until *stop (when given) becomes non-zero; *retries says how many
- * were needed.  Other results as txn_exec. */
+ * (so colliding terminals do not collide again at once), as txn_retry_again
+ * and txn_retry_backoff_us say: up to max_retries times, or until *stop
+ * (when given) becomes non-zero; *retries says how many were needed.  Other
+ * results as txn_exec. */
 int txn_exec_retry(struct db_conn *c, int mode, const struct txn_input *in,
                    struct txn_output *out, int max_retries, const int *stop, int *retries,
                    struct err *e);

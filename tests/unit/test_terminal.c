@@ -12,7 +12,9 @@
  *    (scaled), open loop keeps its own Poisson schedule (mean gap within 4
  *    standard errors of terminals / rate) whatever the completions;
  *  - the timer queue gives terminals back in due order, only once due, and
- *    a stop ends a wait.
+ *    a stop ends a wait;
+ *  - the run's reconnect back-off (run_int.h conn_backoff_us): 50 ms
+ *    doubling to 1 s, each jittered wait in its upper half.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -28,6 +30,7 @@
 #include <string.h>
 
 #include "core/clock.h"
+#include "run/run_int.h"
 #include "run/sched.h"
 #include "run/terminal.h"
 #include "tpcc/deck.h"
@@ -345,6 +348,32 @@ static void test_sched_take_many(void **state)
     sched_release(&s);
 }
 
+/* The run's one reconnect back-off (worker.c, group.c, the monitor): 50 ms
+ * doubling to 1 s; jittered, each wait drawn over back-off/2 .. back-off. */
+static void test_conn_backoff(void **state)
+{
+    static const uint64_t want_us[] = { 50000,  100000,  200000,  400000,
+                                        800000, 1000000, 1000000, 1000000 };
+    uint64_t jitter = 777;
+
+    (void)state;
+    for (int k = 1; k <= 8; k++) {
+        uint64_t b = want_us[k - 1], lo = UINT64_MAX, hi = 0;
+        if (conn_backoff_us(k, NULL) != b)
+            fail_msg("attempt %d: back-off %llu us without jitter, want %llu", k,
+                     (unsigned long long)conn_backoff_us(k, NULL), (unsigned long long)b);
+        for (int i = 0; i < 2000; i++) {
+            uint64_t w = conn_backoff_us(k, &jitter);
+            lo = w < lo ? w : lo;
+            hi = w > hi ? w : hi;
+        }
+        if (lo < b / 2 || hi > b || lo > b / 2 + b / 20 || hi < b - b / 20)
+            fail_msg("attempt %d: waits %llu .. %llu us, want spread over %llu .. %llu", k,
+                     (unsigned long long)lo, (unsigned long long)hi, (unsigned long long)(b / 2),
+                     (unsigned long long)b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +381,7 @@ int main(void)
         cmocka_unit_test(test_pacing),     cmocka_unit_test(test_mean_cycle),
         cmocka_unit_test(test_sched_order), cmocka_unit_test(test_sched_take_due),
         cmocka_unit_test(test_sched_poll), cmocka_unit_test(test_sched_take_many),
+        cmocka_unit_test(test_conn_backoff),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

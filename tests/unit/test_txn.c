@@ -598,6 +598,54 @@ static void test_retry_gives_up(void **state)
           retries);
 }
 
+/* The run's one retry decision (txn_retry_again): the class, the count, the
+ * stop flag; txn_exec_retry, worker.c and group.c all ask it. */
+static void test_retry_decision(void **state)
+{
+    static const struct {
+        int rc, retries, max, stop, want;
+    } cases[] = {
+        { E_RETRY, 0, 10, 0, 1 }, { E_RETRY, 9, 10, 0, 1 }, { E_RETRY, 10, 10, 0, 0 },
+        { E_RETRY, 0, 0, 0, 0 },  { E_RETRY, 0, 10, 1, 0 }, { E_CONN, 0, 10, 0, 0 },
+        { E_FAIL, 0, 10, 0, 0 },  { E_USAGE, 0, 10, 0, 0 }, { 0, 0, 10, 0, 0 },
+        { TXN_SKIPPED, 0, 10, 0, 0 },
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int stop = cases[i].stop;
+        int got = txn_retry_again(cases[i].rc, cases[i].retries, cases[i].max, &stop);
+        CHECK(got == cases[i].want, "case %zu: rc %d after %d of %d retries, stop %d: %d, want %d",
+              i, cases[i].rc, cases[i].retries, cases[i].max, stop, got, cases[i].want);
+        if (!stop) {
+            got = txn_retry_again(cases[i].rc, cases[i].retries, cases[i].max, NULL);
+            CHECK(got == cases[i].want, "case %zu without a stop flag: %d, want %d", i, got,
+                  cases[i].want);
+        }
+    }
+}
+
+/* The back-off before retry k: random in 0 .. 2^(k-1) x 250 us, 16 ms at
+ * most, spread over that range (colliding terminals part). */
+static void test_retry_backoff(void **state)
+{
+    static const uint64_t cap_us[] = { 250, 500, 1000, 2000, 4000, 8000, 16000, 16000, 16000 };
+    uint64_t jitter = 12345;
+
+    (void)state;
+    for (int k = 1; k <= 9; k++) {
+        uint64_t cap = cap_us[k - 1], lo = UINT64_MAX, hi = 0;
+        for (int i = 0; i < 2000; i++) {
+            uint64_t w = txn_retry_backoff_us(&jitter, k);
+            lo = w < lo ? w : lo;
+            hi = w > hi ? w : hi;
+        }
+        CHECK(hi <= cap && hi >= cap * 9 / 10 && lo <= cap / 10,
+              "retry %d: back-offs %" PRIu64 " .. %" PRIu64 " us, want spread over 0 .. %" PRIu64,
+              k, lo, hi, cap);
+    }
+}
+
 static void test_retry_not_for_other_classes(void **state)
 {
     struct test_conn *t = *state;
@@ -886,6 +934,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_retry_not_for_other_classes, setup_conn,
                                         teardown_conn),
         cmocka_unit_test_setup_teardown(test_retry_commit_lost, setup_conn, teardown_conn),
+        cmocka_unit_test(test_retry_decision),
+        cmocka_unit_test(test_retry_backoff),
         cmocka_unit_test(test_null_proc_version),
         cmocka_unit_test(test_batch_plan),
         cmocka_unit_test_setup_teardown(test_null_order_status, setup_conn, teardown_conn),
