@@ -25,8 +25,13 @@
 #include <time.h>
 
 #include "core/clock.h"
+#include "core/lingering.h"
 #include "db/dialect.h"
 #include "db/schema_sql.h"
+
+/* How long the release waits for the thread to end before it leaves it
+ * running (lingering_join): a query's own round trip, with room. */
+#define MDB_JOIN_MS 2000
 
 /* The database statements, in id order: the four every dialect has, then
  * two a dialect may add (PostgreSQL): the server's version, and the
@@ -138,6 +143,7 @@ struct mdb {
 /* The source's state (msrc.priv). */
 struct mdbs {
     struct mdb *db;               /* NULL: no database statistics (d_note says why) */
+    pthread_t th;                 /* db's thread, joined (or left lingering) at the release */
     uint64_t db_t_cur, db_t_prev; /* when db_cur and db_prev were read */
     double db_cpu_ms;             /* the database thread's CPU for this sample */
     char db_miss[320];            /* why this sample has no database figures, "" when it has */
@@ -577,7 +583,6 @@ static int dbs_start(struct msrc *src, struct db_conn *c)
 {
     struct mdbs *m = src->priv;
     struct mdb *w;
-    pthread_t th;
 
     if (!c || !m->have_d || !(w = calloc(1, sizeof(*w))))
         return 0;
@@ -590,8 +595,7 @@ static int dbs_start(struct msrc *src, struct db_conn *c)
     w->n_mq = m->n_mq;
     w->ckpt_q = MQ_CHECKPOINTS;
     memset(&m->d, 0, sizeof(m->d));
-    if (pthread_create(&th, NULL, mdb_main, w) == 0) {
-        pthread_detach(th);
+    if (pthread_create(&m->th, NULL, mdb_main, w) == 0) {
         m->db = w;
         return 1;
     }
@@ -665,6 +669,9 @@ static void dbs_release(struct msrc *src)
         m->db->stop = 1;
         pthread_cond_broadcast(&m->db->cond);
         pthread_mutex_unlock(&m->db->lock);
+        /* A thread still inside libpq (a server that stopped answering)
+         * is left running and counted, so the process ends with _exit. */
+        lingering_join(m->th, MDB_JOIN_MS);
         mdb_release(m->db); /* the thread frees it when it ends, if it has not yet */
     } else if (m->have_d) {
         dialect_release(&m->d);
