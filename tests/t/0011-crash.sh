@@ -15,8 +15,8 @@
 #     port, the first line says where it listens, psql reaches that port;
 #  3. a run through the delay proxy frozen by SIGSTOP from second 3 to the
 #     run's end: the record is written with left_behind, and the process
-#     exits within 2 s of it while the proxy is still frozen; the record's
-#     "ended" agrees with the exit;
+#     exits while the proxy is still frozen (it is thawed after); the record's
+#     "ended" falls after the window and before the exit;
 #  4. the killed run's record: compare and report say "crashed (pid N
 #     gone)"; the next run into that results directory marks it crashed in
 #     the file (valid JSON, when it was found, and by whom);
@@ -241,20 +241,26 @@ px_state=$(cut -d' ' -f3 "/proc/$px/stat" 2>/dev/null)
 kill -CONT "$px"
 is "$px_state" T "the proxy was still frozen when the run exited"
 frec=$(rec_json frozen)
+# The exit did not wait for the network: the proxy stays frozen until the test
+# thaws it, after the exit (above).  What is left to check is that the record
+# was whole before the exit, its end after the window (8 s from the start),
+# not a guess: no bound on the machine's speed.
 t_rec=$(stat -c %.9Y "$frec" 2>/dev/null || echo 0)
-ok "$(python3 -c "import sys; sys.exit(0 if 0 <= float(sys.argv[1]) - float(sys.argv[2]) <= 2 else 1)" "$t_exit" "$t_rec" && echo 0 || echo 1)" \
-    "the run exited within 2 s of writing its record ($(python3 -c "import sys; print('%.2f' % (float(sys.argv[1]) - float(sys.argv[2])))" "$t_exit" "$t_rec") s)"
+ok "$(python3 -c "import sys; sys.exit(0 if float(sys.argv[2]) > 0 and float(sys.argv[1]) >= float(sys.argv[2]) else 1)" "$t_exit" "$t_rec" && echo 0 || echo 1)" \
+    "the run wrote its record, then exited"
 jcheck "$frec" "
 import calendar, time
 run = rec.get('run', {})
 check(run.get('left_behind', 0) >= 1, 'the record counts the connections left behind (%r)' % run.get('left_behind'))
-ended = rec.get('ended', '')
-try:
-    t = calendar.timegm(time.strptime(ended, '%Y-%m-%dT%H:%M:%SZ'))
-except ValueError:
-    t = 0
-d = $t_exit - t
-check(0 <= d < 3, 'the record\'s ended (%s) agrees with the exit (%.1f s after it)' % (ended, d))
+def t(field):
+    try:
+        return calendar.timegm(time.strptime(rec.get(field, ''), '%Y-%m-%dT%H:%M:%SZ'))
+    except ValueError:
+        return 0
+# Whole seconds: the end is at least the window's 8 s after the start, and
+# no later than the exit.
+check(t('started') > 0 and t('ended') - t('started') >= 8 and t('ended') <= $t_exit,
+      'the record\\'s ended (%s) is after the window and before the exit' % rec.get('ended'))
 "
 pg_stop_datadir "$pg"
 
