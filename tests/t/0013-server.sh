@@ -110,12 +110,18 @@ check(rec.get('tcp') == '127.0.0.1:$port' and rec.get('port') == $port
 is "$(PGPASSFILE=$pg/tpccbench.pgpass psql -X -q -tA -w "host=127.0.0.1 port=$port dbname=tpcc user=tpcc" -c 'select 1' 2>&1)" \
     1 "the server answers where status says (127.0.0.1:$port)"
 
+# pid_what PID: what runs as PID now (its state and command line), for a failure.
+pid_what() {
+    printf 'state %s: %s' "$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null)" \
+        "$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null)"
+}
+
 # ---------------------------------------------------------------------------
 # 2. server stop of the kept server.
 run stop "$bin" server stop -c "$cfg"
 is "$rc|$out" "0|stopped private PostgreSQL in $pg (postmaster pid $pm)" "server stop: exit 0, says what it stopped" ||
     explain
-if wait_gone "$pm" 10; then pass "the kept postmaster (pid $pm) is gone"; else fail "the kept postmaster (pid $pm) is gone"; fi
+if wait_gone "$pm" 60; then pass "the kept postmaster (pid $pm) is gone"; else fail "the kept postmaster (pid $pm) is gone" "pid $pm is still: $(pid_what "$pm")"; fi
 none_left "after server stop"
 is "$(ls "$owner" 2>/dev/null)" "" "server stop removed the owner file"
 run st2 "$bin" server status -c "$cfg"
@@ -149,7 +155,7 @@ run forced "$bin" server stop --datadir "$pg" --force
 is "$rc|$out" "0|stopped private PostgreSQL in $pg (postmaster pid $pm)
   --force: tpccbench run (pid $bgpid) owned it; that command loses its connections" \
     "server stop --force: exit 0, says whose server it stopped" || explain
-if wait_gone "$pm" 10; then pass "the run's postmaster (pid $pm) is gone"; else fail "the run's postmaster (pid $pm) is gone"; fi
+if wait_gone "$pm" 60; then pass "the run's postmaster (pid $pm) is gone"; else fail "the run's postmaster (pid $pm) is gone" "pid $pm is still: $(pid_what "$pm")"; fi
 none_left "after server stop --force"
 bg_wait 60 "the run whose server was stopped"
 is "$rc" 1 "the run, its server gone, ends with exit 1" || diag "$(tail -n 5 "$tmp/owned.err")"

@@ -225,6 +225,31 @@ until [ "$(pg_psql "select count(*) from pg_locks where granted and relation = '
     sleep 0.05
     i=$((i + 1))
 done
+# Once the new schema is there (run res registered, its warehouse table made),
+# a session holds the warehouse table (the last copy step of each warehouse)
+# until part 2 is interrupted: the interrupt falls inside part 2's copy
+# however fast its other steps go (a loaded CI ran all 8 between the look
+# at the steps and the signal).  The session watches for the schema itself,
+# every 10 ms, committing each look so that it holds nothing the drop waits
+# for; a process a look from here was too slow (part 2 copies in 3 s).
+pg_psql "do \$\$ declare ok boolean; begin
+  loop
+    ok := false;
+    begin
+      if to_regclass('warehouse') is not null and to_regclass('tpcc_load_part') is not null then
+        execute 'select exists (select 1 from tpcc_load_part where run_id = ''res'')' into ok;
+      end if;
+    exception when others then ok := false;
+    end;
+    exit when ok;
+    commit;
+    perform pg_sleep(0.01);
+  end loop;
+  lock table warehouse in access exclusive mode;
+  perform pg_sleep(600);
+end \$\$" >"$tmp/holder.out" 2>&1 &
+holder=$!
+pids="$pids $holder"
 start r2 "" --seed 5 --drop --warehouses 2 --part 2/2 --run-id res
 start r1 "" --seed 5 --drop --warehouses 2 --part 1/2 --run-id res
 # r2_steps: copy steps part 2 of run res committed (not the Indexed Job's part 2).
@@ -233,6 +258,16 @@ r2_steps() {
                   and exists (select 1 from tpcc_load_part where run_id = 'res')" 2>/dev/null)
     echo "${_n:-0}"
 }
+held() {
+    pg_psql "select count(*) from pg_locks l join pg_class c on c.oid = l.relation
+             where c.relname = 'warehouse' and l.mode = 'AccessExclusiveLock' and l.granted"
+}
+i=0
+until [ "$(held)" = 1 ] || ! alive "$holder" || [ $i -ge 2400 ]; do
+    sleep 0.05
+    i=$((i + 1))
+done
+is "$(held)" 1 "a session holds the new warehouse table (part 2's last copy step waits for it)"
 i=0
 while [ "$(r2_steps)" -lt 1 ] && alive "$pid_r2" && [ $i -lt 1200 ]; do
     sleep 0.05
@@ -240,6 +275,9 @@ while [ "$(r2_steps)" -lt 1 ] && alive "$pid_r2" && [ $i -lt 1200 ]; do
 done
 kill -INT "$pid_r2"
 finish r2
+pg_psql "select pg_terminate_backend(l.pid) from pg_locks l join pg_class c on c.oid = l.relation
+         where c.relname = 'warehouse' and l.mode = 'AccessExclusiveLock' and l.granted" >/dev/null
+wait "$holder" 2>/dev/null
 is "$rc" 130 "part 2/2 interrupted mid-copy: exit 130" || explain
 like "$err" "*part 2/2 interrupted during the copy phase*start this part again with --resume*" \
     "interrupted part: says to resume it" || explain
