@@ -42,6 +42,7 @@
 #include "results/runrec.h"
 #include "results/report.h"
 #include "results/signif.h"
+#include "results/waitdiff.h"
 #include "study/pgset.h"
 #include "study/plan.h"
 
@@ -436,7 +437,13 @@ static json_t *settings_json(const struct study *x, int step)
     return o;
 }
 
-static json_t *study_json(const struct study *x, json_t *verdicts, json_t *extra)
+/*
+ * study.json: the plan's steps with their runs' count and status (and, from
+ * finish, each step's largest wait change: waits[s] or NULL), the runs, the
+ * verdicts and what extra holds.
+ */
+static json_t *study_json(const struct study *x, json_t *verdicts, json_t *extra,
+                          json_t *const *waits)
 {
     json_t *steps = json_array(), *runs = json_array(), *doc;
 
@@ -460,6 +467,8 @@ static json_t *study_json(const struct study *x, json_t *verdicts, json_t *extra
                                                failed                 ? "failed"
                                                : ok == x->plan.repeat ? "complete"
                                                                       : "incomplete"));
+        if (waits && waits[i])
+            json_object_set(json_array_get(steps, i), "waits", waits[i]);
     }
     for (int r = 0; r < x->nruns; r++) {
         const struct run_state *rs = &x->runs[r];
@@ -485,10 +494,10 @@ static json_t *study_json(const struct study *x, json_t *verdicts, json_t *extra
     return doc;
 }
 
-static void save(struct study *x, json_t *verdicts, json_t *extra)
+static void save(struct study *x, json_t *verdicts, json_t *extra, json_t *const *waits)
 {
     struct err e;
-    json_t *doc = study_json(x, verdicts, extra);
+    json_t *doc = study_json(x, verdicts, extra, waits);
 
     if (record_write_json(x->dir, "study.json", doc, &e) < 0)
         fprintf(stderr, "tpccbench study: %s\n", e.msg);
@@ -719,6 +728,30 @@ static void step_table(const struct study *x, const struct study_cmp *sc, FILE *
         if (sc->of_step[s] < 0)
             fprintf(out, "step %d '%s': no complete run (of %d)\n", s + 1, x->plan.steps[s].label,
                     x->plan.repeat);
+}
+
+/*
+ * Each step's largest wait change against the step before it in the table
+ * (cmp_step_wait_change) into waits[s] (the study's step s; NULL for the
+ * first and for a step without a complete run): {"against", "largest"
+ * (null when none), "why" (then)}.
+ */
+static void step_waits(const struct study *x, const struct study_cmp *sc, json_t **waits)
+{
+    for (int s = 0; s < x->plan.nsteps; s++) {
+        struct wdiff_change ch;
+        char why[320];
+        int k = sc->ok ? sc->of_step[s] : -1;
+        waits[s] = NULL;
+        if (k < 1)
+            continue;
+        if (cmp_step_wait_change(&sc->c, k, &ch, why, sizeof(why)))
+            waits[s] = json_pack("{s:i, s:o}", "against", sc->step_no[k - 1], "largest",
+                                 wdiff_json(&ch));
+        else
+            waits[s] = json_pack("{s:i, s:n, s:s}", "against", sc->step_no[k - 1], "largest",
+                                 "why", why);
+    }
 }
 
 /*
@@ -1039,7 +1072,7 @@ static int run_all(struct study *x)
                 stopped = stop(x, &e);
             }
         }
-        save(x, NULL, NULL);
+        save(x, NULL, NULL, NULL);
     }
     return stopped;
 }
@@ -1199,7 +1232,7 @@ static void start_log(struct study *x)
           cmd_extra(&x->args, "resume") ? " (resumed)" : "");
     fprintf(stderr, "study: %s, %d runs; folder %s\n", x->plan.name, x->nruns, x->dir);
     snprintf(x->status, sizeof(x->status), "running");
-    save(x, NULL, NULL);
+    save(x, NULL, NULL, NULL);
 }
 
 /* Data to start from: the template (loaded, or copied from the user's data), or one load. */
@@ -1267,6 +1300,7 @@ static void close_study(struct study *x)
 static int finish(struct study *x, int stopped)
 {
     json_t *verdicts, *ctl = NULL, *extra = json_object(), *g = NULL;
+    json_t *waits[STUDY_MAX_STEPS] = { NULL };
     struct study_cmp *sc = calloc(1, sizeof(*sc));
     int gated = 0;
 
@@ -1287,8 +1321,12 @@ static int finish(struct study *x, int stopped)
         gated = gate(x, sc, &g);
         json_object_set_new(extra, "gate", g);
     }
-    save(x, verdicts, extra);
+    if (sc)
+        step_waits(x, sc, waits);
+    save(x, verdicts, extra, waits);
     json_decref(extra);
+    for (int s = 0; s < x->plan.nsteps; s++)
+        json_decref(waits[s]);
     if (sc)
         write_report(x, sc);
     printf("study: %s/study.json (%s)\n", x->dir, x->status);

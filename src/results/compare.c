@@ -1552,6 +1552,37 @@ static int any_metrics(const struct cmp *c)
     return any;
 }
 
+/* The largest wait change against the step before (cmp_step_wait_change): "new_order
+ * LWLock:WALWrite 37 % -> 0 %"; "-" for the first step, a step without waits, or no
+ * change beyond the sampling error. */
+static void fill_waits(const struct cell_ctx *x, const struct step_col *col, char *cell,
+                       char *range)
+{
+    struct wdiff_change ch;
+    char why[320], a[16], b[16];
+
+    (void)col;
+    (void)range;
+    if (!cmp_step_wait_change(x->c, x->s, &ch, why, sizeof(why))) {
+        snprintf(cell, CELL, "-");
+        return;
+    }
+    wdiff_fmt_share(a, sizeof(a), ch.old_share);
+    wdiff_fmt_share(b, sizeof(b), ch.new_share);
+    /* An event's name is short ("LWLock:WALWrite"); a longer one is cut at the cell's end. */
+    if (snprintf(cell, CELL, "%s %s %s -> %s", ch.type, ch.key, a, b) >= CELL)
+        cell[CELL - 1] = '\0';
+}
+
+static int any_waits(const struct cmp *c);
+
+/* The waits column: when there are two steps and a run has waits. */
+static int shown_waits(const struct cmp *c, const struct cmp_table_opts *o)
+{
+    (void)o;
+    return c->n_steps > 1 && any_waits(c);
+}
+
 /* The runs column: when a step has repeats, or always in the study's table. */
 static int shown_runs(const struct cmp *c, const struct cmp_table_opts *o)
 {
@@ -1594,6 +1625,8 @@ static const struct step_col step_cols[] = {
     { .head = "db CPU %", .metric = CMP_DBH_CPU, .fill = fill_value, .shown = shown_db_host },
     { .head = "db iowait %", .metric = CMP_DBH_IOWAIT, .fill = fill_value, .shown = shown_db_host },
     { .head = "db disk MB/s", .metric = CMP_DBH_DISK, .fill = fill_value, .shown = shown_db_host },
+    { .head = "waits", .md_head = "largest wait change", .left = 1, .fill = fill_waits,
+      .shown = shown_waits },
 };
 #define NCOLS (int)(sizeof(step_cols) / sizeof(step_cols[0]))
 
@@ -1736,6 +1769,9 @@ static void print_steps_notes(FILE *out, const struct cmp *c, const struct cmp_t
                 o->step_no ? o->step_no[s] : s + 1, why);
         first = 0;
     }
+    if (shown_waits(c, o))
+        fprintf(out, "\nwaits: the wait whose share of a type's samples in the database changed "
+                     "most against the step before, beyond the sampling error (- none)\n");
 }
 
 void cmp_print_steps(FILE *out, const struct cmp *c, const struct cmp_table_opts *opts)
@@ -1855,6 +1891,35 @@ static int step_waits(const struct cmp *c, int s, struct step_waits *w)
     free(da);
     free(db);
     return 0;
+}
+
+int cmp_step_wait_change(const struct cmp *c, int s, struct wdiff_change *out, char *why,
+                         size_t len)
+{
+    const struct cmp_step *a, *b;
+    json_t **da, **db;
+    int got;
+
+    if (s < 1 || s >= c->n_steps) {
+        snprintf(why, len, "no step before it");
+        return 0;
+    }
+    a = &c->steps[s - 1];
+    b = &c->steps[s];
+    da = malloc((size_t)a->n * sizeof(*da));
+    db = malloc((size_t)b->n * sizeof(*db));
+    if (!da || !db) {
+        free(da);
+        free(db);
+        snprintf(why, len, "out of memory");
+        return 0;
+    }
+    step_docs(c, a, da);
+    step_docs(c, b, db);
+    got = wdiff_largest_of(da, a->n, db, b->n, out, why, len);
+    free(da);
+    free(db);
+    return got;
 }
 
 /* The waits section of the text output: per step, per type, the waits that changed most. */

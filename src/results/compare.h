@@ -267,9 +267,20 @@ struct cmp_table_opts {
  * runs' min..max under a step of repeats, then what "~" (within noise)
  * means and why a step lacks the metrics the others have.  Its columns
  * (and markdown's) are one array in compare.c, step_cols: a new column is
- * one entry there.
+ * one entry there.  The last, "waits", shown when a run has waits, names
+ * each step's largest wait change against the step before.
  */
 void cmp_print_steps(FILE *out, const struct cmp *c, const struct cmp_table_opts *o);
+
+struct wdiff_change;
+/*
+ * The largest wait change of step s against the step before, the two steps'
+ * runs pooled (wdiff_largest_of, results/waitdiff.h): 1 and *out; 0 and why
+ * (the first step, a step without waits and the reason, no change beyond the
+ * sampling error).  The step table's "waits" column; the study's study.json.
+ */
+int cmp_step_wait_change(const struct cmp *c, int s, struct wdiff_change *out, char *why,
+                         size_t len);
 
 /* A short text for the step's figure (median) of metric m: "4.50", "21555", "-". */
 void cmp_fmt_value(char *buf, size_t len, int metric, double v);

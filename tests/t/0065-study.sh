@@ -4,7 +4,8 @@
 # restart) with 2 repeats interleaved and 5 s runs: every record shows its
 # settings, the restart happened, study.json and the output hold the step
 # table and the significance, whose verdicts follow from their intervals and
-# whose gains from the recorded figures; the settings are reset at the end.
+# whose gains from the recorded figures; the step table's waits column names
+# a WAL wait as sync-off's largest change; the settings are reset at the end.
 # Then the refusals before anything runs (unknown setting, bad values,
 # commands without --yes, a restart on an existing server without
 # restart_command), a failing before command (exit 1), a study
@@ -53,6 +54,22 @@ is "$(py 'd=json.load(open(sys.argv[1])); print([r["restarted"] for r in d["runs
 like "$(cat "$tmp/basics.err")" "*study: restarting the server*" "the restart is said"
 like "$(cat "$tmp/basics.out")" "*step  label*NOTPM*shared_buffers = 192MB*" "the step table names each change"
 like "$(cat "$tmp/basics.out")" "*vs baseline: NOTPM *\\[*\\]*" "the gains come with their interval"
+# The waits column: sync-off's largest wait change against the baseline is a
+# WAL wait falling (commits no longer wait for the flush), in the table and
+# in study.json.
+is "$(py '
+import re
+wal = ("LWLock:WALWrite", "IO:WALSync", "IO:WALWrite")
+d = json.load(open(sys.argv[1])); out = open(sys.argv[2]).read().splitlines()
+w = d["steps"][1].get("waits") or {}; l = w.get("largest") or {}
+line = [x for x in out if x.startswith("   2  sync-off ")]
+m = re.search(r"  (\w+) (\S+) (\S+) % -> (\S+) %$", line[0]) if line else None
+print(d["steps"][0].get("waits"), w.get("against"), l.get("event") in wal, l.get("old_share", 0) > l.get("new_share", 1),
+      bool(m) and m.group(1) == l.get("type") and m.group(2) == l.get("event"),
+      [x for x in out if x.startswith("step ")][0].endswith("  waits"))' "$sj" "$tmp/basics.out" 2>&1)" \
+    "None 1 True True True True" \
+    "the waits column: sync-off's largest change is a WAL wait falling, in the table and study.json" ||
+    diag "$(grep -E '^ +[0-9]+  [a-z-]+ ' "$tmp/basics.out")"
 is "$(py '
 import math
 d=json.load(open(sys.argv[1])); bad=[]

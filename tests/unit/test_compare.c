@@ -26,6 +26,7 @@
 #include "results/compare.h"
 #include "results/fingerprint.h"
 #include "results/report.h"
+#include "results/waitdiff.h"
 
 /* What a synthetic record holds; unset strings take the baseline's value. */
 struct spec {
@@ -40,6 +41,7 @@ struct spec {
     int metrics;         /* 1: a "metrics" section with the figures below; 2: config.run.metrics
                           * false and no section; 0: no section (an older record) */
     double cpu_user, cpu_sys, iowait, disk_rd, disk_wr; /* NAN: the column is unavailable */
+    const char *waits; /* JSON of run.json "waits"; NULL: none (a record before the sampler) */
 };
 
 static json_t *spec_record(const struct spec *s)
@@ -97,6 +99,12 @@ static json_t *spec_record(const struct spec *s)
                                                 "no block device")
                                     : json_pack("{s:f, s:b}", "mean", v[i], "available", 1));
         json_object_set_new(doc, "metrics", json_pack("{s:i, s:o}", "rows", 10, "columns", cols));
+    }
+    if (s->waits) {
+        json_error_t je;
+        json_t *w = json_loads(s->waits, 0, &je);
+        assert_non_null(w);
+        json_object_set_new(doc, "waits", w);
     }
     return doc;
 }
@@ -1085,6 +1093,87 @@ static void test_metrics_columns(void **state)
     cmp_release(&c);
 }
 
+/* New-Order's samples: on, a third waits for the WAL; off, none does. */
+#define WAITS_ON                                                                                   \
+    "{\"available\": true, \"rate_hz\": 10, \"samples\": 100, \"by_type\": {\"new_order\": "     \
+    "{\"samples\": 100, \"events\": {\"CPU\": 40, \"LWLock:WALWrite\": 37, \"Client\": 23}}}}"
+#define WAITS_OFF                                                                                  \
+    "{\"available\": true, \"rate_hz\": 10, \"samples\": 100, \"by_type\": {\"new_order\": "     \
+    "{\"samples\": 100, \"events\": {\"CPU\": 77, \"Client\": 23}}}}"
+
+/* The step table's waits column: each step's largest wait change against the step before, "-"
+ * where there is none (the first step, no change beyond the sampling error, no waits), and no
+ * column at all when no run has waits. */
+static void test_waits_column(void **state)
+{
+    struct spec s[] = {
+        { .label = "baseline", .load_s = NAN, .notpm = 1000, .tps = 40, .p90 = 10,
+          .waits = WAITS_ON },
+        { .label = "sync-off", .load_s = NAN, .notpm = 1500, .tps = 60, .p90 = 5,
+          .waits = WAITS_OFF },
+        { .label = "again", .load_s = NAN, .notpm = 1500, .tps = 60, .p90 = 5,
+          .waits = WAITS_OFF },
+        { .label = "unsampled", .load_s = NAN, .notpm = 1500, .tps = 60, .p90 = 5 },
+    };
+    struct wdiff_change ch;
+    char why[320], *t = NULL, *line;
+    size_t len = 0;
+    struct cmp c;
+    struct err e;
+    FILE *out;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(build(&c, s, 4, 1, &e), 0);
+    assert_int_equal(c.n_steps, 4);
+    assert_int_equal(cmp_step_wait_change(&c, 0, &ch, why, sizeof(why)), 0);
+    assert_int_equal(cmp_step_wait_change(&c, 1, &ch, why, sizeof(why)), 1);
+    assert_string_equal(ch.type, "new_order");
+    assert_string_equal(ch.key, "LWLock:WALWrite");
+    assert_true(fabs(ch.old_share - 0.37) < 1e-12 && ch.new_share == 0 && ch.beyond_noise);
+    assert_int_equal(cmp_step_wait_change(&c, 2, &ch, why, sizeof(why)), 0);
+    assert_string_equal(why, "no wait's share changed beyond the sampling error");
+    assert_int_equal(cmp_step_wait_change(&c, 3, &ch, why, sizeof(why)), 0);
+    expect_contains("step 4's why", why, "the record has no waits");
+    assert_non_null(out = open_memstream(&t, &len));
+    cmp_print_steps(out, &c, NULL);
+    fclose(out);
+    /* The column is the last: each step's line ends with its cell. */
+    expect_contains("text header", t, "  waits\n");
+    assert_non_null(line = strstr(t, "\n   2  sync-off"));
+    expect_contains("text step 2", line, "  new_order LWLock:WALWrite 37 % -> 0 %\n");
+    for (int i = 1; i <= 4; i += i == 1 ? 2 : 1) {
+        char want[32];
+        snprintf(want, sizeof(want), "\n   %d  ", i);
+        assert_non_null(line = strstr(t, want));
+        line = strchr(line + 1, '\n');
+        assert_non_null(line);
+        if (strncmp(line - 3, "  -", 3) != 0) {
+            print_error("step %d: want the waits cell '-'; got:\n%s\n", i, t);
+            fail();
+        }
+    }
+    expect_contains("text note", t, "waits: the wait whose share of a type's samples");
+    free(t);
+    t = printed(&c, CMP_MARKDOWN);
+    expect_contains("markdown header", t, " New-Order p90 ms | change | largest wait change |\n");
+    expect_contains("markdown step 2", t, " | new_order LWLock:WALWrite 37 % -> 0 % |\n");
+    expect_contains("markdown step 3", t, "| 3 | again | ");
+    free(t);
+    cmp_release(&c);
+    /* No run with waits: no column. */
+    for (int i = 0; i < 4; i++)
+        s[i].waits = NULL;
+    assert_int_equal(build(&c, s, 4, 1, &e), 0);
+    t = printed(&c, CMP_TEXT);
+    if (strstr(t, "waits")) {
+        print_error("no waits: want no waits column or note; got:\n%s\n", t);
+        fail();
+    }
+    free(t);
+    cmp_release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1092,6 +1181,7 @@ int main(void)
         cmocka_unit_test(test_step_table),
         cmocka_unit_test(test_step_table_opts),
         cmocka_unit_test(test_metrics_columns),
+        cmocka_unit_test(test_waits_column),
         cmocka_unit_test(test_run_without_load),
         cmocka_unit_test(test_diff_one_setting),
         cmocka_unit_test(test_diff_derived),
