@@ -963,10 +963,13 @@ static int conf_write_runtime(const struct managed_pg *m, struct err *e)
         return err_set(e, E_USAGE, "datadir '%s' is too long", m->datadir);
     /* Top statements (run/msrc_stmts.c), the statements inside our
      * procedures too; only where the library is there: a server told to
-     * preload a library it lacks does not start. */
+     * preload a library it lacks does not start.  Utility statements are
+     * not tracked: their text is kept as given, and the ALTER ROLE that sets
+     * the password would sit in the datadir's query texts file. */
     if (lib_present(m->bindir, "pg_stat_statements.so"))
         snprintf(pgss, sizeof(pgss), "shared_preload_libraries = 'pg_stat_statements'\n"
-                                     "pg_stat_statements.track = all\n");
+                                     "pg_stat_statements.track = all\n"
+                                     "pg_stat_statements.track_utility = off\n");
     else
         snprintf(pgss, sizeof(pgss), "# No pg_stat_statements.so in the server's lib: no top "
                                      "statements.\n");
