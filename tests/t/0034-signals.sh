@@ -128,13 +128,15 @@ like "$(cat "$tmp/load.err")" "*interrupted during the copy phase*--resume*" "lo
 run resume "$bin" load -c "$cfg" --resume --label resume
 is "$rc" 0 "load --resume after the interrupted load: exit 0" || explain
 
+# Signalled once the run shows its first second (an event): 2 s after the
+# start, a loaded CI's ASan run had not begun (its record held no run at all).
 bg_start rampup "$bin" run -c "$cfg" --rampup 30s --warmup 0s --duration 30s --vus 4 --label rampup
-sleep 2
+wait_for rampup 'warmup *\]' 120 || fail "rampup: its first second shown" "$(cat "$tmp/rampup.err")"
 signal_and_wait rampup INT 130 10
 status_is rampup interrupted
 
 bg_start warmup "$bin" run -c "$cfg" --warmup 30s --duration 30s --vus 4 --label warmup
-sleep 2
+wait_for warmup 'warmup *\]' 120 || fail "warmup: its first second shown" "$(cat "$tmp/warmup.err")"
 signal_and_wait warmup TERM 143 10
 status_is warmup interrupted
 for label in rampup warmup; do
