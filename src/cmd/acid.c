@@ -11,6 +11,7 @@
 #include "cmd/acidcrash.h"
 #include "cmd/check.h"
 #include "cmd/cmd.h"
+#include "cmd/durcheck.h"
 #include "cmd/load.h"
 #include "core/clock.h"
 #include "core/signals.h"
@@ -146,158 +147,6 @@ static void acid_print(FILE *out, const struct acid_result *r, int n)
     }
 }
 
-/* n with its thousands apart ("41,233"). */
-static const char *grp(char *buf, size_t cap, int64_t n)
-{
-    char d[32];
-    int len = snprintf(d, sizeof(d), "%lld", (long long)(n < 0 ? -n : n)), o = 0;
-
-    if (n < 0 && cap > 1)
-        buf[o++] = '-';
-    for (int i = 0; i < len && (size_t)o + 2 < cap; i++) {
-        buf[o++] = d[i];
-        if ((len - i - 1) % 3 == 0 && i < len - 1)
-            buf[o++] = ',';
-    }
-    buf[o] = '\0';
-    return buf;
-}
-
-static const char *const dur_plural[ACID_DUR_NTYPES] = { "New-Orders", "Payments", "Deliveries" };
-static const char *const dur_label[ACID_DUR_NTYPES] = { "new-order", "payment", "delivery" };
-
-/* The verdict's line: "durable: ..." or "NOT DURABLE: ...". */
-static void dur_summary(const struct acid_dur *r, char *buf, size_t cap)
-{
-    char a[32], b[32], conds[64] = "", types[160] = "";
-    int nk = 0, only = 0;
-
-    for (int k = 1; r->check_ran && k <= CHECK_NCOND; k++)
-        if (r->check.cond[k - 1].ran && !r->check.cond[k - 1].ok)
-            snprintf(conds + strlen(conds), sizeof(conds) - strlen(conds), "%s%d",
-                     conds[0] ? ", " : "", k);
-    for (int k = 0; k < ACID_DUR_NTYPES; k++)
-        if (r->by_type[k].lost) {
-            nk++;
-            only = k;
-            snprintf(types + strlen(types), sizeof(types) - strlen(types), "%s%s %s",
-                     types[0] ? ", " : "", dur_label[k], grp(a, sizeof(a), r->by_type[k].lost));
-        }
-    if (r->durable)
-        snprintf(buf, cap, "durable: 0 of %s acknowledged transactions lost, recovered in %.1f s, "
-                 "%d conditions hold", grp(a, sizeof(a), r->total.acknowledged),
-                 r->recovery_connect_s, CHECK_NCOND);
-    else if (!r->came_back)
-        snprintf(buf, cap, "NOT DURABLE: %s", r->why);
-    else if (nk == 1)
-        snprintf(buf, cap, "NOT DURABLE: %s of %s acknowledged %s lost", grp(a, sizeof(a),
-                 r->total.lost), grp(b, sizeof(b), r->by_type[only].acknowledged),
-                 dur_plural[only]);
-    else if (nk > 1)
-        snprintf(buf, cap, "NOT DURABLE: %s of %s acknowledged transactions lost (%s)",
-                 grp(a, sizeof(a), r->total.lost), grp(b, sizeof(b), r->total.acknowledged),
-                 types);
-    else
-        snprintf(buf, cap, "NOT DURABLE: no acknowledged transaction lost");
-    if (r->came_back && conds[0])
-        snprintf(buf + strlen(buf), cap - strlen(buf), "%sconsistency conditions %s do not hold",
-                 r->durable ? "" : "; ", conds);
-    if (!r->durable && r->settings[0])
-        snprintf(buf + strlen(buf), cap - strlen(buf), " (%s)", r->settings);
-}
-
-static json_t *dur_counts_json(const struct acid_dur_counts *c)
-{
-    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "acknowledged", (json_int_t)c->acknowledged,
-                     "present", (json_int_t)c->present, "lost", (json_int_t)c->lost, "in_flight",
-                     (json_int_t)c->in_flight, "in_flight_present",
-                     (json_int_t)c->in_flight_present);
-}
-
-static json_t *dur_lost_json(const struct acid_dur_lost *l)
-{
-    json_t *j;
-
-    if (!l->found)
-        return json_null();
-    j = json_pack("{s:s, s:i, s:f}", "type", acid_dur_type_key(l->type), "w", l->w,
-                  "acknowledged_s", l->acked_s);
-    if (l->type == ACID_DUR_PAYMENT) {
-        json_object_set_new(j, "d", json_integer(l->d));
-        json_object_set_new(j, "c_w", json_integer(l->c_w));
-        json_object_set_new(j, "c_d", json_integer(l->c_d));
-        json_object_set_new(j, "amount_cents", json_integer(l->amount_cents));
-    } else {
-        json_object_set_new(j, "d", json_integer(l->d));
-        json_object_set_new(j, "o_id", json_integer(l->o_id));
-    }
-    return j;
-}
-
-/* run.json's acid.durability. */
-static json_t *dur_json(const struct acid_dur *r, int kind, const char *summary)
-{
-    json_t *by = json_object(), *j;
-
-    for (int k = 0; k < ACID_DUR_NTYPES; k++)
-        json_object_set_new(by, acid_dur_type_key(k), dur_counts_json(&r->by_type[k]));
-    j = json_pack("{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:o, s:o}", "crash", acid_crash_name(kind),
-                  "crash_at_s", r->crash_at_s, "acknowledged", (json_int_t)r->total.acknowledged,
-                  "present", (json_int_t)r->total.present, "lost", (json_int_t)r->total.lost,
-                  "in_flight", (json_int_t)r->total.in_flight, "in_flight_present",
-                  (json_int_t)r->total.in_flight_present, "by_type", by, "first_lost",
-                  dur_lost_json(&r->first_lost));
-    json_object_set_new(j, "recovery_s",
-                        r->came_back ? json_pack("{s:f, s:o}", "connection", r->recovery_connect_s,
-                                                 "new_order", r->recovery_new_order_s >= 0
-                                                     ? json_real(r->recovery_new_order_s)
-                                                     : json_null())
-                                     : json_null());
-    json_object_set_new(j, "conditions", r->check_ran ? check_json(&r->check) : json_null());
-    json_object_set_new(j, "durable", json_boolean(r->durable));
-    json_object_set_new(j, "summary", json_string(summary));
-    json_object_set_new(j, "window_s", json_real(r->window_s));
-    json_object_set_new(j, "terminals", json_integer(r->terminals));
-    json_object_set_new(j, "settings", json_string(r->settings));
-    return j;
-}
-
-static void dur_print(FILE *out, const struct acid_dur *r, int kind, const char *summary)
-{
-    char a[32], b[32], c[32], d[32], f[32];
-
-    fprintf(out, "durability (clause 3.5): crash %s at %.1f s of a %.1f s window, %d terminals "
-            "without think time (for verdicts, not figures)\n", acid_crash_name(kind),
-            r->crash_at_s, r->window_s, r->terminals);
-    for (int k = 0; k < ACID_DUR_NTYPES; k++) {
-        const struct acid_dur_counts *n = &r->by_type[k];
-        if (!r->came_back)
-            break;
-        fprintf(out, "  %-9s %s acknowledged, %s present, %s lost; in flight %s (%s present)\n",
-                dur_label[k], grp(a, sizeof(a), n->acknowledged), grp(b, sizeof(b), n->present),
-                grp(c, sizeof(c), n->lost), grp(d, sizeof(d), n->in_flight),
-                grp(f, sizeof(f), n->in_flight_present));
-    }
-    if (r->first_lost.found) {
-        const struct acid_dur_lost *l = &r->first_lost;
-        if (l->type == ACID_DUR_PAYMENT)
-            fprintf(out, "  first lost: payment (%.2f at w %d, d %d for a customer of w %d, d %d), "
-                    "acknowledged at %.2f s\n", (double)l->amount_cents / 100.0, l->w, l->d,
-                    l->c_w, l->c_d, l->acked_s);
-        else
-            fprintf(out, "  first lost: %s (order w %d, d %d, o_id %d), acknowledged at %.2f s\n",
-                    dur_label[l->type], l->w, l->d, l->o_id, l->acked_s);
-    }
-    if (r->came_back)
-        fprintf(out, "  recovery: a connection %.1f s after the crash, a New-Order committed "
-                "%.1f s after it; %s read-only and %s rolled-back transactions not looked up\n",
-                r->recovery_connect_s, r->recovery_new_order_s, grp(a, sizeof(a), r->read_only),
-                grp(b, sizeof(b), r->rolled_back));
-    if (r->check_ran && r->check.n_failed)
-        check_print(out, &r->check);
-    fprintf(out, "%s\n", summary);
-}
-
 /* The durability test on the private server; *ran 0 when it cannot be
  * crashed here (not a private server), with why. */
 static int acid_durability_run(struct session *s, const struct acid_setup *set, int kind,
@@ -357,7 +206,7 @@ static int acid_with_session(struct session *s, const struct config *cfg, const 
     if (rc == 0 && (o->which & ACID_DURABILITY)) {
         rc = acid_durability_run(s, &set, o->kind, dir, &o->dur, &o->dur_ran, e);
         if (rc == 0 && o->dur_ran)
-            dur_summary(&o->dur, o->summary, sizeof(o->summary));
+            durcheck_summary(&o->dur, o->summary, sizeof(o->summary));
     }
     return rc;
 }
@@ -396,7 +245,7 @@ static json_t *acid_out_json(const struct acid_out *o, const char *mode)
     if (!(o->which & ACID_DURABILITY))
         return j;
     if (o->dur_ran)
-        json_object_set_new(j, "durability", dur_json(&o->dur, o->kind, o->summary));
+        json_object_set_new(j, "durability", durcheck_json(&o->dur, o->kind, o->summary));
     else
         json_object_set_new(j, "durability",
                             json_pack("{s:s, s:s}", "verdict", "not run", "why",
@@ -420,7 +269,7 @@ static int acid_report(const struct acid_out *o, const char *mode, const char *d
             failed |= o->r[i].verdict == ACID_FAIL;
     }
     if ((o->which & ACID_DURABILITY) && o->dur_ran) {
-        dur_print(stdout, &o->dur, o->kind, o->summary);
+        durcheck_print(stdout, &o->dur, o->kind, o->summary);
         failed |= !o->dur.durable;
     } else if (o->which & ACID_DURABILITY) {
         printf("durability: not run: needs acid.crash_command (only the private server, "

@@ -48,6 +48,8 @@ struct cmd_args {
     char run_id_source[64];           /* where it came from: "run.run_id", "TPCC_RUN_ID" */
     char merged_label[CFG_STR];       /* run --part: the run's label (the part's own record is
                                        * labelled <label>-part<K>of<N>) */
+    int durability_by_caller;         /* study: acid.durability is checked by the study, on the
+                                       * server it started, not by one_record */
 };
 
 /* Parse argv (after the subcommand) against opts (plus -c/--config and

@@ -161,6 +161,11 @@ static int take_rule(struct history_args *a, const char *val)
         fprintf(stderr, "  %s\n  %*s^\n", val, col > 1 ? col - 1 : 0, "");
         return 2;
     }
+    if (a->rules[a->n_rules].lost) {
+        fprintf(stderr, "tpccbench %s: --fail-if '%s': the durability rule is for compare and "
+                        "study (a step's check), not for figures over time\n", a->cmd, val);
+        return 2;
+    }
     a->n_rules++;
     return -1;
 }

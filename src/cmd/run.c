@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cmd/check.h"
+#include "cmd/durcheck.h"
 #include "cmd/load.h"
 #include "cmd/merge.h"
 #include "core/signals.h"
@@ -86,6 +87,8 @@ static const struct cmd_opt bench_opts[] = {
     { "statements", 0, 1, "run.statements", "prepared | unnamed (unnamed: through a pooler)" },
     { "max-outage", 0, 1, "run.max_outage", "abort when the database is gone this long (60s)" },
     { "no-load", 0, 0, NULL, "use the data already loaded (no load step)" },
+    { "durability", 0, 1, "acid.durability",
+      "after the run and check: crash kill|power in a short mix, count what is lost" },
     { "iobench", 0, 1, NULL, "first measure the data directory's disk: \"-i ALL -s 256M\"" },
     { "metrics", 0, 1, "run.metrics", "false: no OS and database metrics (metrics.csv)" },
     { "metrics-listen", 0, 1, "run.metrics_listen", "serve live metrics on HOST:PORT (/metrics)" },
@@ -517,6 +520,13 @@ int one_record(const char *cmd, int bench, struct config *cfg, const struct cmd_
             }
         }
     }
+    /* The study runs its own check, on the server it started. */
+    if (bench && rc == 0 && cfg->acid.durability && !a->durability_by_caller &&
+        !sig_stop_requested()) {
+        json_t *dj;
+        if ((rc = durcheck_after_run(&s, cfg, dir, &dj, &e)) == 0)
+            runrec_set(&rec, "acid", json_pack("{s:o}", "durability", dj));
+    }
     session_close(&s);
     return finish(cmd, &rec, rc, &e);
 }
@@ -561,7 +571,10 @@ static int run_or_bench(int argc, char **argv, int bench)
                       "[-c FILE] [--label L] [--change TEXT] [--no-load] [run options]",
                       "One tuning step: load (unless --no-load), run, then check consistency,\n"
                       "all in one record RESULTS/<time>-<label>/run.json.  Compare steps with\n"
-                      "'tpccbench compare'.",
+                      "'tpccbench compare'.  --durability kill|power (acid.durability) then\n"
+                      "crashes the server in a short mix (acid.durability_window, 5s) and\n"
+                      "records what it lost as acid.durability (docs/acid.md); the verdict\n"
+                      "is for compare's and study's --fail-if 'lost > 0', not the exit code.",
                       bench_opts);
         else
             cmd_usage(stdout, "run", "[-c FILE] [--duration D] [--vus N] [--label L]",
@@ -613,7 +626,7 @@ static int run_or_bench(int argc, char **argv, int bench)
         if (iobench_opts_from(cmd_extra(&a, "iobench"), buf, sizeof(buf), iargv, 32, &o, &e) < 0)
             return cmd_fail(cmd, &e);
     }
-    if (cmd_db_host_check(&cfg, &e) < 0)
+    if (cmd_db_host_check(&cfg, &e) < 0 || (bench && durcheck_usable(&cfg, &e) < 0))
         return cmd_fail(cmd, &e);
     /* The live endpoint: a port in use is a usage error, before anything starts. */
     if (cmd_serve_start(&cfg, &run_serve, &e) < 0)

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/durcheck.h"
 #include "cmd/load.h"
 #include "core/clock.h"
 #include "core/signals.h"
@@ -54,6 +55,8 @@ static const struct cmd_opt study_opts[] = {
     { "resume", 0, 0, NULL, "continue the last interrupted study of this file" },
     { "fail-if", 0, 1, NULL, "exit 1 when the last step breaks RULE significantly" },
     { "no-load", 0, 0, NULL, "reset template/none: use the data already loaded" },
+    { "durability", 0, 1, "acid.durability",
+      "after each run: crash kill|power in a short mix, count what is lost (column durable)" },
     { NULL, 0, 0, NULL, NULL },
 };
 
@@ -956,13 +959,16 @@ static json_t *finish_settings(struct study *x)
 
 static void study_usage(void)
 {
-    cmd_usage(stdout, "study", "FILE [-c CONFIG] [--yes] [--resume] [--fail-if RULE]...",
+    cmd_usage(stdout, "study",
+              "FILE [-c CONFIG] [--yes] [--resume] [--fail-if RULE]... [--durability kill|power]",
               "Run a whole tuning study: a baseline, then one change at a time (server\n"
               "settings through ALTER SYSTEM, with a restart where the setting needs it,\n"
               "or before/after shell commands), each step repeated, the repeats\n"
               "interleaved, every run a normal record.  Prints the step table with each\n"
               "gain's 95 % confidence interval and verdict; writes study.json, study.log\n"
-              "and report.html into RESULTS/<time>-study-NAME/.  See tpccbench(1).\n"
+              "and report.html into RESULTS/<time>-study-NAME/.  --durability: after each\n"
+              "run, a crash in a short mix (acid.durability_window) and the column durable\n"
+              "(yes, LOST n); --fail-if 'lost > 0' fails a step that lost one.  See tpccbench(1).\n"
               "exit: 0 ok, 1 a run, command or --fail-if rule failed, 2 usage, study file or a\n"
               "--fail-if rule the runs cannot judge (no complete run, or no such figure)",
               study_opts);
@@ -998,6 +1004,36 @@ static void tag_record(const struct study *x, const struct run_state *rs)
                json_pack("{s:s, s:i, s:i, s:o, s:b}", "name", x->plan.name, "step", rs->step + 1,
                          "repeat", rs->repeat, "settings", settings_json(x, rs->step),
                          "restarted_before", rs->restarted));
+    runrec_save(&rec, &e);
+    runrec_release(&rec);
+}
+
+/*
+ * A complete run's durability check (acid.durability) on the study's own
+ * server, into its record as acid.durability; one that cannot run is said
+ * and logged, and the step table shows "no check" for it.
+ */
+static void durability_step(struct study *x, const struct run_state *rs)
+{
+    char path[4200];
+    struct runrec rec;
+    struct err e;
+    json_t *doc, *dj = NULL;
+
+    err_clear(&e);
+    if (durcheck_after_run(&x->s, &x->cfg, rs->dir, &dj, &e) < 0) {
+        fprintf(stderr, "study: %s\n", e.msg);
+        study_log(x, "durability check: %s", e.msg);
+        return;
+    }
+    study_log(x, "durability check: %s", jstr(dj, "summary"));
+    snprintf(path, sizeof(path), "%s/run.json", rs->dir);
+    if (!(doc = json_load_file(path, 0, NULL))) {
+        json_decref(dj);
+        return;
+    }
+    runrec_adopt(&rec, doc, rs->dir);
+    runrec_set(&rec, "acid", json_pack("{s:o}", "durability", dj));
     runrec_save(&rec, &e);
     runrec_release(&rec);
 }
@@ -1052,6 +1088,7 @@ static int run_all(struct study *x)
         snprintf(rc.results.dir, sizeof(rc.results.dir), "%.*s", (int)sizeof(rc.results.dir) - 1,
                  x->dir);
         t0 = (int64_t)clock_us();
+        x->runs_args.durability_by_caller = 1;
         one_record(x->plan.reset == STUDY_RESET_LOAD ? "bench" : "run",
                    x->plan.reset == STUDY_RESET_LOAD, &rc, &x->runs_args, rs->repeat,
                    x->plan.repeat, rs->dir, sizeof(rs->dir));
@@ -1059,6 +1096,8 @@ static int run_all(struct study *x)
         if (!rs->status[0])
             snprintf(rs->status, sizeof(rs->status), "failed");
         tag_record(x, rs);
+        if (x->cfg.acid.durability && !strcmp(rs->status, "complete") && !sig_stop_requested())
+            durability_step(x, rs);
         study_log(x, "run %d: %s in %.2f s (%s)", r + 1, rs->status,
               (double)((int64_t)clock_us() - t0) / 1e6, rs->dir);
         if (st->after[0] && shell(x, "after", st->after, &e) < 0)
@@ -1351,7 +1390,7 @@ static int study_main(struct study *x, int argc, char **argv)
     err_clear(&e);
     if ((rc = parse_command(x, argc, argv, &e)) >= 0)
         return rc;
-    if (plan_study(x, &e) < 0)
+    if (plan_study(x, &e) < 0 || durcheck_usable(&x->cfg, &e) < 0)
         return cmd_fail("study", &e);
     sig_install();
     if (session_open(&x->s, &x->cfg, &e) < 0) {
@@ -1359,6 +1398,14 @@ static int study_main(struct study *x, int argc, char **argv)
         return cmd_fail("study", &e);
     }
     x->leave_running = x->s.managed && !x->s.mpg.started;
+    if (x->cfg.acid.durability && x->leave_running) {
+        err_set(&e, E_USAGE,
+                "--durability crashes the private PostgreSQL on '%s', which runs for another "
+                "command or was kept: stop it first ('tpccbench server stop')",
+                x->s.mpg.datadir);
+        close_study(x);
+        return cmd_fail("study", &e);
+    }
     if (prepare(x, &e) < 0) {
         close_study(x);
         return cmd_fail("study", &e);

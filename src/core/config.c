@@ -95,6 +95,14 @@ static const struct choice delivery_choices[] = {
     { NULL,              NULL,              0, 0 },
 };
 
+/* acid.durability: the values are tpcc/durab.h's ACID_CRASH_KILL and _POWER. */
+static const struct choice durability_choices[] = {
+    { "off",             NULL,              0, 0 },
+    { "kill",            NULL,              1, 0 },
+    { "power",           NULL,              2, 0 },
+    { NULL,              NULL,              0, 0 },
+};
+
 static const struct choice mode_choices[] = {
     { "client",          NULL,              RUN_MODE_CLIENT,    0 },
     { "pipeline",        NULL,              RUN_MODE_PIPELINE,  0 },
@@ -233,6 +241,8 @@ static const struct key key_table[] = {
     KEY("acid.crash_command",    K_STR,        acid.crash_command,    0, S,     NULL),
     KEY("acid.restart_command",  K_STR,        acid.restart_command,  0, S,     NULL),
     KEY("acid.restart_timeout",  K_DUR,        acid.restart_timeout_us, US_PER_S, US_PER_DAY, NULL),
+    KEY("acid.durability",       K_CHOICE_INT, acid.durability,       0, 2,     durability_choices),
+    KEY("acid.durability_window", K_DUR,       acid.durability_window_us, US_PER_S, US_PER_DAY, NULL),
     KEY("results.dir",           K_STR,        results.dir,           0, S,     NULL),
     KEY("results.label",         K_STR,        results.label,         0, S,     NULL),
     KEY("results.change",        K_STR,        results.change,        0, S,     NULL),
@@ -1115,6 +1125,7 @@ void cfg_defaults(struct config *c)
     c->run.delivery_queue = 64;
     snprintf(c->run.isolation, CFG_STR, "%s", "read committed");
     c->acid.restart_timeout_us = 60 * US_PER_S;
+    c->acid.durability_window_us = 5 * US_PER_S;
     snprintf(c->results.dir, CFG_STR, "%s", "results");
     snprintf(c->results.label, CFG_STR, "%s", "run");
 }

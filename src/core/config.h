@@ -145,6 +145,9 @@ struct config {
         char crash_command[CFG_STR];   /* durability on a user's server: crashes it (sh -c) */
         char restart_command[CFG_STR]; /* and starts it again ("" = it comes back by itself) */
         int64_t restart_timeout_us;    /* how long the server gets to answer again */
+        int durability;                /* bench, study: a durability check after each run:
+                                        * 0 off, 1 kill, 2 power (durab.h's ACID_CRASH_*) */
+        int64_t durability_window_us;  /* that check's mix (the crash in its middle half) */
     } acid;
 
     struct {

@@ -1230,6 +1230,35 @@ static const char *skip_blanks(const char *p)
     return p;
 }
 
+/* The durability rule's rest after "lost" (at p): "> N". */
+static int lost_rule_parse(const char *text, const char *p, struct cmp_rule *r, int *col,
+                           struct err *e)
+{
+    const char *w;
+
+    r->lost = 1;
+    r->op = '>';
+    p = skip_blanks(p);
+    *col = (int)(p - text) + 1;
+    if (*p != '>' || p[1] == '=')
+        return err_set(e, E_USAGE, "the durability rule is 'lost > N' (N acknowledged "
+                                   "transactions, usually 0)");
+    p = skip_blanks(p + 1);
+    *col = (int)(p - text) + 1;
+    w = p;
+    while (isdigit((unsigned char)*p))
+        p++;
+    if (p == w || p - w > 12)
+        return err_set(e, E_USAGE, "expected a count of transactions after 'lost >' (e.g. 0)");
+    r->pct = strtod(w, NULL);
+    p = skip_blanks(p);
+    *col = (int)(p - text) + 1;
+    if (*p)
+        return err_set(e, E_USAGE, "unexpected text after the rule (the count has no '%%')");
+    *col = 0;
+    return 0;
+}
+
 int cmp_rule_parse(const char *text, struct cmp_rule *r, int *col, struct err *e)
 {
     const char *p = skip_blanks(text), *w;
@@ -1248,6 +1277,8 @@ int cmp_rule_parse(const char *text, struct cmp_rule *r, int *col, struct err *e
     *col = (int)(w - text) + 1;
     if (n == 0)
         return err_set(e, E_USAGE, "expected a metric (notpm, tps, load_time, p90.TYPE, p99.TYPE)");
+    if (strcmp(word, "lost") == 0)
+        return lost_rule_parse(text, p, r, col, e);
     if (strcmp(word, "notpm") == 0)
         r->metric = CMP_NOTPM;
     else if (strcmp(word, "tps") == 0)
@@ -1339,6 +1370,53 @@ void cmp_rule_judge(const struct cmp_rule *r, const double *old_v, int n_old, co
         v->tripped = r->op == '<' ? v->change_pct < r->pct - 1e-9 : v->change_pct > r->pct + 1e-9;
 }
 
+/* run.json's acid.durability of run x, NULL when it had no check (or it did not run). */
+static const json_t *run_durability(const struct cmp_run *x)
+{
+    const json_t *d = json_object_get(json_object_get(x->doc, "acid"), "durability");
+
+    return json_is_integer(json_object_get(d, "lost")) ? d : NULL;
+}
+
+/* The most acknowledged transactions a run of step s lost; -1 when a
+ * server did not come back; -2 when a run has no check (*none: it). */
+static double step_lost(const struct cmp *c, int s, const struct cmp_run **none)
+{
+    const struct cmp_step *st = &c->steps[s];
+    double most = 0;
+
+    for (int i = st->first; i < st->first + st->n; i++) {
+        const json_t *d = run_durability(&c->runs[i]);
+        if (!d) {
+            *none = &c->runs[i];
+            return -2;
+        }
+        if (json_is_null(json_object_get(d, "recovery_s")))
+            return -1;
+        if ((double)json_integer_value(json_object_get(d, "lost")) > most)
+            most = (double)json_integer_value(json_object_get(d, "lost"));
+    }
+    return most;
+}
+
+/* "lost > N" on step s: the most its runs lost (new_v; -1: a server did
+ * not come back), the base step's likewise when it has the check (old_v). */
+static int lost_rule_eval(const struct cmp *c, const struct cmp_rule *r, int base, int s,
+                          struct cmp_verdict *v, struct err *e)
+{
+    const struct cmp_run *none = NULL;
+    double lost = step_lost(c, s, &none), was = step_lost(c, base, &none);
+
+    if (lost == -2)
+        return err_set(e, E_USAGE, "--fail-if '%s': run '%s' (%s) has no durability check "
+                                   "(give the step --durability kill or power)",
+                       r->text, none->name, none->label);
+    v->new_v = lost;
+    v->old_v = was >= -1 ? was : NAN;
+    v->tripped = lost < 0 || lost > r->pct;
+    return 0;
+}
+
 int cmp_rule_eval_steps(const struct cmp *c, const struct cmp_rule *r, int base, int s,
                         struct cmp_verdict *v, struct err *e)
 {
@@ -1348,6 +1426,8 @@ int cmp_rule_eval_steps(const struct cmp *c, const struct cmp_rule *r, int base,
 
     memset(v, 0, sizeof(*v));
     v->old_v = v->new_v = v->change_pct = v->ci_lo_pct = v->ci_hi_pct = NAN; /* not judged */
+    if (r->lost)
+        return lost_rule_eval(c, r, base, s, v, e);
     cmp_metric_name(r->metric, mn, sizeof(mn));
     if (isnan(a->med[r->metric]) || isnan(b->med[r->metric])) {
         const struct cmp_run *x = &c->runs[isnan(a->med[r->metric]) ? a->first : b->first];
@@ -1376,6 +1456,15 @@ int cmp_verdict_text(char *buf, size_t len, const struct cmp_rule *r, const stru
     int past = r->op == '<' ? v->change_pct < r->pct : v->change_pct > r->pct;
 
     buf[0] = '\0';
+    if (r->lost && !v->tripped)
+        return -1;
+    if (r->lost && v->new_v < 0)
+        return snprintf(buf, len, "--fail-if '%s' tripped: the server did not come back after "
+                                  "the durability check's crash", r->text), 1;
+    if (r->lost)
+        return snprintf(buf, len, "--fail-if '%s' tripped: a run lost %.0f acknowledged "
+                                  "transactions in its durability check (NOT DURABLE)",
+                        r->text, v->new_v), 1;
     cmp_metric_name(r->metric, mn, sizeof(mn));
     cmp_fmt_value(o, sizeof(o), r->metric, v->old_v);
     cmp_fmt_value(n, sizeof(n), r->metric, v->new_v);
@@ -1601,6 +1690,52 @@ static int shown_db_host(const struct cmp *c, const struct cmp_table_opts *o)
     return (any_metrics(c) & 2) != 0;
 }
 
+/* The step's durability check: "yes", "LOST 1,204" (the most a run lost),
+ * "no" (nothing lost, but not durable: no recovery, a condition broken),
+ * "no check". */
+static void fill_durable(const struct cell_ctx *x, const struct step_col *col, char *cell,
+                         char *range)
+{
+    const struct cmp_step *st = &x->c->steps[x->s];
+    int64_t lost = 0, ok = 1;
+
+    (void)col;
+    (void)range;
+    for (int i = st->first; i < st->first + st->n; i++) {
+        const json_t *d = run_durability(&x->c->runs[i]);
+        if (!d) {
+            snprintf(cell, CELL, "no check");
+            return;
+        }
+        if (json_integer_value(json_object_get(d, "lost")) > lost)
+            lost = json_integer_value(json_object_get(d, "lost"));
+        ok &= json_is_true(json_object_get(d, "durable"));
+    }
+    if (lost > 0) {
+        char d[32], n[48];
+        int len = snprintf(d, sizeof(d), "%lld", (long long)lost), o = 0;
+        for (int i = 0; i < len; i++) {
+            n[o++] = d[i];
+            if ((len - i - 1) % 3 == 0 && i < len - 1)
+                n[o++] = ',';
+        }
+        n[o] = '\0';
+        snprintf(cell, CELL, "LOST %s", n);
+    } else {
+        snprintf(cell, CELL, "%s", ok ? "yes" : "no");
+    }
+}
+
+/* The durable column: when a run had a durability check. */
+static int shown_durable(const struct cmp *c, const struct cmp_table_opts *o)
+{
+    (void)o;
+    for (int i = 0; i < c->n_runs; i++)
+        if (run_durability(&c->runs[i]))
+            return 1;
+    return 0;
+}
+
 /* The columns, in the order shown. */
 static const struct step_col step_cols[] = {
     { .head = "step", .fill = fill_step },
@@ -1625,6 +1760,7 @@ static const struct step_col step_cols[] = {
     { .head = "db CPU %", .metric = CMP_DBH_CPU, .fill = fill_value, .shown = shown_db_host },
     { .head = "db iowait %", .metric = CMP_DBH_IOWAIT, .fill = fill_value, .shown = shown_db_host },
     { .head = "db disk MB/s", .metric = CMP_DBH_DISK, .fill = fill_value, .shown = shown_db_host },
+    { .head = "durable", .fill = fill_durable, .shown = shown_durable },
     { .head = "waits", .md_head = "largest wait change", .left = 1, .fill = fill_waits,
       .shown = shown_waits },
 };
@@ -2373,7 +2509,8 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
         char mn[32];
         json_array_append_new(
             gate, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:b}", "rule", rules[i].text, "metric",
-                            cmp_metric_name(rules[i].metric, mn, sizeof(mn)), "old",
+                            rules[i].lost ? "lost" : cmp_metric_name(rules[i].metric, mn,
+                                                                     sizeof(mn)), "old",
                             cmp_jnum(verdicts[i].old_v), "new", cmp_jnum(verdicts[i].new_v),
                             "change_pct", cmp_jnum(verdicts[i].change_pct), "tripped",
                             verdicts[i].tripped, "within_noise", verdicts[i].within_noise));

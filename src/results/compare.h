@@ -203,13 +203,18 @@ int cmp_format_parse(const char *s);
  * Blanks are allowed between the parts.  The change is new / old - 1 of the
  * metric's value (for load_time and latencies too: + is slower), of the last
  * step's median against the first step's.  A change exactly at the threshold
- * does not trip.  When both steps have 2 runs or more the rule trips only on
+ * does not trip.  The durability rule "lost > N" (N an integer >= 0; no
+ * sign, no '%') trips when a run of the judged step lost more than N
+ * acknowledged transactions in its durability check (run.json
+ * acid.durability.lost), or its server did not come back from the crash;
+ * a run without that check cannot be judged (E_USAGE).  When both steps have 2 runs or more the rule trips only on
  * a significant breach: when the whole 95 % confidence interval of the
  * change is past the threshold (as the study's gate); with a single run on
  * either side, when the change of the medians is.
  */
 struct cmp_rule {
     char text[128]; /* the rule as given */
+    int lost;       /* 1: the durability rule "lost > N" (N in pct; metric unused) */
     int metric;     /* enum cmp_metric */
     char op;        /* '<' or '>' */
     double pct;     /* the threshold in percent, e.g. -5 */
