@@ -19,6 +19,10 @@
 #     only if a segment ended in the millisecond between the last
 #     acknowledgement and the kill (the odds of the WAL written in a
 #     millisecond to 16 MB, about 1 in 3,000);
+#  4b. fsync = off + power at 2 s: NOT DURABLE, exit 1: acknowledged
+#     transactions lost (nothing is ever fsync'd, so what was written on
+#     the mount is dropped), or a server that fails its recovery (either is
+#     the verdict); the last case on the private server;
 #  5. power without tpccbench-lazyfs beside tpccbench or on PATH: exit 2
 #     before anything starts;
 #  6. a user's server (tests/lib/pg.sh's, loaded here): acid.crash_command
@@ -115,7 +119,7 @@ note "fsync = off + kill: $(field fsync-kill "d['summary']")"
 settings
 
 if [ "$power" != yes ]; then
-    for _i in 1 2 3 4 5 6 7 8 9; do
+    for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13; do
         skip "power cases: $power"
     done
 else
@@ -140,6 +144,25 @@ else
     is "$(field async-power "d['durable'], d['first_lost'] is not None, d['by_type']['new_order']['lost'] > 0")" \
         "(False, True, True)" "synchronous_commit = off + power: New-Orders lost, the first recorded"
     note "synchronous_commit = off + power: $(field async-power "d['summary']")"
+
+    # --- 4b. fsync = off + power ---------------------------------------------
+    # Not dur(): nothing on the mount was synced, pg_control and server.log
+    # included, so the restarted server finds pg_control as it was before the
+    # mount ("shut down"), starts without a recovery, and the log lines
+    # written since are gone.  The crash shows as that start, at the crash's
+    # instant, and as the loss.
+    settings "fsync = off"
+    _off=$(wc -c <"$pg/server.log")
+    run fsync-power "$bin" acid -c "$cfg" --label fsync-power --tests durability --duration 4s \
+        --vus 4 --crash power --crash-at 2s
+    is "$rc" 1 "fsync = off + power: exit 1" || explain
+    ok "$(tail -c +$((_off + 1)) "$pg/server.log" | tr -d '\000' |
+        grep -qE 'database system was (shut down at|not properly shut down)'; echo $?)" \
+        "fsync = off + power: the server's log shows its start after the crash"
+    like "$out" "*NOT DURABLE: *" "fsync = off + power: NOT DURABLE"
+    is "$(field fsync-power "not d['durable'] and d['crash_at_s'] == 2.0 and (d['lost'] > 0 or d['recovery_s'] is None)")" True \
+        "fsync = off + power: acknowledged transactions lost, or no recovery"
+    note "fsync = off + power: $(field fsync-power "d['summary']")"
     settings
 fi
 
