@@ -1760,9 +1760,9 @@ static const struct step_col step_cols[] = {
     { .head = "db CPU %", .metric = CMP_DBH_CPU, .fill = fill_value, .shown = shown_db_host },
     { .head = "db iowait %", .metric = CMP_DBH_IOWAIT, .fill = fill_value, .shown = shown_db_host },
     { .head = "db disk MB/s", .metric = CMP_DBH_DISK, .fill = fill_value, .shown = shown_db_host },
-    { .head = "durable", .fill = fill_durable, .shown = shown_durable },
     { .head = "waits", .md_head = "largest wait change", .left = 1, .fill = fill_waits,
       .shown = shown_waits },
+    { .head = "durable", .fill = fill_durable, .shown = shown_durable },
 };
 #define NCOLS (int)(sizeof(step_cols) / sizeof(step_cols[0]))
 
