@@ -418,8 +418,8 @@ want = {"hang": url + " did not answer within 0.5 s",
 note = cols["db_host_cpu_user_pct"].get("note", "")
 # A TLS handshake or 8 MB within a scrape's 0.5 s is CPU: on a loaded machine
 # (the fresh Debian's plain build at load 30 too) the note may say the time
-# ran out; the cause itself is asserted below, in environment.db_host, from
-# the start's look with its 2 s.
+# ran out (and so may the start's look with its 2 s, below): the cause is
+# then the time, which the note names.
 slow = mode in ("tls", "big") and note.startswith(url + " did not answer within 0.5 s")
 check(note.startswith(want) or slow, "%s: the db host columns' note says why (%s...)" % (mode, want), note)
 check(len(rows) >= 4 and all(r["db_host_cpu_user_pct"] == "" for r in rows),
@@ -432,8 +432,12 @@ check(rss and max(rss) < rss_max, "%s: tpccbench's RSS stays under %d MB" % (mod
       max(rss) if rss else None)
 check(rec["metrics"]["db_host"]["scrapes_answered"] == 0 and rec["metrics"]["db_host"]["scrapes_failed"] >= 4,
       "%s: metrics.db_host counts the failed scrapes" % mode, rec["metrics"]["db_host"])
+# The start's look has 2 s: under TSan on a loaded machine 8 MB or a handshake
+# may take longer there too (CI's TSan run beside a fresh Debian's suite).
+why = rec["environment"]["db_host"]["why"]
 check(rec["environment"]["db_host"]["status"] == "not measured" and
-      rec["environment"]["db_host"]["why"].startswith(want.split(" within")[0]),
+      (why.startswith(want.split(" within")[0]) or
+       (mode in ("tls", "big") and why.startswith(url + " did not answer within"))),
       "%s: environment.db_host says why it is not measured" % mode, rec["environment"]["db_host"])
 PYEOF
     tap_from "$tmp/checks"
