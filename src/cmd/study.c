@@ -853,6 +853,12 @@ static int gate_rule(const struct study *x, const struct study_cmp *sc, const st
                      x->plan.steps[sc->of_step[0] < 0 ? 0 : last].label);
     else
         rc = cmp_rule_eval_steps(&sc->c, r, sc->of_step[0], sc->of_step[last], &v, &e);
+    /* The lost rule names a step of compare's; the study's plan numbers it. */
+    for (int i = 0; rc == 0 && r->lost && v.tripped && i < x->plan.nsteps; i++)
+        if (sc->of_step[i] == v.lost_step) {
+            v.lost_step = i;
+            break;
+        }
     if (rc < 0)
         fprintf(stderr, "tpccbench study: %s: not judged\n", e.msg);
     else if (cmp_verdict_text(msg, sizeof(msg), r, &v) >= 0)

@@ -1399,8 +1399,11 @@ static double step_lost(const struct cmp *c, int s, const struct cmp_run **none)
     return most;
 }
 
-/* "lost > N" on step s: the most its runs lost (new_v; -1: a server did
- * not come back), the base step's likewise when it has the check (old_v). */
+/* "lost > N" on every step from base to s: a durability loss on any of
+ * them fails the comparison, not only on the last.  new_v: what step s
+ * lost, or, tripped, the step named (the worst: a server that did not
+ * come back, else the most lost); old_v the base step's, when it has the
+ * check. */
 static int lost_rule_eval(const struct cmp *c, const struct cmp_rule *r, int base, int s,
                           struct cmp_verdict *v, struct err *e)
 {
@@ -1413,7 +1416,20 @@ static int lost_rule_eval(const struct cmp *c, const struct cmp_rule *r, int bas
                        r->text, none->name, none->label);
     v->new_v = lost;
     v->old_v = was >= -1 ? was : NAN;
-    v->tripped = lost < 0 || lost > r->pct;
+    v->lost_step = -1;
+    for (int k = base; k <= s; k++) {
+        double l = step_lost(c, k, &none);
+        if (l == -2 || (l >= 0 && l <= r->pct))
+            continue;
+        v->n_steps_lost++;
+        if (v->lost_step < 0 || (v->new_v >= 0 && (l < 0 || l > v->new_v))) {
+            v->lost_step = k;
+            v->new_v = l;
+            snprintf(v->lost_label, sizeof(v->lost_label), "%s",
+                     c->runs[c->steps[k].first].label);
+        }
+    }
+    v->tripped = v->n_steps_lost > 0;
     return 0;
 }
 
@@ -1458,13 +1474,19 @@ int cmp_verdict_text(char *buf, size_t len, const struct cmp_rule *r, const stru
     buf[0] = '\0';
     if (r->lost && !v->tripped)
         return -1;
-    if (r->lost && v->new_v < 0)
-        return snprintf(buf, len, "--fail-if '%s' tripped: the server did not come back after "
-                                  "the durability check's crash", r->text), 1;
-    if (r->lost)
-        return snprintf(buf, len, "--fail-if '%s' tripped: a run lost %.0f acknowledged "
-                                  "transactions in its durability check (NOT DURABLE)",
-                        r->text, v->new_v), 1;
+    if (r->lost) {
+        char more[64] = "";
+        if (v->n_steps_lost > 1)
+            snprintf(more, sizeof(more), "; %d steps past the rule", v->n_steps_lost);
+        if (v->new_v < 0)
+            return snprintf(buf, len, "--fail-if '%s' tripped: step %d '%s': the server did not "
+                                      "come back after the durability check's crash%s",
+                            r->text, v->lost_step + 1, v->lost_label, more), 1;
+        return snprintf(buf, len, "--fail-if '%s' tripped: step %d '%s': a run lost %.0f "
+                                  "acknowledged transactions in its durability check (NOT "
+                                  "DURABLE)%s",
+                        r->text, v->lost_step + 1, v->lost_label, v->new_v, more), 1;
+    }
     cmp_metric_name(r->metric, mn, sizeof(mn));
     cmp_fmt_value(o, sizeof(o), r->metric, v->old_v);
     cmp_fmt_value(n, sizeof(n), r->metric, v->new_v);
@@ -1690,19 +1712,18 @@ static int shown_db_host(const struct cmp *c, const struct cmp_table_opts *o)
     return (any_metrics(c) & 2) != 0;
 }
 
-/* The step's durability check: "yes", "LOST 1,204" (the most a run lost),
- * "no" (nothing lost, but not durable: no recovery, a condition broken),
- * "no check". */
-static void fill_durable(const struct cell_ctx *x, const struct step_col *col, char *cell,
-                         char *range)
+/* Step s's durability check into cell (CELL bytes): "yes", "LOST 1,204"
+ * (the most a run lost), "no" (nothing lost, but not durable: no
+ * recovery, a condition broken), "no check"; the table's cell, and the
+ * csv and json field.  *most: the most a run lost, -1 with no check. */
+static void step_durable(const struct cmp *c, int s, char *cell, int64_t *most)
 {
-    const struct cmp_step *st = &x->c->steps[x->s];
+    const struct cmp_step *st = &c->steps[s];
     int64_t lost = 0, ok = 1;
 
-    (void)col;
-    (void)range;
+    *most = -1;
     for (int i = st->first; i < st->first + st->n; i++) {
-        const json_t *d = run_durability(&x->c->runs[i]);
+        const json_t *d = run_durability(&c->runs[i]);
         if (!d) {
             snprintf(cell, CELL, "no check");
             return;
@@ -1724,6 +1745,17 @@ static void fill_durable(const struct cell_ctx *x, const struct step_col *col, c
     } else {
         snprintf(cell, CELL, "%s", ok ? "yes" : "no");
     }
+    *most = lost;
+}
+
+static void fill_durable(const struct cell_ctx *x, const struct step_col *col, char *cell,
+                         char *range)
+{
+    int64_t most;
+
+    (void)col;
+    (void)range;
+    step_durable(x->c, x->s, cell, &most);
 }
 
 /* The durable column: when a run had a durability check. */
@@ -2317,7 +2349,7 @@ static void print_csv(FILE *out, const struct cmp *c)
                                           "db_host_iowait_pct", "db_host_disk_mb_per_s" };
     /* The significance columns (when steps have repeats), in the order of cmp_sig_metrics. */
     static const char *const sig_csv[CMP_NSIG] = { "notpm", "tps", "load", "new_order_p90" };
-    int sig = cmp_any_sig(c);
+    int sig = cmp_any_sig(c), dur = shown_durable(c, &plain_opts);
 
     fputs("step,label,change,runs", out);
     for (int k = 0; k < 4; k++) {
@@ -2334,6 +2366,9 @@ static void print_csv(FILE *out, const struct cmp *c)
      * record has none (metrics off, or older than them). */
     for (int k = 0; k < 6; k++)
         fprintf(out, ",%s,%s_min,%s_max", mnames[k], mnames[k], mnames[k]);
+    /* The durable column, when the text table shows it. */
+    if (dur)
+        fputs(",durable,lost", out);
     fputs(sig ? ",metrics_note,changes" : ",metrics_note,changes\n", out);
     for (int f = 0; sig && f < CMP_NSIG; f++)
         for (int against = 0; against < 2; against++)
@@ -2365,6 +2400,15 @@ static void print_csv(FILE *out, const struct cmp *c)
             csv_num(out, st->med[mms[k]], "%.6g");
             csv_num(out, st->lo[mms[k]], "%.6g");
             csv_num(out, st->hi[mms[k]], "%.6g");
+        }
+        if (dur) {
+            char cell[CELL];
+            int64_t most;
+            step_durable(c, s, cell, &most);
+            cmp_csv_field(out, cell, 0);
+            if (most >= 0)
+                fprintf(out, "%lld", (long long)most);
+            fputc(',', out);
         }
         cmp_csv_field(out, step_metrics_note(c, st), 0);
         buf[0] = '\0';
@@ -2410,10 +2454,40 @@ static json_t *jfig(const struct cmp_step *st, int m)
                      "max", cmp_jnum(st->hi[m]));
 }
 
+/* The json's "gate": each rule's verdict (the durability rule's step, tripped). */
+static json_t *json_gate(const struct cmp_rule *rules, const struct cmp_verdict *verdicts,
+                         int n_rules)
+{
+    json_t *gate = json_array();
+
+    for (int i = 0; i < n_rules; i++) {
+        char mn[32];
+        json_array_append_new(
+            gate, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:b}", "rule", rules[i].text, "metric",
+                            rules[i].lost ? "lost" : cmp_metric_name(rules[i].metric, mn,
+                                                                     sizeof(mn)), "old",
+                            cmp_jnum(verdicts[i].old_v), "new", cmp_jnum(verdicts[i].new_v),
+                            "change_pct", cmp_jnum(verdicts[i].change_pct), "tripped",
+                            verdicts[i].tripped, "within_noise", verdicts[i].within_noise));
+        if (rules[i].lost && verdicts[i].tripped)
+            json_object_set_new(json_array_get(gate, json_array_size(gate) - 1), "step",
+                                json_pack("{s:i, s:s, s:i}", "step", verdicts[i].lost_step + 1,
+                                          "label", verdicts[i].lost_label, "steps_lost",
+                                          verdicts[i].n_steps_lost));
+        if (verdicts[i].by_interval) {
+            json_t *g = json_array_get(gate, json_array_size(gate) - 1);
+            json_object_set_new(g, "ci_low_pct", cmp_jnum(verdicts[i].ci_lo_pct));
+            json_object_set_new(g, "ci_high_pct", cmp_jnum(verdicts[i].ci_hi_pct));
+            json_object_set_new(g, "judged_by", json_string("interval"));
+        }
+    }
+    return gate;
+}
+
 static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *rules,
                        const struct cmp_verdict *verdicts, int n_rules)
 {
-    json_t *doc = json_object(), *steps = json_array(), *warn = json_array(), *gate = json_array();
+    json_t *doc = json_object(), *steps = json_array(), *warn = json_array();
 
     json_object_set_new(doc, "metric", json_string("NOTPM (TPC-C derived, not audited)"));
     json_object_set_new(doc, "gains",
@@ -2501,29 +2575,20 @@ static void print_json(FILE *out, const struct cmp *c, const struct cmp_rule *ru
         json_object_set_new(o, "n_changes", json_integer(st->n_changes));
         if (s > 0)
             json_object_set_new(o, "waits", json_waits(c, s));
+        if (shown_durable(c, &plain_opts)) {
+            char cell[CELL];
+            int64_t most;
+            step_durable(c, s, cell, &most);
+            json_object_set_new(o, "durable", json_string(cell));
+            json_object_set_new(o, "lost", most >= 0 ? json_integer(most) : json_null());
+        }
         json_array_append_new(steps, o);
     }
     for (int i = 0; i < c->n_warnings; i++)
         json_array_append_new(warn, json_string(c->warnings[i]));
-    for (int i = 0; i < n_rules; i++) {
-        char mn[32];
-        json_array_append_new(
-            gate, json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:b}", "rule", rules[i].text, "metric",
-                            rules[i].lost ? "lost" : cmp_metric_name(rules[i].metric, mn,
-                                                                     sizeof(mn)), "old",
-                            cmp_jnum(verdicts[i].old_v), "new", cmp_jnum(verdicts[i].new_v),
-                            "change_pct", cmp_jnum(verdicts[i].change_pct), "tripped",
-                            verdicts[i].tripped, "within_noise", verdicts[i].within_noise));
-        if (verdicts[i].by_interval) {
-            json_t *g = json_array_get(gate, json_array_size(gate) - 1);
-            json_object_set_new(g, "ci_low_pct", cmp_jnum(verdicts[i].ci_lo_pct));
-            json_object_set_new(g, "ci_high_pct", cmp_jnum(verdicts[i].ci_hi_pct));
-            json_object_set_new(g, "judged_by", json_string("interval"));
-        }
-    }
     json_object_set_new(doc, "steps", steps);
     json_object_set_new(doc, "warnings", warn);
-    json_object_set_new(doc, "gate", gate);
+    json_object_set_new(doc, "gate", json_gate(rules, verdicts, n_rules));
     cmp_json_print(out, doc);
 }
 

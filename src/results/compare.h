@@ -204,10 +204,11 @@ int cmp_format_parse(const char *s);
  * metric's value (for load_time and latencies too: + is slower), of the last
  * step's median against the first step's.  A change exactly at the threshold
  * does not trip.  The durability rule "lost > N" (N an integer >= 0; no
- * sign, no '%') trips when a run of the judged step lost more than N
- * acknowledged transactions in its durability check (run.json
- * acid.durability.lost), or its server did not come back from the crash;
- * a run without that check cannot be judged (E_USAGE).  When both steps have 2 runs or more the rule trips only on
+ * sign, no '%') trips when a run of any step from the first to the judged
+ * one lost more than N acknowledged transactions in its durability check
+ * (run.json acid.durability.lost), or its server did not come back from
+ * the crash (a step in between without the check is passed over); a run
+ * of the judged step without that check cannot be judged (E_USAGE).  When both steps have 2 runs or more the rule trips only on
  * a significant breach: when the whole 95 % confidence interval of the
  * change is past the threshold (as the study's gate); with a single run on
  * either side, when the change of the medians is.
@@ -230,6 +231,13 @@ struct cmp_verdict {
     int by_interval;             /* 1: judged by the interval (both steps have repeats) */
     int tripped;                 /* 1: the rule fails the comparison */
     int within_noise;            /* the change is within noise (see above) */
+    /* The durability rule, tripped: the step it names (the one that lost
+     * the most, or whose server did not come back; 0-based in c, in a
+     * study's plan after the study maps it) and its label; new_v is what
+     * that step lost (-1: no recovery); n_steps_lost the steps past N. */
+    int lost_step;
+    char lost_label[64];
+    int n_steps_lost;
 };
 /* Evaluate r on c (last step against first).  E_USAGE when a step lacks the metric. */
 int cmp_rule_eval(const struct cmp *c, const struct cmp_rule *r, struct cmp_verdict *v,

@@ -9,10 +9,13 @@
 #     defaults, "LOST n" (n > 0) for synchronous_commit = off, as each
 #     record's acid.durability says; the server's log shows two crash
 #     recoveries (no verdict without a crash);
-#  2. --fail-if 'lost > 0' trips on the last step: exit 1, said;
-#  3. compare of the two records shows the same column; its --fail-if
-#     'lost > 0' exits 1 with the lossy step last and 0 with it first; a
-#     rule with a '%' is refused (exit 2); history refuses the rule.
+#  2. --fail-if 'lost > 0' trips on the last step: exit 1, said, the
+#     step named;
+#  3. compare of the two records shows the same column, and so do its
+#     --format csv (durable, lost) and json (steps[].durable, .lost); its
+#     --fail-if 'lost > 0' exits 1 with the lossy step last and with it
+#     first (any step that lost trips it), naming that step; a rule with a
+#     '%' is refused (exit 2); history refuses the rule.
 # Skipped without root, /dev/fuse, fusermount3 or tpccbench-lazyfs.
 # About 2 minutes (a load, two runs, two crash cycles).  Prints TAP.
 set -u
@@ -77,19 +80,30 @@ print([(j["acid"]["durability"]["crash"], j["status"]) for j in (json.load(open(
     "[('power', 'complete'), ('power', 'complete')]" "both records: crash power, status complete"
 is "$(tr -d '\000' <"$res/pgdata/server.log" | grep -c 'database system was not properly shut down; automatic recovery in progress')" \
     2 "the server's log shows two crash recoveries"
-like "$(cat "$tmp/dur.err")" "*--fail-if 'lost > 0' tripped: a run lost $2 acknowledged transactions*" \
-    "the study says the rule tripped and what was lost"
+like "$(cat "$tmp/dur.err")" "*--fail-if 'lost > 0' tripped: step 2 'sync-off': a run lost $2 acknowledged transactions*" \
+    "the study says the rule tripped, on which step, and what was lost"
 is "$(grep -c " $res/pgdata.lazyfs-" /proc/mounts)" 0 "no lazyfs mount is left"
 
 # 2. compare of the same records.
+lostn=$2
 set -- $(py 'd=json.load(open(sys.argv[1])); print(" ".join(r["dir"] for r in d["runs"]))' "$sj")
 run cmp "$bin" compare "$1" "$2"
 is "$rc" 0 "compare: exit 0" || explain
 like "$out" "*durable*yes*LOST $n*" "compare's table: durable yes, then LOST $n"
+run cmpcsv "$bin" compare "$1" "$2" --format csv
+is "$(printf '%s\n' "$out" | python3 -c 'import csv,sys; print([(r["label"], r["durable"], r["lost"]) for r in csv.DictReader(sys.stdin)])')" \
+    "[('defaults', 'yes', '0'), ('sync-off', 'LOST $n', '$lostn')]" \
+    "compare --format csv: durable and lost of each step" || explain
+run cmpjson "$bin" compare "$1" "$2" --format json
+is "$(printf '%s\n' "$out" | python3 -c 'import json,sys; print([(s["label"], s["durable"], s["lost"]) for s in json.load(sys.stdin)["steps"]])')" \
+    "[('defaults', 'yes', 0), ('sync-off', 'LOST $n', $lostn)]" \
+    "compare --format json: durable and lost of each step" || explain
 run cmpfail "$bin" compare "$1" "$2" --fail-if 'lost > 0'
 is "$rc" 1 "compare --fail-if 'lost > 0', the lossy step last: exit 1" || explain
-run cmpok "$bin" compare "$2" "$1" --fail-if 'lost > 0'
-is "$rc" 0 "compare --fail-if 'lost > 0', the durable step last: exit 0" || explain
+like "$err" "*tripped: step 2 'sync-off': a run lost $lostn acknowledged*" "it names the step"
+run cmpfirst "$bin" compare "$2" "$1" --fail-if 'lost > 0'
+is "$rc" 1 "compare --fail-if 'lost > 0', the lossy step first: exit 1 too" || explain
+like "$err" "*tripped: step 1 'sync-off': a run lost $lostn acknowledged*" "it names the step"
 run cmpbad "$bin" compare "$1" "$2" --fail-if 'lost > 0%'
 is "$rc" 2 "--fail-if 'lost > 0%': exit 2" || explain
 like "$err" "*column 9:*the count has no '%'*" "the message points at the '%'"

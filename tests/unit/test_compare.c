@@ -42,6 +42,8 @@ struct spec {
                           * false and no section; 0: no section (an older record) */
     double cpu_user, cpu_sys, iowait, disk_rd, disk_wr; /* NAN: the column is unavailable */
     const char *waits; /* JSON of run.json "waits"; NULL: none (a record before the sampler) */
+    int dur;           /* acid.durability: 0 none, 1 checked (lost below), 2 no recovery */
+    int lost;          /* acknowledged transactions lost in the check */
 };
 
 static json_t *spec_record(const struct spec *s)
@@ -100,6 +102,12 @@ static json_t *spec_record(const struct spec *s)
                                     : json_pack("{s:f, s:b}", "mean", v[i], "available", 1));
         json_object_set_new(doc, "metrics", json_pack("{s:i, s:o}", "rows", 10, "columns", cols));
     }
+    if (s->dur)
+        json_object_set_new(
+            doc, "acid",
+            json_pack("{s:{s:s, s:i, s:b, s:o}}", "durability", "crash", "power", "lost", s->lost,
+                      "durable", s->dur == 1 && s->lost == 0, "recovery_s",
+                      s->dur == 2 ? json_null() : json_pack("{s:f}", "connection", 1.5)));
     if (s->waits) {
         json_error_t je;
         json_t *w = json_loads(s->waits, 0, &je);
@@ -1174,6 +1182,107 @@ static void test_waits_column(void **state)
     cmp_release(&c);
 }
 
+/* The durable column in every format, and the rule 'lost > N' on every step. */
+static void test_durable_column(void **state)
+{
+    struct spec s[] = {
+        { .label = "defaults", .load_s = NAN, .notpm = 1000, .tps = 40, .p90 = 10, .dur = 1 },
+        { .label = "sync-off", .load_s = NAN, .notpm = 1500, .tps = 60, .p90 = 5, .dur = 1,
+          .lost = 1204 },
+        { .label = "sync-on", .load_s = NAN, .notpm = 1000, .tps = 40, .p90 = 10, .dur = 1 },
+        { .label = "unchecked", .load_s = NAN, .notpm = 1000, .tps = 40, .p90 = 10 },
+    };
+    static const char *const want[4] = { "yes", "LOST 1,204", "yes", "no check" };
+    struct cmp_rule r;
+    struct cmp_verdict v;
+    struct cmp c;
+    struct err e;
+    json_error_t je;
+    json_t *doc;
+    char *t, text[768];
+    int col;
+
+    (void)state;
+    err_clear(&e);
+    assert_int_equal(build(&c, s, 4, 1, &e), 0);
+    assert_int_equal(c.n_steps, 4);
+    t = printed(&c, CMP_TEXT);
+    expect_contains("text", t, "  durable\n");
+    expect_contains("text step 2", t, "  LOST 1,204\n");
+    expect_contains("text step 4", t, "  no check\n");
+    free(t);
+    t = printed(&c, CMP_MARKDOWN);
+    expect_contains("markdown header", t, " | durable |\n");
+    expect_contains("markdown step 2", t, " | LOST 1,204 |\n");
+    free(t);
+    t = printed(&c, CMP_CSV);
+    expect_contains("csv header", t, ",db_host_disk_mb_per_s_max,durable,lost,metrics_note,changes\n");
+    expect_contains("csv step 1", t, ",yes,0,");
+    expect_contains("csv step 2", t, ",\"LOST 1,204\",1204,");
+    expect_contains("csv step 4", t, ",no check,,");
+    free(t);
+    t = printed(&c, CMP_JSON);
+    assert_non_null(doc = json_loads(t, 0, &je));
+    for (int i = 0; i < 4; i++) {
+        json_t *st = json_array_get(json_object_get(doc, "steps"), (size_t)i);
+        const char *d = json_string_value(json_object_get(st, "durable"));
+        json_t *l = json_object_get(st, "lost");
+        if (!d || strcmp(d, want[i]) != 0 || !l ||
+            (i == 3 ? !json_is_null(l) : json_integer_value(l) != s[i].lost)) {
+            print_error("json step %d: want durable '%s', lost %d; got:\n%s\n", i + 1, want[i],
+                        s[i].lost, t);
+            fail();
+        }
+    }
+    json_decref(doc);
+    free(t);
+
+    /* 'lost > 0' on steps 1..3: step 2 lost, and it is not the last. */
+    assert_int_equal(cmp_rule_parse("lost > 0", &r, &col, &e), 0);
+    assert_int_equal(cmp_rule_eval_steps(&c, &r, 0, 2, &v, &e), 0);
+    assert_true(v.tripped);
+    assert_int_equal(v.lost_step, 1);
+    assert_int_equal(cmp_verdict_text(text, sizeof(text), &r, &v), 1);
+    assert_string_equal(text, "--fail-if 'lost > 0' tripped: step 2 'sync-off': a run lost 1204 "
+                              "acknowledged transactions in its durability check (NOT DURABLE)");
+    /* Past the loss: not tripped. */
+    assert_int_equal(cmp_rule_parse("lost > 1204", &r, &col, &e), 0);
+    assert_int_equal(cmp_rule_eval_steps(&c, &r, 0, 2, &v, &e), 0);
+    assert_false(v.tripped);
+    /* The judged step without the check cannot be judged. */
+    assert_int_equal(cmp_rule_parse("lost > 0", &r, &col, &e), 0);
+    assert_int_equal(cmp_rule_eval(&c, &r, &v, &e), E_USAGE);
+    expect_contains("message", e.msg, "run 'run4' (unchecked) has no durability check");
+    cmp_release(&c);
+
+    /* The lossy step first, a server that did not come back in the middle:
+     * that one is named, both counted. */
+    s[0].lost = 7;
+    s[1].dur = 2;
+    s[1].lost = 0;
+    s[3].dur = 1;
+    assert_int_equal(build(&c, s, 4, 1, &e), 0);
+    err_clear(&e);
+    assert_int_equal(cmp_rule_eval(&c, &r, &v, &e), 0);
+    assert_true(v.tripped);
+    assert_int_equal(cmp_verdict_text(text, sizeof(text), &r, &v), 1);
+    assert_string_equal(text, "--fail-if 'lost > 0' tripped: step 2 'sync-off': the server did "
+                              "not come back after the durability check's crash; 2 steps past "
+                              "the rule");
+    t = printed(&c, CMP_TEXT);
+    expect_contains("text step 1", t, "  LOST 7\n");
+    free(t);
+    cmp_release(&c);
+    /* Only the first step lost: still tripped, named. */
+    s[1].dur = 1;
+    assert_int_equal(build(&c, s, 4, 1, &e), 0);
+    assert_int_equal(cmp_rule_eval(&c, &r, &v, &e), 0);
+    assert_int_equal(cmp_verdict_text(text, sizeof(text), &r, &v), 1);
+    assert_string_equal(text, "--fail-if 'lost > 0' tripped: step 1 'defaults': a run lost 7 "
+                              "acknowledged transactions in its durability check (NOT DURABLE)");
+    cmp_release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1182,6 +1291,7 @@ int main(void)
         cmocka_unit_test(test_step_table_opts),
         cmocka_unit_test(test_metrics_columns),
         cmocka_unit_test(test_waits_column),
+        cmocka_unit_test(test_durable_column),
         cmocka_unit_test(test_run_without_load),
         cmocka_unit_test(test_diff_one_setting),
         cmocka_unit_test(test_diff_derived),
