@@ -122,7 +122,7 @@ TEST_UNIT := $(UNITS:%=$(B)/tests/%)
 # that prove -j never waits at the end on one long file started late.
 TEST_FIRST := 0005-cli-errors 0043-durability 0074-odbc-sqlite 0070-odbc 0080-bad-config \
 	0098-workers 0011-crash 0037-terminals 0072-odbc-ansi 0020-load 0066-history 0035-modes \
-	0065-study 0053-durability-study 0048-waits 0049-waits-io 0063-report-events 0071-odbc-modes 0099-image \
+	0065-study 0053-durability-study 0078-durability-odbc 0048-waits 0049-waits-io 0063-report-events 0071-odbc-modes 0099-image \
 	0024-load-parts 0044-db-host-metrics 0033-load-faults
 TEST_T    := $(patsubst %,tests/t/%.sh,$(filter $(TESTS),$(TEST_FIRST)) $(filter-out $(TEST_FIRST),$(TESTS)))
 

@@ -85,7 +85,10 @@ static int acid_parse_crash(const struct cmd_args *a, const struct config *cfg, 
         /* A user's server: its own commands crash and restart it. */
         if (*kind == ACID_CRASH_POWER)
             return err_set(e, E_USAGE, "--crash power is for the private server (database.managed):"
-                                       " on this server acid.crash_command is the crash");
+                                       " on this server acid.crash_command is the crash (for a "
+                                       "power loss, its data directory on tpccbench-lazyfs and "
+                                       "the command writing crash to the mount's .lazyfs-ctl: "
+                                       "docs/acid.md)");
         *kind = ACID_CRASH_COMMAND;
     }
     if (at && *at_us >= cfg->run.duration_us)

@@ -173,7 +173,9 @@ int durcheck_usable(const struct config *cfg, struct err *e)
     if (!cfg->database.managed && cfg->acid.durability == ACID_CRASH_POWER)
         return err_set(e, E_USAGE, "acid.durability: power is for the private server "
                                    "(database.managed): on this server give kill with "
-                                   "acid.crash_command");
+                                   "acid.crash_command (for a power loss, its data directory "
+                                   "on tpccbench-lazyfs and the command writing crash to the "
+                                   "mount's .lazyfs-ctl: docs/acid.md)");
     return acid_crash_check(cfg->acid.durability, e);
 }
 

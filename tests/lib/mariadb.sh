@@ -137,7 +137,8 @@ maria__start() {
         # The server's user creates its log (the directory is its own as root).
         rm -f "$MARIA_TEST_DIR/error.log" "$MARIA_TEST_DIR/mariadbd.pid"
         # In its own session: a Ctrl-C of the test must not hit the server
-        # halfway through its start, after maria_stop looked for it.
+        # halfway through its start, after maria_stop looked for it.  The
+        # options again in maria_start_script: keep the two lists alike.
         # shellcheck disable=SC2086
         (cd / && exec setsid "$maria__server" --no-defaults $maria__user --datadir="$_data" \
             --socket="$MARIA_TEST_SOCKET" --pid-file="$MARIA_TEST_DIR/mariadbd.pid" \
@@ -237,6 +238,33 @@ maria_stop() {
     rm -rf "$maria__dir"
     maria__dir=
     maria__pid=
+}
+
+# maria_start_script FILE [DATADIR [OPTION...]]: write FILE, a sh script
+# that starts the test server again, detached (in its own session, so a
+# kill of its process group is a kill of every process of the server), on
+# DATADIR (default the one maria_start made) with maria_start's options and
+# port, then OPTION...; it returns at once (whoever runs it waits for the
+# server to answer).  For a test that crashes the server and has a command
+# start it again (acid.restart_command); maria_stop still stops it (the pid
+# file).  The options are maria__start's: keep the two lists alike.
+maria_start_script() {
+    _f=$1
+    _sd=${2:-$MARIA_TEST_DIR/data}
+    shift
+    [ "$#" -eq 0 ] || shift
+    {
+        printf '#!/bin/sh\n# The test MariaDB again (tests/lib/mariadb.sh maria_start_script).\n'
+        printf 'cd / && exec setsid %s --no-defaults %s --datadir=%s --socket=%s --pid-file=%s' \
+            "$maria__server" "$maria__user" "$_sd" "$MARIA_TEST_SOCKET" "$MARIA_TEST_DIR/mariadbd.pid"
+        printf ' --log-error=%s --skip-networking=0 --bind-address=127.0.0.1 --port=%s' \
+            "$MARIA_TEST_DIR/error.log" "$MARIA_TEST_PORT"
+        printf ' --skip-name-resolve --innodb-buffer-pool-size=256M --innodb-log-file-size=256M'
+        printf ' --innodb-flush-log-at-trx-commit=1 --max-connections=200'
+        printf ' --character-set-server=utf8mb4 --collation-server=utf8mb4_bin %s %s' \
+            "${MARIA_TEST_OPTS:-}" "$*"
+        printf ' </dev/null >>%s 2>&1 &\n' "$MARIA_TEST_DIR/stdout.log"
+    } >"$_f"
 }
 
 # maria_admin SQL: run SQL as the administrator over the socket (grants

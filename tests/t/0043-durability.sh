@@ -199,5 +199,6 @@ is "$(field cmd "d['crash'], d['durable']")" "('command', True)" \
 note "acid.crash_command: $(field cmd "d['summary']")"
 run cmdpower "$bin" acid -c "$cfg" --tests durability --crash power
 is "$rc" 2 "--crash power on a user's server: exit 2" || explain
-like "$err" "*--crash power is for the private server*" "it says why"
+like "$err" "*--crash power is for the private server*tpccbench-lazyfs*.lazyfs-ctl: docs/acid.md)*" \
+    "it says why, and how a power loss goes through the commands"
 done_testing
