@@ -137,7 +137,10 @@ static int lzf_getattr(const char *path, struct stat *st, struct fuse_file_info 
         st->st_nlink = 1;
         return 0;
     }
-    if (crashed())
+    /* The root stays reachable after the crash, or the control file would
+     * not be once the kernel's cached attributes of "/" expire (1 s; on a
+     * loaded machine the counters are read later than that). */
+    if (crashed() && strcmp(path, "/") != 0)
         return -EIO;
     struct lzf_handle *h = fi ? (struct lzf_handle *)(uintptr_t)fi->fh : NULL;
     int rc = h && h->fd >= 0 ? fstat(h->fd, st) : fstatat(g.bfd, rel(path), st, AT_SYMLINK_NOFOLLOW);
