@@ -15,7 +15,9 @@
 #     skip DESC            a test that could not run here ("ok N # skip DESC")
 #     diag LINE...         each LINE as "# LINE" on stderr (prove shows it without -v)
 #     note LINE...         each LINE as "# LINE" on stdout (shown with prove -v)
-#     bail_out TEXT        "Bail out! TEXT" and exit 255
+#     bail_out TEXT        this file cannot go on: a failed "cannot go on: TEXT",
+#                          the plan, exit 255 (not TAP's "Bail out!", which
+#                          stops every other file of a prove run too)
 #     done_testing         print the plan if not printed yet; then `exit $(tap_status)`
 #
 # Every test function returns 0 when it passed and 1 when it failed, so
@@ -100,7 +102,8 @@ unlike() {
 }
 
 bail_out() {
-    echo "Bail out! $*"
+    fail "cannot go on: $*"
+    [ -n "$tap__planned" ] || echo "1..$tap__n"
     exit 255
 }
 
