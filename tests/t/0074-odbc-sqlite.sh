@@ -152,6 +152,6 @@ is "$rc" 0 "bench over a partial schema (drop, load, 5 s run, check): exit 0" ||
 _r=$(rec_json bench)
 is "$(json "$_r" "r['status'], r['run']['notpm_counts_agree'], r['check']['ok']")" \
     "complete True True" "bench: complete, NOTPM equal to the database's count, consistency passed" ||
-    diag "$(json "$_r" "r.get('check')")"
+    diag "$(json "$_r" "r.get('check'), {k: r['run'].get(k) for k in ('new_orders_client', 'new_orders_db', 'unfinished', 'db_count_note', 'errors_by_sqlstate')}, r['run']['transactions'].get('new_order')")"
 
 done_testing

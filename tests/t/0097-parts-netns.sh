@@ -190,6 +190,12 @@ reap() {
         wait "$1" 2>/dev/null
         st=$?
     else
+        # Where it is stuck, for the failure's diag (gdb where it is installed).
+        { for _t in /proc/"$1"/task/*; do
+            echo "thread $(cat "$_t/comm") state $(cut -d' ' -f3 "$_t/stat") in $(cat "$_t/wchan")"
+        done
+          ! command -v gdb >/dev/null || gdb -batch -p "$1" -ex 'thread apply all bt 12' 2>&1 |
+            grep -E '^(Thread|#)'; } >"$tmp/stuck.$1" 2>&1
         kill -KILL "$1" 2>/dev/null
         wait "$1" 2>/dev/null
         st="still running after $2 s"
@@ -259,7 +265,8 @@ ip link set "$(vh_of 3)" down
 is "$?" 0 "2 s into the window, namespace 3's link goes down"
 t_cut=$(date +%s)
 reap "$pid_cut3" 60
-is "$st" 1 "part 3, cut off, ends on its own: exit 1" || diag "$(tail -n 5 "$tmp/cut.3.err")"
+is "$st" 1 "part 3, cut off, ends on its own: exit 1" ||
+    diag "$(tail -n 5 "$tmp/cut.3.err")" "$(cat "$tmp"/stuck.* 2>/dev/null | head -n 80)"
 note "part 3 ended $(($(date +%s) - t_cut)) s after the cut"
 like "$(cat "$tmp/cut.3.err")" "*the database was unreachable for more than 5 s (run.max_outage): run aborted*" \
     "part 3 says the database was unreachable for run.max_outage"
