@@ -626,8 +626,13 @@ static int exec_client(struct db_conn *c, const struct txn_input *in, struct txn
     }
     out->in_tx_us = clock_us() - t0;
     out->commit_sent = rc == E_CONN && c->last_op == DB_OP_COMMIT;
-    /* A failed COMMIT has already ended the transaction on the server. */
-    if (rc < 0 && rc != E_CONN && c->last_op != DB_OP_COMMIT) {
+    /* Roll back after any failure, a failed COMMIT too: it ends the
+     * transaction on PostgreSQL (the ROLLBACK then only draws a warning, not
+     * shown), but SQLite keeps the transaction open after a COMMIT refused
+     * as busy, so that it can be tried again; the retry on this connection
+     * would then commit the failed attempt's writes with its own (a
+     * New-Order twice, counted once). */
+    if (rc < 0 && rc != E_CONN) {
         struct err ignore;
         db_rollback(c, &ignore);
     }

@@ -144,6 +144,42 @@ is "$(json "$_r" "r['metrics']['columns']['db_commits_per_s']['note']")" \
 run check2 "$bin" check -c "$tmp/c.yaml" --conditions all
 is "$rc:$(n_ok "$both")" "0:12" "all 12 conditions hold after the run (11 generalized)" || explain
 
+# A COMMIT refused as busy: a reader holds SQLite's shared lock for 1 s at a
+# time (0.1 s apart), so a writer's COMMIT, which needs the exclusive lock,
+# waits its 200 ms and fails.  SQLite keeps that transaction open; the
+# driver must roll it back before the retry, or the retry commits the
+# failed attempt's New-Order with its own (one more in the database than
+# counted).  One terminal (no other writer), 12 transactions: the
+# database's New-Orders are exactly the client's.
+rm -f "$tmp/hold.stop" "$tmp/hold.on"
+python3 - "$SQLITE_TEST_DB" "$tmp/hold" <<'PYEOF' &
+import os, sqlite3, sys, time
+db, stem = sys.argv[1], sys.argv[2]
+while not os.path.exists(stem + ".stop"):
+    c = sqlite3.connect(db, isolation_level=None, timeout=30)
+    c.execute("BEGIN")
+    c.execute("SELECT count(*) FROM warehouse").fetchall()
+    open(stem + ".on", "a").close()
+    time.sleep(1.0)
+    c.execute("COMMIT")
+    c.close()
+    time.sleep(0.1)
+PYEOF
+hold=$!
+bgpids="$bgpids $hold"
+until [ -f "$tmp/hold.on" ] || ! alive "$hold"; do sleep 0.05; done
+_before=$(sq 'select sum(d_next_o_id) from district')
+run busy "$bin" run -c "$tmp/c.yaml" --mode client --vus 1 --transactions 12 --duration 300s \
+    --warmup 0s --label busy
+touch "$tmp/hold.stop"
+wait "$hold"
+is "$rc" 0 "12 transactions beside a reader holding the shared lock: exit 0" || explain
+_r=$(rec_json busy)
+_n=$(($(sq 'select sum(d_next_o_id) from district') - _before))
+is "$(json "$_r" "(sum(t['retries'] for t in r['run']['transactions'].values()) > 0, r['run']['new_orders_client'])")" \
+    "(True, $_n)" "COMMITs refused as busy were retried, and the database has exactly the client's $_n New-Orders" ||
+    diag "$(json "$_r" "r['run']['transactions']")"
+
 # A partial schema: stock gone (DROP TABLE stock answers HY000 "no such
 # table" on SQLite, which the catalog tells apart).  bench drops the rest.
 sq 'drop table stock' >/dev/null
