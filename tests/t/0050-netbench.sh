@@ -177,7 +177,11 @@ t1=$(date +%s)
 is "$rc" 1 "a peer that stops answering: exit 1" || explain
 is "$err" "tpccbench netbench: handshake with the server: no progress within 300ms (--timeout): the peer stopped answering" \
     "a peer that stops answering: the message names the timeout"
-ok "$([ $((t1 - t0)) -le 3 ] && echo 0 || echo 1)" "--timeout 300ms: gave up within 3 s (took $((t1 - t0)) s)"
+# The message shows the timeout fired (the stopped peer never answers).  How
+# soon is the machine's business (a loaded ASan run took 4 s with its start
+# and exit): only a unit taken wrong, 300 s for 300ms, is caught here.
+note "--timeout 300ms: gave up after $((t1 - t0)) s, start and exit included"
+ok "$([ $((t1 - t0)) -lt 30 ] && echo 0 || echo 1)" "--timeout 300ms is taken as milliseconds (gave up in $((t1 - t0)) s)"
 kill -CONT "$srv_pid"
 stop_server
 
