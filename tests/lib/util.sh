@@ -296,6 +296,21 @@ t_study() {
     res=$tmp/results
 }
 
+# t_lazyfs: can this test crash a server by power loss?  Sets power to
+# "yes" (and copies tpccbench-lazyfs beside the test's tpccbench, in $tmp)
+# or to the reason it cannot (not root, no /dev/fuse, no fusermount3, not
+# built), for a skip; lz is where tpccbench-lazyfs was looked for.
+t_lazyfs() {
+    power=yes
+    lz=$(dirname "$TPCC_BIN")/tpccbench-lazyfs
+    if [ "$(id -u)" != 0 ]; then power="not root"
+    elif [ ! -c /dev/fuse ]; then power="no /dev/fuse"
+    elif ! command -v fusermount3 >/dev/null 2>&1; then power="no fusermount3"
+    elif [ ! -x "$lz" ]; then power="no $lz (make, with libfuse3-dev)"
+    else cp "$lz" "$tmp/tpccbench-lazyfs"
+    fi
+}
+
 # t_pg_up: start the test PostgreSQL of pg.sh, bailing out with its reason
 # when it cannot.  Call after t_begin (t_cleanup stops it).  Exports what
 # pg_start exports (PG_TEST_PORT, PG_TEST_CONNINFO, ...).

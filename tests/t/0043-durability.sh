@@ -49,14 +49,7 @@ EOF
 t_load "load: exit 0"
 cp "$pg/postgresql.conf" "$tmp/postgresql.conf.orig"
 
-power=yes
-lz=$(dirname "$TPCC_BIN")/tpccbench-lazyfs
-if [ "$(id -u)" != 0 ]; then power="not root"
-elif [ ! -c /dev/fuse ]; then power="no /dev/fuse"
-elif ! command -v fusermount3 >/dev/null 2>&1; then power="no fusermount3"
-elif [ ! -x "$lz" ]; then power="no $lz (make, with libfuse3-dev)"
-else cp "$lz" "$tmp/tpccbench-lazyfs"
-fi
+t_lazyfs
 
 # settings LINE...: postgresql.conf as loaded plus LINE... (the server is stopped).
 settings() {

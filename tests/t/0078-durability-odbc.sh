@@ -66,14 +66,7 @@ t_odbc_up
 t_odbc_built "$cfg"
 t_load "load W=1 through ODBC (MariaDB)"
 
-power=yes
-lz=$(dirname "$TPCC_BIN")/tpccbench-lazyfs
-if [ "$(id -u)" != 0 ]; then power="not root"
-elif [ ! -c /dev/fuse ]; then power="no /dev/fuse"
-elif ! command -v fusermount3 >/dev/null 2>&1; then power="no fusermount3"
-elif [ ! -x "$lz" ]; then power="no $lz (make, with libfuse3-dev)"
-else cp "$lz" "$tmp/tpccbench-lazyfs"
-fi
+t_lazyfs
 data=$MARIA_TEST_DIR/data
 mnt=$MARIA_TEST_DIR/lz
 elog=$MARIA_TEST_DIR/error.log
