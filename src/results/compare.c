@@ -1418,7 +1418,8 @@ static int lost_rule_eval(const struct cmp *c, const struct cmp_rule *r, int bas
     v->old_v = was >= -1 ? was : NAN;
     v->lost_step = -1;
     for (int k = base; k <= s; k++) {
-        double l = step_lost(c, k, &none);
+        /* The judged step and the base were read above. */
+        double l = k == s ? lost : k == base ? was : step_lost(c, k, &none);
         if (l == -2 || (l >= 0 && l <= r->pct))
             continue;
         v->n_steps_lost++;
