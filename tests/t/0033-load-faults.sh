@@ -59,13 +59,18 @@ start_load() {
             # halt, so its step (a TRUNCATE in a fast load) cannot commit
             # before it, however fast the other steps go.
             if [ -n "${HOLD_TABLE:-}" ] && [ -z "${holder:-}" ]; then
-                pg_psql "begin; lock table $HOLD_TABLE in access exclusive mode;
+                # Its own lock only: the load's TRUNCATE of that table holds
+                # the same lock for a moment.
+                pg_psql "set application_name = 'tpcc-holder'; begin;
+                         lock table $HOLD_TABLE in access exclusive mode;
                          select pg_sleep(120)" >/dev/null 2>&1 &
                 holder=$!
                 _j=0
                 until [ "$(pg_psql "select count(*) from pg_locks l join pg_class c on c.oid = l.relation
+                                    join pg_stat_activity a on a.pid = l.pid
                                     where c.relname = '$HOLD_TABLE' and l.mode = 'AccessExclusiveLock'
-                                    and l.granted")" -ge 1 ] || [ $_j -ge 100 ]; do
+                                    and l.granted and a.application_name = 'tpcc-holder'")" -ge 1 ] ||
+                    [ $_j -ge 100 ]; do
                     sleep 0.05
                     _j=$((_j + 1))
                 done
