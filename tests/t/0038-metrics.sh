@@ -105,6 +105,27 @@ open(d + "/scrape2", "wb").write(body)
 PYEOF
 }
 
+# sampled URL: wait (at most 60 s) until the endpoint shows a database's WAL
+# rate above 0: the run's sampler has read the database twice, and the run
+# has dirtied pages.
+sampled() {
+    python3 - "$1" <<'PYEOF'
+import sys, time, urllib.request
+deadline = time.time() + 60
+W = b"tpccbench_db_wal_bytes_per_second "
+while True:
+    try:
+        with urllib.request.urlopen(sys.argv[1], timeout=5) as r:
+            if any(l.startswith(W) and float(l[len(W):]) > 0 for l in r.read().splitlines()):
+                break
+    except (OSError, ValueError):
+        pass
+    if time.time() > deadline:
+        sys.exit("the endpoint never showed the database's WAL rate")
+    time.sleep(0.1)
+PYEOF
+}
+
 # okc CMD DESC: pass when the shell command CMD succeeds.
 okc() {
     if eval "$1"; then
@@ -126,6 +147,7 @@ written() {
 
 # ---------------------------------------------------------------------------
 # 1 and 2. A 10 s run with the endpoint, scraped twice.
+pg_psql "checkpoint" >/dev/null
 l0=$(lsn)
 w0=$(written)
 "$bin" run -c "$cfg" --vus 4 --duration 10s --warmup 2s --label it \
@@ -133,13 +155,27 @@ w0=$(written)
 bgpid=$!
 bg_endpoint it
 port=$(echo "$endpoint" | sed -n 's|^http://127.0.0.1:\([0-9]*\)/metrics$|\1|p')
-if [ -n "$port" ] && scrape_twice "http://127.0.0.1:$port/metrics" "$tmp" 2>"$tmp/scrape.err"; then
+# The scrapes, and beside them a checkpoint that writes the run's dirty
+# pages while the run goes on, once the sampler has read the database: the
+# checkpointer counts its buffers when it ends, so it must end between the
+# run's first and last samples for the rows to hold its writes (taken after
+# the scrapes, a loaded machine's checkpoint outlasted the run).  The load's
+# pages were written before the command by the checkpoint above.
+scraped=1
+if [ -n "$port" ]; then
+    scrape_twice "http://127.0.0.1:$port/metrics" "$tmp" 2>"$tmp/scrape.err" &
+    scraper=$!
+    sampled "http://127.0.0.1:$port/metrics" && pg_psql "checkpoint" >/dev/null &&
+        alive "$bgpid" && echo ended >"$tmp/ckpt"
+    wait "$scraper"
+    scraped=$?
+fi
+if [ "$scraped" = 0 ]; then
     pass "the endpoint answered three scrapes during the run"
 else
     fail "the endpoint answered three scrapes during the run" "$(tail -3 "$tmp/scrape.err")"
 fi
-# The run's pages are in shared buffers; a checkpoint writes them while it goes on.
-pg_psql "checkpoint" >/dev/null
+is "$(cat "$tmp/ckpt" 2>/dev/null)" ended "the checkpoint ended while the run went on"
 wait "$bgpid"
 rc=$?
 bgpid=
