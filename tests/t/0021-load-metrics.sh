@@ -167,15 +167,50 @@ okc "[ ! -e '$d/metrics.csv' ]" "... and no metrics.csv"
 
 # ---------------------------------------------------------------------------
 # 3. bench --metrics-listen: the load, then the run, on the same endpoint.
+# The bench's copy is held until the endpoint has shown it: a session
+# (tpcc-holder) waits for the new warehouse table (the bench drops the old
+# one) and locks it, so the copy's last unit, the warehouse rows, waits; the
+# holder ends once the first text is saved (a copy of a few seconds was
+# missed by a loaded machine's scrapes).
+old_wh=$(pg_psql "select coalesce(to_regclass('warehouse')::oid, 0)")
+pg_psql "do \$\$ begin
+  perform set_config('application_name', 'tpcc-holder', false);
+  while coalesce(to_regclass('warehouse')::oid, 0) in (0, ${old_wh:-0}) loop
+    commit;
+    perform pg_sleep(0.01);
+  end loop;
+  lock table warehouse in access exclusive mode;
+  perform pg_sleep(600);
+end \$\$" >"$tmp/bholder.out" 2>&1 &
+holder=$!
 "$bin" bench -c "$cfg" --label bench --duration 3s --warmup 1s --vus 2 \
     --metrics-listen "127.0.0.1:0" >"$tmp/bench.out" 2>"$tmp/bench.err" </dev/null &
 bgpid=$!
 bg_endpoint bench
-if [ -n "$endpoint" ] && scrape_load "$endpoint" "$tmp" 'tpccbench_load_phase{phase="copy"} 1' \
-    'tpccbench_transactions_total{type="new_order",outcome="committed"}' 2>"$tmp/bscrape.err"; then
+scraped=1
+if [ -n "$endpoint" ]; then
+    rm -f "$tmp/scrape1" "$tmp/om1" "$tmp/om1.type" "$tmp/scrape2"
+    scrape_load "$endpoint" "$tmp" 'tpccbench_load_phase{phase="copy"} 1' \
+        'tpccbench_transactions_total{type="new_order",outcome="committed"}' 2>"$tmp/bscrape.err" &
+    scraper=$!
+    while [ ! -s "$tmp/om1.type" ] && alive "$scraper"; do sleep 0.05; done
+    is "$(pg_psql "select count(*) from pg_locks l join pg_class c on c.oid = l.relation
+                   join pg_stat_activity a on a.pid = l.pid
+                   where c.relname = 'warehouse' and l.mode = 'AccessExclusiveLock' and l.granted
+                     and a.application_name = 'tpcc-holder'")" 1 \
+        "bench: the new warehouse table was held while the endpoint showed the copy"
+    pg_psql "select pg_terminate_backend(pid) from pg_stat_activity
+             where application_name = 'tpcc-holder'" >/dev/null
+    wait "$scraper"
+    scraped=$?
+fi
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+if [ "$scraped" = 0 ]; then
     pass "bench: the endpoint showed the load, then the run"
 else
-    fail "bench: the endpoint showed the load, then the run" "$(tail -3 "$tmp/bscrape.err")"
+    fail "bench: the endpoint showed the load, then the run" "$(tail -3 "$tmp/bscrape.err")" \
+        "holder: $(cat "$tmp/bholder.out")"
 fi
 wait "$bgpid"
 rc=$?
