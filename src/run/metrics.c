@@ -597,15 +597,16 @@ double metrics_mean(const struct metrics *m, const char *name)
     return mean;
 }
 
-int mcol_total(const struct metrics *m, const char *name, double *sum)
+int mcol_total(const struct metrics *m, const char *name, const char *span, double *sum)
 {
-    int i = col_find(m, name), n = 0;
+    int i = col_find(m, name), j = span ? col_find(m, span) : -1, n = 0;
 
     *sum = 0;
-    for (int r = 0; r < m->nrow && i >= 0; r++) {
-        double v = m->vals[(size_t)r * (size_t)m->ncol + (size_t)i];
-        if (summarised(m, r) && !isnan(v)) {
-            *sum += v * m->rows[r].interval_s;
+    for (int r = 0; r < m->nrow && i >= 0 && (!span || j >= 0); r++) {
+        const double *row = m->vals + (size_t)r * (size_t)m->ncol;
+        double dt = span ? row[j] : m->rows[r].interval_s;
+        if (summarised(m, r) && !isnan(row[i]) && !isnan(dt)) {
+            *sum += row[i] * dt;
             n++;
         }
     }

@@ -112,9 +112,11 @@ int mcol_count(const struct metrics *m);
 struct mcol *mcol_at(struct metrics *m, int i);
 /* The note of column name ("" when it has none or there is no such column). */
 const char *mcol_note(const struct metrics *m, const char *name);
-/* A rate's total over the summarised rows (value times the row's interval)
- * into *sum: how many rows had a value. */
-int mcol_total(const struct metrics *m, const char *name, double *sum);
+/* A rate's total over the summarised rows into *sum: its value times the
+ * row's interval_s, or times the row's value of column span where span is
+ * not NULL (a source's own interval, such as db_interval_s); how many rows
+ * had a value. */
+int mcol_total(const struct metrics *m, const char *name, const char *span, double *sum);
 
 /* The phase of the row being sampled ('r', 'm', 's', 'l'), 0 for the baseline. */
 char msrc_phase(const struct metrics *m);

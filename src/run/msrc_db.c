@@ -106,6 +106,7 @@ enum {
     DB_RATE,  /* a counter's rate */
     DB_GAUGE, /* a reading as it is */
     DB_HIT,   /* the buffer hit ratio, from K_HITS and K_READS */
+    DB_SPAN,  /* the seconds between the two readings the rates are over */
 };
 
 /*
@@ -168,6 +169,12 @@ static void db_columns(struct msrc *src)
         const char *name, *unit, *prom, *labels, *help;
         int kind, key;
     } k[] = {
+        /* The rates' own interval: a rate times it is the counter's
+         * difference, where the row's interval_s (the sampler's tick) is off
+         * by the database's answer time. */
+        { "db_interval_s", "s", "tpccbench_db_sample_interval_seconds", NULL,
+          "seconds between the two database readings the row's db_ rates are over", DB_SPAN,
+          0 },
         { "db_commits_per_s", "1/s", "tpccbench_db_commits_per_second", NULL,
           "transactions committed per second (server side)", DB_RATE, K_COMMITS },
         { "db_rollbacks_per_s", "1/s", "tpccbench_db_rollbacks_per_second", NULL,
@@ -526,6 +533,15 @@ static double col_db(const struct mdbs *m, struct mcol *col)
     } else if (col->kind == DB_GAUGE) {
         if (m->db_cur_have[k])
             return m->db_cur[k];
+    } else if (col->kind == DB_SPAN) {
+        if (m->db_miss[0]) {
+            mcol_missing(col, "%s", m->db_miss);
+            return NAN;
+        }
+        if (m->db_t_prev > 0 && m->db_t_cur > m->db_t_prev)
+            return (double)(m->db_t_cur - m->db_t_prev) / 1e6;
+        mcol_missing(col, "no earlier reading of the database");
+        return NAN;
     } else { /* DB_HIT */
         int ok = m->db_cur_have[K_HITS] && m->db_cur_have[K_READS] && m->db_have[K_HITS] &&
                  m->db_have[K_READS];
@@ -644,7 +660,7 @@ static int dbs_print(const struct msrc *src, FILE *out)
 {
     const struct metrics *m = src->m;
     double wal = metrics_mean(m, "db_wal_bytes_per_s"), ck = 0;
-    int ck_n = mcol_total(m, "db_checkpoints_per_s", &ck);
+    int ck_n = mcol_total(m, "db_checkpoints_per_s", "db_interval_s", &ck);
 
     if (!isnan(wal))
         fprintf(out, "  WAL %.2f MB/s", wal / 1e6);

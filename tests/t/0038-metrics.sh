@@ -250,7 +250,12 @@ check(not bad, "CPU shares sum to 100 in every row", bad)
 wal = [float(r["db_wal_bytes_per_s"]) for r in rows if r["db_wal_bytes_per_s"] != ""]
 check(len(wal) == len(rows) and all(x > 0 for x in wal),
       "WAL bytes/s is there and > 0 in every row", wal)
-total = sum(float(r["db_wal_bytes_per_s"]) * float(r["interval_s"]) for r in rows
+# A rate times the time between the database's two readings it is over
+# (db_interval_s) is the counter's difference, whatever the row's interval.
+span = [r["db_interval_s"] for r in rows]
+check(all(x != "" and float(x) > 0 for x in span),
+      "db_interval_s is there and > 0 in every row", span)
+total = sum(float(r["db_wal_bytes_per_s"]) * float(r["db_interval_s"]) for r in rows
             if r["db_wal_bytes_per_s"] != "")
 lsn = l1 - l0
 check(lsn > 0 and abs(total - lsn) <= 0.05 * lsn,
@@ -282,7 +287,7 @@ check(cols.get("db_lock_waits", {}).get("available") is True and
       all(x != "" and float(x) >= 0 and float(x) == int(float(x)) for x in lw),
       "db_lock_waits (pg_locks not granted) is a whole number >= 0 in every row", lw,
       cols.get("db_lock_waits"))
-dw = sum(float(r["db_data_written_mb_per_s"]) * float(r["interval_s"]) * 1e6 for r in rows
+dw = sum(float(r["db_data_written_mb_per_s"]) * float(r["db_interval_s"]) * 1e6 for r in rows
          if r["db_data_written_mb_per_s"] != "")
 check(cols.get("db_data_written_mb_per_s", {}).get("available") is True and
       all(r["db_data_written_mb_per_s"] != "" for r in rows[1:]),
