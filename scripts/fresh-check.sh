@@ -10,8 +10,10 @@
 # The bare base is built once and kept in $FRESH_BASE (default
 # /var/tmp/tpccbench-fresh-base, outside the clone, so later runs skip it);
 # every call works in a new copy of it ($FRESH_RUN), so every call starts
-# from nothing.  DEMO_DURATION (default 10s) shortens the demo's run.  The
-# whole logs go to $FRESH_LOGS; the last lines of each command are printed.
+# from nothing.  DEMO_DURATION (default 10s) shortens the demo's run;
+# FRESH_TESTS (default: all) names the test files `make test` runs there
+# (its TESTS; the unit tests run all the same).  The whole logs go to
+# $FRESH_LOGS; the last lines of each command are printed.
 # Exit 0 when both commands exited 0, 1 when one failed, 2 on bad usage.
 set -u
 what=${1:-both}
@@ -24,6 +26,13 @@ base=${FRESH_BASE:-/var/tmp/tpccbench-fresh-base}
 run=${FRESH_RUN:-/var/tmp/tpccbench-fresh-run}
 logs=${FRESH_LOGS:-/var/tmp/tpccbench-fresh-logs}
 demo_duration=${DEMO_DURATION:-10s}
+# shellcheck disable=SC2086 # one space between names
+fresh_tests=$(echo ${FRESH_TESTS:-})
+case "$fresh_tests" in *[!0-9a-z_\ -]*)
+    echo "fresh-check: FRESH_TESTS holds '$fresh_tests': test names only (0030-run 0047-lazyfs)" >&2
+    exit 2
+    ;;
+esac
 [ "$(id -u)" = 0 ] || {
     echo "fresh-check: run as root (debootstrap and chroot need it)" >&2
     exit 2
@@ -94,12 +103,14 @@ rc=0
 for cmd in demo test; do
     [ "$what" = both ] || [ "$what" = "$cmd" ] || continue
     t0=$SECONDS
+    args=$cmd
+    [ "$cmd" = test ] && [ -n "$fresh_tests" ] && args="test TESTS=\"$fresh_tests\""
     # env -i: nothing of this machine's environment leaks into the new one.
     chroot "$run" env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         LANG=C.UTF-8 DEMO_DURATION="$demo_duration" \
-        bash -c "cd /root/project && make $cmd" >"$logs/$cmd.log" 2>&1
+        bash -c "cd /root/project && make $args" >"$logs/$cmd.log" 2>&1
     r=$?
-    echo "=== fresh Debian 12: make $cmd: exit $r after $((SECONDS - t0)) s (log: $logs/$cmd.log)"
+    echo "=== fresh Debian 12: make $args: exit $r after $((SECONDS - t0)) s (log: $logs/$cmd.log)"
     if [ "$cmd" = test ] && grep -q '^=== time per test file' "$logs/$cmd.log"; then
         # The slowest files, then prove's summary (make test prints both last).
         awk '/^=== time per test file/ { p = 1; n = 0 } p && n++ < 16' "$logs/$cmd.log"
