@@ -10,26 +10,10 @@
 #include "cmd/acidcrash.h"
 #include "cmd/check.h"
 #include "core/clock.h"
+#include "core/fmt.h"
 #include "db/managed.h"
 #include "tpcc/check.h"
 #include "tpcc/txn.h"
-
-/* n with its thousands apart ("41,233"). */
-static const char *grp(char *buf, size_t cap, int64_t n)
-{
-    char d[32];
-    int len = snprintf(d, sizeof(d), "%lld", (long long)(n < 0 ? -n : n)), o = 0;
-
-    if (n < 0 && cap > 1)
-        buf[o++] = '-';
-    for (int i = 0; i < len && (size_t)o + 2 < cap; i++) {
-        buf[o++] = d[i];
-        if ((len - i - 1) % 3 == 0 && i < len - 1)
-            buf[o++] = ',';
-    }
-    buf[o] = '\0';
-    return buf;
-}
 
 static const char *const dur_plural[ACID_DUR_NTYPES] = { "New-Orders", "Payments", "Deliveries" };
 static const char *const dur_label[ACID_DUR_NTYPES] = { "new-order", "payment", "delivery" };
@@ -49,22 +33,25 @@ void durcheck_summary(const struct acid_dur *r, char *buf, size_t cap)
             nk++;
             only = k;
             snprintf(types + strlen(types), sizeof(types) - strlen(types), "%s%s %s",
-                     types[0] ? ", " : "", dur_label[k], grp(a, sizeof(a), r->by_type[k].lost));
+                     types[0] ? ", " : "", dur_label[k],
+                     fmt_grouped(a, sizeof(a), r->by_type[k].lost));
         }
     if (r->durable)
-        snprintf(buf, cap, "durable: 0 of %s acknowledged transactions lost, recovered in %.1f s, "
-                 "%d conditions hold", grp(a, sizeof(a), r->total.acknowledged),
-                 r->recovery_connect_s, CHECK_NCOND);
+        snprintf(buf, cap,
+                 "durable: 0 of %s acknowledged transactions lost, recovered in %.1f s, "
+                 "%d conditions hold",
+                 fmt_grouped(a, sizeof(a), r->total.acknowledged), r->recovery_connect_s,
+                 CHECK_NCOND);
     else if (!r->came_back)
         snprintf(buf, cap, "NOT DURABLE: %s", r->why);
     else if (nk == 1)
-        snprintf(buf, cap, "NOT DURABLE: %s of %s acknowledged %s lost", grp(a, sizeof(a),
-                 r->total.lost), grp(b, sizeof(b), r->by_type[only].acknowledged),
-                 dur_plural[only]);
+        snprintf(buf, cap, "NOT DURABLE: %s of %s acknowledged %s lost",
+                 fmt_grouped(a, sizeof(a), r->total.lost),
+                 fmt_grouped(b, sizeof(b), r->by_type[only].acknowledged), dur_plural[only]);
     else if (nk > 1)
         snprintf(buf, cap, "NOT DURABLE: %s of %s acknowledged transactions lost (%s)",
-                 grp(a, sizeof(a), r->total.lost), grp(b, sizeof(b), r->total.acknowledged),
-                 types);
+                 fmt_grouped(a, sizeof(a), r->total.lost),
+                 fmt_grouped(b, sizeof(b), r->total.acknowledged), types);
     else
         snprintf(buf, cap, "NOT DURABLE: no acknowledged transaction lost");
     if (r->came_back && conds[0])
@@ -115,12 +102,12 @@ json_t *durcheck_json(const struct acid_dur *r, int kind, const char *summary)
                   "in_flight", (json_int_t)r->total.in_flight, "in_flight_present",
                   (json_int_t)r->total.in_flight_present, "by_type", by, "first_lost",
                   dur_lost_json(&r->first_lost));
-    json_object_set_new(j, "recovery_s",
-                        r->came_back ? json_pack("{s:f, s:o}", "connection", r->recovery_connect_s,
-                                                 "new_order", r->recovery_new_order_s >= 0
-                                                     ? json_real(r->recovery_new_order_s)
-                                                     : json_null())
-                                     : json_null());
+    json_object_set_new(
+        j, "recovery_s",
+        r->came_back ? json_pack("{s:f, s:o}", "connection", r->recovery_connect_s, "new_order",
+                                 r->recovery_new_order_s >= 0 ? json_real(r->recovery_new_order_s)
+                                                              : json_null())
+                     : json_null());
     json_object_set_new(j, "conditions", r->check_ran ? check_json(&r->check) : json_null());
     json_object_set_new(j, "durable", json_boolean(r->durable));
     json_object_set_new(j, "summary", json_string(summary));
@@ -134,33 +121,37 @@ void durcheck_print(FILE *out, const struct acid_dur *r, int kind, const char *s
 {
     char a[32], b[32], c[32], d[32], f[32];
 
-    fprintf(out, "durability (clause 3.5): crash %s at %.1f s of a %.1f s window, %d terminals "
-            "without think time (for the verdict, not for throughput)\n", acid_crash_name(kind),
-            r->crash_at_s, r->window_s, r->terminals);
+    fprintf(out,
+            "durability (clause 3.5): crash %s at %.1f s of a %.1f s window, %d terminals "
+            "without think time (for the verdict, not for throughput)\n",
+            acid_crash_name(kind), r->crash_at_s, r->window_s, r->terminals);
     for (int k = 0; k < ACID_DUR_NTYPES; k++) {
         const struct acid_dur_counts *n = &r->by_type[k];
         if (!r->came_back)
             break;
         fprintf(out, "  %-9s %s acknowledged, %s present, %s lost; in flight %s (%s present)\n",
-                dur_label[k], grp(a, sizeof(a), n->acknowledged), grp(b, sizeof(b), n->present),
-                grp(c, sizeof(c), n->lost), grp(d, sizeof(d), n->in_flight),
-                grp(f, sizeof(f), n->in_flight_present));
+                dur_label[k], fmt_grouped(a, sizeof(a), n->acknowledged),
+                fmt_grouped(b, sizeof(b), n->present), fmt_grouped(c, sizeof(c), n->lost),
+                fmt_grouped(d, sizeof(d), n->in_flight),
+                fmt_grouped(f, sizeof(f), n->in_flight_present));
     }
     if (r->first_lost.found) {
         const struct acid_dur_lost *l = &r->first_lost;
         if (l->type == ACID_DUR_PAYMENT)
-            fprintf(out, "  first lost: payment (%.2f at w %d, d %d for a customer of w %d, d %d), "
-                    "acknowledged at %.2f s\n", (double)l->amount_cents / 100.0, l->w, l->d,
-                    l->c_w, l->c_d, l->acked_s);
+            fprintf(out,
+                    "  first lost: payment (%.2f at w %d, d %d for a customer of w %d, d %d), "
+                    "acknowledged at %.2f s\n",
+                    (double)l->amount_cents / 100.0, l->w, l->d, l->c_w, l->c_d, l->acked_s);
         else
             fprintf(out, "  first lost: %s (order w %d, d %d, o_id %d), acknowledged at %.2f s\n",
                     dur_label[l->type], l->w, l->d, l->o_id, l->acked_s);
     }
     if (r->came_back)
-        fprintf(out, "  recovery: a connection %.1f s after the crash, a New-Order committed "
+        fprintf(out,
+                "  recovery: a connection %.1f s after the crash, a New-Order committed "
                 "%.1f s after it; %s read-only and %s rolled-back transactions not looked up\n",
-                r->recovery_connect_s, r->recovery_new_order_s, grp(a, sizeof(a), r->read_only),
-                grp(b, sizeof(b), r->rolled_back));
+                r->recovery_connect_s, r->recovery_new_order_s,
+                fmt_grouped(a, sizeof(a), r->read_only), fmt_grouped(b, sizeof(b), r->rolled_back));
     if (r->check_ran && r->check.n_failed)
         check_print(out, &r->check);
     fprintf(out, "%s\n", summary);
@@ -171,11 +162,12 @@ int durcheck_usable(const struct config *cfg, struct err *e)
     if (!cfg->acid.durability)
         return 0;
     if (!cfg->database.managed && cfg->acid.durability == ACID_CRASH_POWER)
-        return err_set(e, E_USAGE, "acid.durability: power is for the private server "
-                                   "(database.managed): on this server give kill with "
-                                   "acid.crash_command (for a power loss, its data directory "
-                                   "on tpccbench-lazyfs and the command writing crash to the "
-                                   "mount's .lazyfs-ctl: docs/acid.md)");
+        return err_set(e, E_USAGE,
+                       "acid.durability: power is for the private server "
+                       "(database.managed): on this server give kill with "
+                       "acid.crash_command (for a power loss, its data directory "
+                       "on tpccbench-lazyfs and the command writing crash to the "
+                       "mount's .lazyfs-ctl: docs/acid.md)");
     return acid_crash_check(cfg->acid.durability, e);
 }
 
@@ -201,8 +193,8 @@ static void durcheck_setup(struct session *s, const struct config *cfg, char *le
     };
 }
 
-int durcheck_after_run(struct session *s, const struct config *cfg, const char *dir,
-                       json_t **out, struct err *e)
+int durcheck_after_run(struct session *s, const struct config *cfg, const char *dir, json_t **out,
+                       struct err *e)
 {
     static struct acid_dur r;
     struct acid_crasher cr;
@@ -234,8 +226,8 @@ int durcheck_after_run(struct session *s, const struct config *cfg, const char *
     /* Power stopped the server on the mount: the next step needs it back on its own directory. */
     if (s->managed && !s->mpg.started && datadir[0]) {
         struct err e2;
-        if (managed_start(&s->mpg, datadir, cfg->database.port, cfg->database.password_env,
-                          &e2) < 0) {
+        if (managed_start(&s->mpg, datadir, cfg->database.port, cfg->database.password_env, &e2) <
+            0) {
             if (rc == 0)
                 rc = err_set(e, e2.code, "after the durability check: %s", e2.msg);
         }

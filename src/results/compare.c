@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/fmt.h"
 #include "core/secret.h"
 #include "results/record.h"
 #include "results/waitdiff.h"
@@ -1734,15 +1735,8 @@ static void step_durable(const struct cmp *c, int s, char *cell, int64_t *most)
         ok &= json_is_true(json_object_get(d, "durable"));
     }
     if (lost > 0) {
-        char d[32], n[48];
-        int len = snprintf(d, sizeof(d), "%lld", (long long)lost), o = 0;
-        for (int i = 0; i < len; i++) {
-            n[o++] = d[i];
-            if ((len - i - 1) % 3 == 0 && i < len - 1)
-                n[o++] = ',';
-        }
-        n[o] = '\0';
-        snprintf(cell, CELL, "LOST %s", n);
+        char n[48];
+        snprintf(cell, CELL, "LOST %s", fmt_grouped(n, sizeof(n), lost));
     } else {
         snprintf(cell, CELL, "%s", ok ? "yes" : "no");
     }

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/fmt.h"
 #include "results/compare.h"
 #include "results/fingerprint.h"
 #include "results/report.h"
@@ -1183,6 +1184,23 @@ static void test_waits_column(void **state)
 }
 
 /* The durable column in every format, and the rule 'lost > N' on every step. */
+/* The counts of the durable column and the durability verdict
+ * (core/fmt.c): thousands apart, signs kept, cut short to fit. */
+static void test_fmt_grouped(void **state)
+{
+    char b[32];
+
+    (void)state;
+    assert_string_equal(fmt_grouped(b, sizeof(b), 0), "0");
+    assert_string_equal(fmt_grouped(b, sizeof(b), 999), "999");
+    assert_string_equal(fmt_grouped(b, sizeof(b), 1000), "1,000");
+    assert_string_equal(fmt_grouped(b, sizeof(b), 41233), "41,233");
+    assert_string_equal(fmt_grouped(b, sizeof(b), 1234567), "1,234,567");
+    assert_string_equal(fmt_grouped(b, sizeof(b), -1204), "-1,204");
+    assert_string_equal(fmt_grouped(b, sizeof(b), INT64_MIN), "-9,223,372,036,854,775,808");
+    assert_string_equal(fmt_grouped(b, 6, 1234567), "1,23");
+}
+
 static void test_durable_column(void **state)
 {
     struct spec s[] = {
@@ -1291,6 +1309,7 @@ int main(void)
         cmocka_unit_test(test_step_table_opts),
         cmocka_unit_test(test_metrics_columns),
         cmocka_unit_test(test_waits_column),
+        cmocka_unit_test(test_fmt_grouped),
         cmocka_unit_test(test_durable_column),
         cmocka_unit_test(test_run_without_load),
         cmocka_unit_test(test_diff_one_setting),
