@@ -1379,25 +1379,44 @@ static const json_t *run_durability(const struct cmp_run *x)
     return json_is_integer(json_object_get(d, "lost")) ? d : NULL;
 }
 
+/* What the durability checks of step s's runs say together. */
+struct step_dur {
+    int64_t most;               /* the most acknowledged transactions a run lost */
+    int durable;                /* every run was durable */
+    int came_back;              /* every run's server came back */
+    const struct cmp_run *none; /* the first run with no check (NULL: every run has one) */
+};
+
+static void step_dur(const struct cmp *c, int s, struct step_dur *o)
+{
+    const struct cmp_step *st = &c->steps[s];
+
+    *o = (struct step_dur){ .durable = 1, .came_back = 1 };
+    for (int i = st->first; i < st->first + st->n; i++) {
+        const json_t *d = run_durability(&c->runs[i]);
+        if (!d) {
+            o->none = &c->runs[i];
+            return;
+        }
+        if (json_integer_value(json_object_get(d, "lost")) > o->most)
+            o->most = json_integer_value(json_object_get(d, "lost"));
+        o->durable &= json_is_true(json_object_get(d, "durable"));
+        o->came_back &= !json_is_null(json_object_get(d, "recovery_s"));
+    }
+}
+
 /* The most acknowledged transactions a run of step s lost; -1 when a
  * server did not come back; -2 when a run has no check (*none: it). */
 static double step_lost(const struct cmp *c, int s, const struct cmp_run **none)
 {
-    const struct cmp_step *st = &c->steps[s];
-    double most = 0;
+    struct step_dur d;
 
-    for (int i = st->first; i < st->first + st->n; i++) {
-        const json_t *d = run_durability(&c->runs[i]);
-        if (!d) {
-            *none = &c->runs[i];
-            return -2;
-        }
-        if (json_is_null(json_object_get(d, "recovery_s")))
-            return -1;
-        if ((double)json_integer_value(json_object_get(d, "lost")) > most)
-            most = (double)json_integer_value(json_object_get(d, "lost"));
+    step_dur(c, s, &d);
+    if (d.none) {
+        *none = d.none;
+        return -2;
     }
-    return most;
+    return d.came_back ? (double)d.most : -1;
 }
 
 /* "lost > N" on every step from base to s: a durability loss on any of
@@ -1720,27 +1739,17 @@ static int shown_db_host(const struct cmp *c, const struct cmp_table_opts *o)
  * csv and json field.  *most: the most a run lost, -1 with no check. */
 static void step_durable(const struct cmp *c, int s, char *cell, int64_t *most)
 {
-    const struct cmp_step *st = &c->steps[s];
-    int64_t lost = 0, ok = 1;
+    struct step_dur d;
+    char n[48];
 
-    *most = -1;
-    for (int i = st->first; i < st->first + st->n; i++) {
-        const json_t *d = run_durability(&c->runs[i]);
-        if (!d) {
-            snprintf(cell, CELL, "no check");
-            return;
-        }
-        if (json_integer_value(json_object_get(d, "lost")) > lost)
-            lost = json_integer_value(json_object_get(d, "lost"));
-        ok &= json_is_true(json_object_get(d, "durable"));
-    }
-    if (lost > 0) {
-        char n[48];
-        snprintf(cell, CELL, "LOST %s", fmt_grouped(n, sizeof(n), lost));
-    } else {
-        snprintf(cell, CELL, "%s", ok ? "yes" : "no");
-    }
-    *most = lost;
+    step_dur(c, s, &d);
+    *most = d.none ? -1 : d.most;
+    if (d.none)
+        snprintf(cell, CELL, "no check");
+    else if (d.most > 0)
+        snprintf(cell, CELL, "LOST %s", fmt_grouped(n, sizeof(n), d.most));
+    else
+        snprintf(cell, CELL, "%s", d.durable ? "yes" : "no");
 }
 
 static void fill_durable(const struct cell_ctx *x, const struct step_col *col, char *cell,
