@@ -169,6 +169,47 @@ pg_psql() {
         -d "$PG_TEST_CONNINFO" -c "$1"
 }
 
+# pg_holder WHEN TABLE OUT [NAME]: in the background, a session named NAME
+# (default tpcc-holder) that looks every 10 ms, committing each look so that it holds nothing
+# between them, until the SQL boolean expression WHEN is true (an error,
+# such as a table not there yet, counts as false); then, in the transaction
+# of the look that saw it, it locks TABLE in access exclusive mode and keeps
+# it 600 s or until pg_holder_end.  Its output in OUT; sets holder (the pid
+# of its psql).  The name tells its lock from a DDL's or a TRUNCATE's.
+pg_holder() {
+    pg_psql "do \$\$ declare ok boolean; begin
+  perform set_config('application_name', '${4:-tpcc-holder}', false);
+  loop
+    begin
+      execute 'select ' || \$w\$$1\$w\$ into ok;
+    exception when others then ok := false;
+    end;
+    exit when ok;
+    commit;
+    perform pg_sleep(0.01);
+  end loop;
+  lock table $2 in access exclusive mode;
+  perform pg_sleep(600);
+end \$\$" >"$3" 2>&1 &
+    holder=$!
+}
+
+# pg_held TABLE [NAME]: prints 1 when the holder session NAME (default
+# tpcc-holder) holds TABLE, else 0.
+pg_held() {
+    pg_psql "select count(*) from pg_locks l join pg_class c on c.oid = l.relation
+             join pg_stat_activity a on a.pid = l.pid
+             where c.relname = '$1' and l.mode = 'AccessExclusiveLock' and l.granted
+               and a.application_name = '${2:-tpcc-holder}'"
+}
+
+# pg_holder_end [NAME]: ends the holder session NAME (default tpcc-holder)
+# on the server (its psql then exits with an error the caller ignores).
+pg_holder_end() {
+    pg_psql "select pg_terminate_backend(pid) from pg_stat_activity
+             where application_name = '${1:-tpcc-holder}'" >/dev/null
+}
+
 # pg_session: psql as tpcc over TCP, SQL from stdin (a session a test keeps
 # open by feeding it from a FIFO); output as pg_psql's, but a failing
 # statement does not end it.  Exports nothing.

@@ -232,24 +232,8 @@ done
 # at the steps and the signal).  The session watches for the schema itself,
 # every 10 ms, committing each look so that it holds nothing the drop waits
 # for; a process a look from here was too slow (part 2 copies in 3 s).
-pg_psql "do \$\$ declare ok boolean; begin
-  perform set_config('application_name', 'tpcc-holder', false);
-  loop
-    ok := false;
-    begin
-      if to_regclass('warehouse') is not null and to_regclass('tpcc_load_part') is not null then
-        execute 'select exists (select 1 from tpcc_load_part where run_id = ''res'')' into ok;
-      end if;
-    exception when others then ok := false;
-    end;
-    exit when ok;
-    commit;
-    perform pg_sleep(0.01);
-  end loop;
-  lock table warehouse in access exclusive mode;
-  perform pg_sleep(600);
-end \$\$" >"$tmp/holder.out" 2>&1 &
-holder=$!
+pg_holder "to_regclass('warehouse') is not null and
+    exists (select 1 from tpcc_load_part where run_id = 'res')" warehouse "$tmp/holder.out"
 pids="$pids $holder"
 start r2 "" --seed 5 --drop --warehouses 2 --part 2/2 --run-id res
 start r1 "" --seed 5 --drop --warehouses 2 --part 1/2 --run-id res
@@ -259,21 +243,12 @@ r2_steps() {
                   and exists (select 1 from tpcc_load_part where run_id = 'res')" 2>/dev/null)
     echo "${_n:-0}"
 }
-# held: 1 when the holder holds the warehouse table.  Its own lock only:
-# part 1's drop and its CREATE TABLE hold that lock too, for a moment (a
-# loaded CI's wait ended on part 1's, and the holder's was not there yet).
-held() {
-    pg_psql "select count(*) from pg_locks l join pg_class c on c.oid = l.relation
-             join pg_stat_activity a on a.pid = l.pid
-             where c.relname = 'warehouse' and l.mode = 'AccessExclusiveLock' and l.granted
-               and a.application_name = 'tpcc-holder'"
-}
 i=0
-until [ "$(held)" = 1 ] || ! alive "$holder" || [ $i -ge 2400 ]; do
+until [ "$(pg_held warehouse)" = 1 ] || ! alive "$holder" || [ $i -ge 2400 ]; do
     sleep 0.05
     i=$((i + 1))
 done
-is "$(held)" 1 "a session holds the new warehouse table (part 2's last copy step waits for it)" || {
+is "$(pg_held warehouse)" 1 "a session holds the new warehouse table (part 2's last copy step waits for it)" || {
     diag "holder: $(alive "$holder" && echo alive || echo gone) after $i looks; it printed:" "$(cat "$tmp/holder.out")"
     diag "locks on warehouse, tpcc_load_part, tpcc_load_step:" "$(pg_psql "select c.relname, l.mode, l.granted, l.pid
              from pg_locks l join pg_class c on c.oid = l.relation
@@ -289,8 +264,7 @@ while [ "$(r2_steps)" -lt 1 ] && alive "$pid_r2" && [ $i -lt 1200 ]; do
 done
 kill -INT "$pid_r2"
 finish r2
-pg_psql "select pg_terminate_backend(pid) from pg_stat_activity
-         where application_name = 'tpcc-holder'" >/dev/null
+pg_holder_end
 wait "$holder" 2>/dev/null
 is "$rc" 130 "part 2/2 interrupted mid-copy: exit 130" || explain
 like "$err" "*part 2/2 interrupted during the copy phase*start this part again with --resume*" \

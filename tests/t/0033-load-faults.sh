@@ -61,16 +61,9 @@ start_load() {
             if [ -n "${HOLD_TABLE:-}" ] && [ -z "${holder:-}" ]; then
                 # Its own lock only: the load's TRUNCATE of that table holds
                 # the same lock for a moment.
-                pg_psql "set application_name = 'tpcc-holder'; begin;
-                         lock table $HOLD_TABLE in access exclusive mode;
-                         select pg_sleep(120)" >/dev/null 2>&1 &
-                holder=$!
+                pg_holder true "$HOLD_TABLE" /dev/null
                 _j=0
-                until [ "$(pg_psql "select count(*) from pg_locks l join pg_class c on c.oid = l.relation
-                                    join pg_stat_activity a on a.pid = l.pid
-                                    where c.relname = '$HOLD_TABLE' and l.mode = 'AccessExclusiveLock'
-                                    and l.granted and a.application_name = 'tpcc-holder'")" -ge 1 ] ||
-                    [ $_j -ge 100 ]; do
+                until [ "$(pg_held "$HOLD_TABLE")" -ge 1 ] || [ $_j -ge 100 ]; do
                     sleep 0.05
                     _j=$((_j + 1))
                 done
