@@ -13,9 +13,11 @@
 #                         $RUN_DIR/NAME.err ($RUN_DIR: default $tmp); sets rc,
 #                         out, err and both (stdout, a newline, stderr)
 #     explain             diag the last run's exit status, stdout and stderr
-#     alive PID           the process runs (a zombie does not count)
-#     wait_gone PID SECS  wait up to SECS for PID to end; 0 when it did (the
-#                         seconds waited in waited_s)
+#     alive PID [START]   the process runs (a zombie does not count; with
+#                         START, pid_start's, only the process that started then)
+#     wait_gone PID SECS [START]  wait up to SECS for PID to end; 0 when it
+#                         did (the seconds waited in waited_s)
+#     pid_start PID       the process's start time, which names it with its pid
 #     json FILE EXPR      print the python expression EXPR over r, FILE
 #                         parsed as JSON (its errors printed too)
 #     jcheck FILE PYTHON  run the checks in PYTHON against FILE parsed as JSON
@@ -84,17 +86,27 @@ explain() {
 alive() {
     kill -0 "$1" 2>/dev/null || return 1
     case $(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) in Z) return 1 ;; esac
-    return 0
+    # With the start time, the process named, not one that took its pid.
+    [ -z "${2:-}" ] || [ "$(pid_start "$1")" = "$2" ]
+}
+
+# pid_start PID: the start time of process PID (/proc/PID/stat's field 22,
+# clock ticks since boot; the fields after the command's name, which may
+# hold spaces), empty when there is none.  A pid and its start time name one
+# process: a busy machine reuses a pid within seconds (0013 once waited 60 s
+# on another process that had taken its postmaster's pid).
+pid_start() {
+    sed 's/^.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f20
 }
 
 wait_gone() {
     _i=0
-    while alive "$1" && [ $_i -lt $(($2 * 10)) ]; do
+    while alive "$1" "${3:-}" && [ $_i -lt $(($2 * 10)) ]; do
         sleep 0.1
         _i=$((_i + 1))
     done
     waited_s=$((_i / 10))
-    ! alive "$1"
+    ! alive "$1" "${3:-}"
 }
 
 rec() {

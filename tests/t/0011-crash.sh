@@ -102,6 +102,7 @@ is "$(pmpid)" "" "no server after the owner's run"
 # 1 and 4. SIGKILL in the window; the next check adopts the server.
 kill_in_window killed
 pm=$(pmpid)
+pm_t=$(pid_start "$pm")
 isnt "$pm" "" "the killed run left its server running (pid $pm)"
 killed_rec=$(rec_json killed)
 killed_pid=$(json "$killed_rec" "r['process']['pid']")
@@ -113,7 +114,7 @@ is "$(head -n 1 "$tmp/adopt.err")" \
     "private PostgreSQL in $pg (left running by a command that ended without stopping it: adopted)" \
     "check's first line says it adopted the server"
 like "$err" "*stopped private PostgreSQL*" "check stops the adopted server at its end"
-if wait_gone "$pm" 10; then pass "the adopted postmaster is gone"; else fail "the adopted postmaster is gone" "pid $pm"; fi
+if wait_gone "$pm" 10 "$pm_t"; then pass "the adopted postmaster is gone"; else fail "the adopted postmaster is gone" "pid $pm"; fi
 is "$(ls "$owner" 2>/dev/null)" "" "and so is its owner file"
 
 # 4. compare and report name the crash; the next run marks the record.

@@ -83,6 +83,7 @@ is "$rc" 0 "load --keep-server on port $port: exit 0" || {
 # ---------------------------------------------------------------------------
 # 1. status of the kept server.
 pm=$(pmpid)
+pm_t=$(pid_start "$pm")
 kept_by=$(sed -n 's/^pid //p' "$owner")
 run st "$bin" server status -c "$cfg"
 is "$rc" 0 "server status of a running server: exit 0" || explain
@@ -121,7 +122,7 @@ pid_what() {
 run stop "$bin" server stop -c "$cfg"
 is "$rc|$out" "0|stopped private PostgreSQL in $pg (postmaster pid $pm)" "server stop: exit 0, says what it stopped" ||
     explain
-if wait_gone "$pm" 60; then pass "the kept postmaster (pid $pm) is gone"; else fail "the kept postmaster (pid $pm) is gone" "pid $pm is still: $(pid_what "$pm")"; fi
+if wait_gone "$pm" 60 "$pm_t"; then pass "the kept postmaster (pid $pm) is gone"; else fail "the kept postmaster (pid $pm) is gone" "pid $pm is still: $(pid_what "$pm")"; fi
 none_left "after server stop"
 is "$(ls "$owner" 2>/dev/null)" "" "server stop removed the owner file"
 run st2 "$bin" server status -c "$cfg"
@@ -140,6 +141,7 @@ else
     fail "a run started the server and owns it" "$(cat "$tmp/owned.err")"
 fi
 pm=$(pmpid)
+pm_t=$(pid_start "$pm")
 run st3 "$bin" server status --datadir "$pg"
 like "$out" "*
   owner:    tpccbench run (pid $bgpid), running now: it stops the server at its end
@@ -155,7 +157,7 @@ run forced "$bin" server stop --datadir "$pg" --force
 is "$rc|$out" "0|stopped private PostgreSQL in $pg (postmaster pid $pm)
   --force: tpccbench run (pid $bgpid) owned it; that command loses its connections" \
     "server stop --force: exit 0, says whose server it stopped" || explain
-if wait_gone "$pm" 60; then pass "the run's postmaster (pid $pm) is gone"; else fail "the run's postmaster (pid $pm) is gone" "pid $pm is still: $(pid_what "$pm")"; fi
+if wait_gone "$pm" 60 "$pm_t"; then pass "the run's postmaster (pid $pm) is gone"; else fail "the run's postmaster (pid $pm) is gone" "pid $pm is still: $(pid_what "$pm")"; fi
 none_left "after server stop --force"
 bg_wait 60 "the run whose server was stopped"
 is "$rc" 1 "the run, its server gone, ends with exit 1" || diag "$(tail -n 5 "$tmp/owned.err")"
