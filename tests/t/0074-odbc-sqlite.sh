@@ -117,9 +117,16 @@ is "$rc" 2 "procedure mode on SQLite: exit 2 (no server-side functions)" || expl
 run run "$bin" run -c "$tmp/c.yaml" --mode client --vus 2 --duration 10s --warmup 0s --label run
 is "$rc" 0 "10 s client-mode run, 2 terminals: exit 0" || explain
 _r=$(rec_json run)
+# The window's New-Orders equal the database's count over the window
+# (notpm_counts_agree, the run's own reading before and after it); seen from
+# outside, the increase of sum(d_next_o_id) also holds those the 2 terminals
+# finished before the window opened, at most one each (as in 0070: the
+# window opens at a barrier right after the start; a loaded CI run had one).
 _db=$(sq 'select sum(d_next_o_id) - 30010 from district')
-is "$(json "$_r" "r['status'], r['run']['new_orders_client'], r['run']['notpm_counts_agree']")" \
-    "complete $_db True" "the record is complete and its New-Orders equal the database's count ($_db)"
+_n=$(json "$_r" "r['run']['new_orders_client']")
+is "$(json "$_r" "r['status'], r['run']['notpm_counts_agree']")|$(python3 -c "print(0 <= ${_db:-0} - ${_n:-0} <= 2)")" \
+    "complete True|True" \
+    "the record is complete, its $_n New-Orders equal the database's over the window, and the increase of sum(d_next_o_id) ($_db) but for at most one per terminal before it"
 is "$(json "$_r" "r['run']['new_orders_client'] > 20")" "True" "New-Orders were done (more than 20 in 10 s)"
 like "$out" "*, isolation serializable (SQLite offers no other)
 *" "run.isolation unset: the summary names the level SQLite offers, and why" || explain
