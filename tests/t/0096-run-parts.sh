@@ -83,6 +83,16 @@ check(run['terminals'].get('workers') == 4, 'merged: on 4 worker threads (each p
 pairs = sorted((x[0], x[1]) for x in run['terminals']['stock_level_by_w_d'])
 check(pairs == sorted((w, d) for w in (1, 2, 3, 4) for d in (1, 2)), 'merged: the 8 terminals, (w, 1) and (w, 2) of every warehouse', pairs)
 v = run.get('validity', {})
+# The merge is judged on the inputs: the rules of the draws (clause 2's
+# shares and lines, the skipped deliveries, the mix of clause 5.2.3), which a
+# merge that lost or doubled a part's draws would move.  The response-time
+# rules and the driver's limits are the machine's: under a loaded ASan run a
+# few slow Delivery queueing replies put that type's mean 1 ms over its 90th
+# percentile (0.18 ms), and the lag p99 was 12.5 ms.
+inputs = ('new_order_rollback_pct', 'new_order_mean_lines', 'remote_order_line_pct',
+          'remote_payment_pct', 'payment_by_last_name_pct', 'order_status_by_last_name_pct',
+          'skipped_delivery_pct', 'payment_share_pct', 'order_status_share_pct',
+          'delivery_share_pct', 'stock_level_share_pct')
 # A rule with a standard error is out of bounds beyond 3 of them: about 1 in
 # 370 of such verdicts is chance, so with several of them a sound run fails
 # now and then (a fresh chroot's remote_order_line_pct did).  Here one counts
@@ -91,12 +101,10 @@ v = run.get('validity', {})
 def far(i):
     se, t = i.get('se'), i.get('target')
     return not (se and t is not None and abs(i.get('value', 0) - t) <= 5 * se)
-# The driver's schedule lag is the machine's, not the draws' (a loaded
-# ASan run's p99 was 12.5 ms): the merge is judged on the inputs.
-bad = [(k, i.get('value'), i.get('target'), i.get('se')) for k, i in v.items()
-       if isinstance(i, dict) and i.get('verdict') == 'out of bounds' and far(i)
-       and not k.startswith('schedule_lag')]
-check(len(v) > 20 and not bad, 'merged: no input-validity rule is out of bounds over the union (beyond 5 standard errors where it has one)', bad)
+bad = [(k, v[k].get('value'), v[k].get('target'), v[k].get('se')) for k in inputs
+       if isinstance(v.get(k), dict) and v[k].get('verdict') == 'out of bounds' and far(v[k])]
+missing = [k for k in inputs if not isinstance(v.get(k), dict) or 'verdict' not in v[k]]
+check(not missing and not bad, 'merged: no input rule of the draws is out of bounds over the union (beyond 5 standard errors where it has one)', missing, bad)
 hs = [json.load(open(d + '/run.json'))['run']['transactions']['new_order']['hist']['n'] for d in sorted(glob.glob('$tmp/results/*-four-part*of4'))]
 check(run['transactions']['new_order']['hist']['n'] == sum(hs), 'merged: the New-Order histogram holds every part\'s samples', run['transactions']['new_order']['hist']['n'], hs)
 "
