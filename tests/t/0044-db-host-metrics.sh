@@ -222,8 +222,16 @@ rec = json.load(open(d + "/run.json"))
 rows = list(csv.DictReader(open(d + "/metrics.csv")))
 modes = ["db_host_cpu_%s_pct" % m for m in ("user", "system", "iowait", "steal", "idle")]
 have = [r for r in rows if all(r.get(c, "") != "" for c in modes)]
-check(len(rows) >= 6 and len(have) == len(rows), "every row has the db host's CPU shares",
-      len(have), len(rows), rows[0].get("db_host_cpu_user_pct") if rows else None)
+# A scrape the exporter did not answer within its 0.5 s (a loaded machine
+# once missed one in 7) leaves its row without the db host's figures, and the
+# next row's rates span the gap: the rows without them are exactly the
+# scrapes counted failed, and every sample (and the baseline before the
+# first) asked one scrape.
+dbh = rec["metrics"]["db_host"]
+check(len(rows) >= 6 and 2 * len(have) > len(rows) and len(rows) - len(have) == dbh["scrapes_failed"]
+      and dbh["scrapes_answered"] + dbh["scrapes_failed"] == len(rows) + 1,
+      "every row has the db host's CPU shares but one per scrape counted failed, and most have them",
+      len(have), len(rows), dbh, rows[0].get("db_host_cpu_user_pct") if rows else None)
 bad = [(r["second"], sum(float(r[c]) for c in modes)) for r in have
        if abs(sum(float(r[c]) for c in modes) - 100) > 0.01]
 check(not bad, "db_host_cpu_* sum to 100 in every row", bad)
@@ -244,8 +252,7 @@ check(cols["db_host_cpu_user_pct"]["host"] == "db" and cols["cpu_user_pct"]["hos
       and cols["self_cpu_pct"]["host"] == "driver" and cols["db_commits_per_s"]["host"] == "db",
       "each column says whose figures it has",
       {k: cols[k]["host"] for k in ("db_host_cpu_user_pct", "cpu_user_pct", "self_cpu_pct", "db_commits_per_s")})
-check(m["db_host"]["status"] == "measured" and m["db_host"]["scrapes_failed"] == 0,
-      "metrics.db_host: measured, no scrape failed", m["db_host"])
+check(m["db_host"]["status"] == "measured", "metrics.db_host: measured", m["db_host"])
 for k in ("mean", "p95", "max"):
     check(isinstance(cols["db_host_cpu_idle_pct"].get(k), float), "db_host_cpu_idle_pct has a %s" % k,
           cols["db_host_cpu_idle_pct"])
@@ -253,10 +260,10 @@ dev = env.get("storage", {}).get("device")
 if dev and dev not in ("none", "unknown"):
     check(m["db_host"]["data_disk"] == dev and st.get("disk") == dev,
           "the db host's data disk is the data directory's device %s" % dev, m["db_host"], st)
-    w = [r["db_host_disk_data_writes_per_s"] for r in rows]
+    w = [r["db_host_disk_data_writes_per_s"] for r in have]
     check(all(x != "" for x in w) and sum(float(x) for x in w) > 0,
-          "db_host_disk_data_writes_per_s is there in every row, > 0 over the run", w)
-    check(all(r["db_host_disk_data_util_pct"] != "" for r in rows), "db_host_disk_data_util_pct is there")
+          "db_host_disk_data_writes_per_s is there in every row with the CPU shares, > 0 over the run", w)
+    check(all(r["db_host_disk_data_util_pct"] != "" for r in have), "db_host_disk_data_util_pct is there")
 else:
     note = cols["db_host_disk_data_writes_per_s"].get("note", "")
     check(note != "" and cols["db_host_disk_data_writes_per_s"]["available"] is False,
