@@ -12,6 +12,8 @@
 #                         stdout in $RUN_DIR/NAME.out, stderr in
 #                         $RUN_DIR/NAME.err ($RUN_DIR: default $tmp); sets rc,
 #                         out, err and both (stdout, a newline, stderr)
+#     run_watched NAME CMD...  as run, bounded on time without progress (a
+#                         load serving --metrics-listen 127.0.0.1:0), not in all
 #     explain             diag the last run's exit status, stdout and stderr
 #     alive PID [START]   the process runs (a zombie does not count; with
 #                         START, pid_start's, only the process that started then)
@@ -74,6 +76,67 @@ run() {
         "$@" >"$_name.out" 2>"$_name.err" </dev/null
     fi
     rc=$?
+    out=$(cat "$_name.out")
+    err=$(cat "$_name.err")
+    both=$(printf '%s\n%s' "$out" "$err")
+}
+
+# run_watched NAME CMD...: as run, for a command that serves its progress on
+# an endpoint (a load with --metrics-listen 127.0.0.1:0): the bound is on
+# time without progress (neither its stderr nor a tpccbench_load_ series
+# changed; the same $RUN_TIMEOUT), not on its whole time.  A loaded machine
+# slows a load through ODBC down without hanging it: a plain W=1 load through
+# psqlODBC beside an ASan suite (load average 17) ran past 240 s.  A command
+# ended for no progress exits 124, as under timeout, and $_name.watch says
+# what it last saw.
+run_watched() {
+    _name=${RUN_DIR:-$tmp}/$1
+    shift
+    "$@" >"$_name.out" 2>"$_name.err" </dev/null &
+    _wpid=$!
+    python3 - "$_wpid" "$_name.err" "${RUN_TIMEOUT:-$(run__timeout)}" >"$_name.watch" 2>&1 <<'PYEOF'
+import os, re, signal, sys, time, urllib.request
+pid, errf, idle = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+def alive():
+    try:
+        st = open('/proc/%d/stat' % pid).read()
+    except OSError:
+        return False
+    return st[st.rindex(')') + 2] != 'Z'
+url, last, t_last = None, None, time.time()
+while alive():
+    try:
+        txt = open(errf, errors='replace').read()
+    except OSError:
+        txt = ''
+    m = url or re.search(r'^metrics: (http://\S+/metrics)$', txt, re.M)
+    url = url or (m.group(1) if m else None)
+    body = ''
+    if url:
+        try:
+            body = urllib.request.urlopen(url, timeout=5).read().decode()
+        except OSError:
+            pass
+    seen = (len(txt), [l for l in body.splitlines()
+                       if l.startswith('tpccbench_load_') and not l.startswith('tpccbench_load_elapsed')])
+    if seen != last:
+        last, t_last = seen, time.time()
+    elif time.time() - t_last > idle:
+        print('no progress in %.0f s; last seen: %r' % (idle, last))
+        os.kill(pid, signal.SIGTERM)
+        for _ in range(50):
+            if not alive():
+                break
+            time.sleep(0.1)
+        if alive():
+            os.kill(pid, signal.SIGKILL)
+        sys.exit(1)
+    time.sleep(1)
+PYEOF
+    _wrc=$?
+    wait "$_wpid"
+    rc=$?
+    [ "$_wrc" = 0 ] || rc=124
     out=$(cat "$_name.out")
     err=$(cat "$_name.err")
     both=$(printf '%s\n%s' "$out" "$err")
