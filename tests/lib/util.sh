@@ -67,6 +67,13 @@ run__timeout() {
     fi
 }
 
+# run__collect: out, err and both from $_name's files (run, run_watched).
+run__collect() {
+    out=$(cat "$_name.out")
+    err=$(cat "$_name.err")
+    both=$(printf '%s\n%s' "$out" "$err")
+}
+
 run() {
     _name=${RUN_DIR:-$tmp}/$1
     shift
@@ -76,9 +83,7 @@ run() {
         "$@" >"$_name.out" 2>"$_name.err" </dev/null
     fi
     rc=$?
-    out=$(cat "$_name.out")
-    err=$(cat "$_name.err")
-    both=$(printf '%s\n%s' "$out" "$err")
+    run__collect
 }
 
 # run_watched NAME CMD...: as run, for a command that serves its progress on
@@ -109,8 +114,9 @@ while alive():
         txt = open(errf, errors='replace').read()
     except OSError:
         txt = ''
-    m = url or re.search(r'^metrics: (http://\S+/metrics)$', txt, re.M)
-    url = url or (m.group(1) if m else None)
+    if url is None:
+        m = re.search(r'^metrics: (http://\S+/metrics)$', txt, re.M)
+        url = m.group(1) if m else None
     body = ''
     if url:
         try:
@@ -137,9 +143,7 @@ PYEOF
     wait "$_wpid"
     rc=$?
     [ "$_wrc" = 0 ] || rc=124
-    out=$(cat "$_name.out")
-    err=$(cat "$_name.err")
-    both=$(printf '%s\n%s' "$out" "$err")
+    run__collect
 }
 
 explain() {
